@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Developer entry points for parley on Debian 12.
+#   ./dev.sh demo   install what is missing, build the parley program, render a ChatML conversation
+#   ./dev.sh test   install what is missing, then build and test with g++ and with clang++
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+# Debian 12 packages parley needs to build and test. Never libboost-all-dev or
+# libboost1.81-all-dev: they pull in MPI and conflict with Boost 1.74.
+packages=(
+    cmake ninja-build g++ clang
+    libboost1.81-dev libboost-json1.81-dev
+    doctest-dev libbenchmark-dev libyaml-cpp-dev libssl-dev
+    python3 python3-jinja2 python3-jsonschema
+    ccache mold
+)
+
+usage() {
+    echo "usage: $0 demo|test" >&2
+    echo "  demo  build the parley program and render examples/chat-templates/chatml.jinja" >&2
+    echo "  test  build and run every test with the gcc and clang presets" >&2
+}
+
+install_missing_packages() {
+    local missing=() package status
+    for package in "${packages[@]}"; do
+        status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+        if [[ $status != "install ok installed" ]]; then
+            missing+=("$package")
+        fi
+    done
+    if ((${#missing[@]} == 0)); then
+        return 0
+    fi
+
+    local sudo=()
+    if ((EUID != 0)); then
+        if command -v sudo >/dev/null 2>&1; then
+            sudo=(sudo)
+        else
+            echo "error: missing Debian packages: ${missing[*]}" >&2
+            echo "       installing them needs root, and sudo is not available;" >&2
+            echo "       run as root: apt-get install ${missing[*]}" >&2
+            exit 1
+        fi
+    fi
+    echo "Installing missing packages: ${missing[*]}"
+    if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update \
+        || ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"; then
+        echo "error: could not install: ${missing[*]}" >&2
+        exit 1
+    fi
+}
+
+# Extra configure arguments shared by both presets.
+configure_args=()
+set_configure_args() {
+    # The differential tests need Jinja2 and jsonschema; the python3 on PATH (pyenv, venv) may lack
+    # them while Debian's does not.
+    if python3 -c 'import jinja2, jsonschema' >/dev/null 2>&1; then
+        configure_args+=("-DPython3_EXECUTABLE=$(command -v python3)")
+    else
+        configure_args+=("-DPython3_EXECUTABLE=/usr/bin/python3")
+    fi
+    if [[ -n ${PARLEY_SHARED_DIR:-} ]]; then
+        configure_args+=("-DPARLEY_SHARED_DIR=$PARLEY_SHARED_DIR")
+    fi
+}
+
+demo() {
+    cmake --preset gcc "${configure_args[@]}"
+    cmake --build --preset gcc --target parley-cli
+    echo
+    echo "\$ build/gcc/tools/parley/parley jinja --env hf examples/chat-templates/chatml.jinja examples/chat-templates/conversation.json"
+    build/gcc/tools/parley/parley jinja --env hf \
+        examples/chat-templates/chatml.jinja examples/chat-templates/conversation.json
+}
+
+# Configures, builds and tests one preset; returns nonzero at the first step that fails.
+# (Called from an `if`, where set -e does not apply, hence the explicit returns.)
+test_preset() {
+    local preset=$1
+    echo "=== $preset: configure"
+    cmake --preset "$preset" "${configure_args[@]}" || return 1
+    echo "=== $preset: build"
+    cmake --build --preset "$preset" || return 1
+    echo "=== $preset: test"
+    ctest --preset "$preset" -j2 || return 1
+}
+
+run_tests() {
+    local preset failed=() passed=()
+    for preset in gcc clang; do
+        if test_preset "$preset"; then
+            passed+=("$preset")
+        else
+            failed+=("$preset")
+        fi
+    done
+    if ((${#failed[@]} == 0)); then
+        echo "dev.sh test: PASSED (${passed[*]})"
+    else
+        echo "dev.sh test: FAILED (${failed[*]})${passed:+; passed: ${passed[*]}}"
+        return 1
+    fi
+}
+
+case "${1:-}" in
+    demo)
+        install_missing_packages
+        set_configure_args
+        demo
+        ;;
+    test)
+        install_missing_packages
+        set_configure_args
+        run_tests
+        ;;
+    *)
+        usage
+        exit 2
+        ;;
+esac

@@ -1,0 +1,43 @@
+// Uses parley through add_subdirectory: headers, C++20 and Boost.JSON all come through parley::parley.
+#include <parley/error.hpp>
+#include <parley/fixed_string.hpp>
+
+#include <boost/json.hpp>
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace {
+
+template <parley::fixed_string Name>
+constexpr std::string_view name_of() {
+    return Name;
+}
+
+}  // namespace
+
+int main() {
+    int failures = 0;
+    const auto expect = [&](bool ok, const char* what) {
+        if (!ok) {
+            std::fprintf(stderr, "consumer check failed: %s\n", what);
+            ++failures;
+        }
+    };
+
+    const parley::template_error e(parley::errc::template_syntax, "unexpected '}'", {"hello.jinja", 1, 9},
+                                   "{{ name }");
+    expect(std::string(e.what()) == "hello.jinja:1:9: unexpected '}'\n  {{ name }\n          ^", "what()");
+    expect(e.code() == parley::errc::template_syntax, "code()");
+
+    static_assert(name_of<"user">() == "user");
+    expect(parley::fixed_string("ab") == parley::fixed_string("ab"), "fixed_string ==");
+
+    // Boost::json is linked through parley::parley.
+    const boost::json::value v = boost::json::parse(R"({"role": "user"})");
+    expect(v.at("role").as_string() == "user", "boost::json through parley::parley");
+
+    if (failures == 0) std::puts("parley consumer: ok");
+    return failures == 0 ? 0 : 1;
+}
