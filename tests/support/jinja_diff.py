@@ -280,6 +280,8 @@ def main(argv=None):
     ap.add_argument("--oracle", required=True, help="the reference renderer (jinja-oracle)")
     ap.add_argument("--filter", default=None, help="run only cases whose name contains SUBSTR")
     ap.add_argument("--show-all", action="store_true", help="print every case's result")
+    ap.add_argument("--now", default=None,
+                    help="passed to parley as --now: the oracle's fixed clock for strftime_now()")
     sub = ap.add_subparsers(dest="mode", required=True)
     cp = sub.add_parser("corpus", help="templates x contexts, hf environment")
     cp.add_argument("--templates", required=True)
@@ -310,7 +312,8 @@ def main(argv=None):
         return 1
 
     # (the oracle accepts and ignores the "jinja" word in batch mode, so it can stand in for parley)
-    parley = run_batch("parley", [a.parley, "jinja", "--batch"], cases)
+    parley_cmd = [a.parley, "jinja", "--batch"] + (["--now", a.now] if a.now else [])
+    parley = run_batch("parley", parley_cmd, cases)
     oracle = run_batch("oracle", [a.oracle, "--batch"], cases)
 
     per_env = {e: sum(1 for c in cases if c.env == e) for e in ENVS}

@@ -1,0 +1,10 @@
+// parley.hpp: everything parley offers.
+#ifndef PARLEY_HPP
+#define PARLEY_HPP
+
+#include <parley/config.hpp>
+#include <parley/error.hpp>
+#include <parley/fixed_string.hpp>
+#include <parley/jinja.hpp>
+
+#endif

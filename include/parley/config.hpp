@@ -1,0 +1,26 @@
+// parley/config.hpp: compiler and library checks shared by every parley header.
+#ifndef PARLEY_CONFIG_HPP
+#define PARLEY_CONFIG_HPP
+
+#if __cplusplus < 202002L && !(defined(_MSVC_LANG) && _MSVC_LANG >= 202002L)
+#error "parley needs C++20 (-std=c++20)"
+#endif
+
+#include <version>
+
+#define PARLEY_VERSION_MAJOR 0
+#define PARLEY_VERSION_MINOR 1
+#define PARLEY_VERSION_PATCH 0
+
+/// The library version as one number: major * 10000 + minor * 100 + patch.
+#define PARLEY_VERSION (PARLEY_VERSION_MAJOR * 10000 + PARLEY_VERSION_MINOR * 100 + PARLEY_VERSION_PATCH)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PARLEY_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define PARLEY_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define PARLEY_UNLIKELY(x) (x)
+#define PARLEY_LIKELY(x) (x)
+#endif
+
+#endif

@@ -1,0 +1,127 @@
+// parley/error.hpp: error codes, exception types and source locations.
+#ifndef PARLEY_ERROR_HPP
+#define PARLEY_ERROR_HPP
+
+#include <parley/config.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace parley {
+
+/// Every error condition parley reports, as an `std::error_code` value.
+enum class errc {
+    template_syntax = 1,  ///< a template does not parse
+    template_unknown_name,  ///< an unknown filter, test or tag
+    template_undefined,  ///< an undefined value used where a defined one is needed
+    template_type,  ///< an operation applied to values of the wrong type
+    template_value,  ///< an argument with the right type but a bad value
+    template_security,  ///< the sandbox refused an operation
+    template_limit,  ///< a recursion, loop, output or size limit was reached
+    template_raised,  ///< the template called raise_exception()
+    invalid_argument,  ///< a bad argument from C++ code
+};
+
+namespace detail {
+class error_category_impl final : public std::error_category {
+public:
+    const char* name() const noexcept override { return "parley"; }
+    std::string message(int ev) const override {
+        switch (static_cast<errc>(ev)) {
+        case errc::template_syntax: return "template syntax error";
+        case errc::template_unknown_name: return "unknown name in template";
+        case errc::template_undefined: return "undefined value in template";
+        case errc::template_type: return "type error in template";
+        case errc::template_value: return "bad value in template";
+        case errc::template_security: return "operation refused by the sandbox";
+        case errc::template_limit: return "template limit reached";
+        case errc::template_raised: return "error raised by the template";
+        case errc::invalid_argument: return "invalid argument";
+        }
+        return "unknown parley error";
+    }
+};
+}  // namespace detail
+
+/// The category of parley's error codes.
+inline const std::error_category& error_category() noexcept {
+    static const detail::error_category_impl instance;
+    return instance;
+}
+
+/// Makes an `std::error_code` from a parley error condition.
+inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), error_category()}; }
+
+/// A place in a named source text: `name:line:column`, both counted from 1.
+struct source_location {
+    std::string name;  ///< file or template name; may be empty
+    std::uint32_t line = 0;  ///< 1-based line, 0 when unknown
+    std::uint32_t column = 0;  ///< 1-based column in code points, 0 when unknown
+};
+
+/// Base of every exception parley throws; carries an error code.
+class error : public std::runtime_error {
+public:
+    error(errc code, const std::string& what) : std::runtime_error(what), code_(make_error_code(code)) {}
+    /// The error condition.
+    const std::error_code& code() const noexcept { return code_; }
+
+private:
+    std::error_code code_;
+};
+
+/// An error in a template (syntax or rendering) or in another located source text such as YAML.
+/// `what()` reads `name:line:col: message`, then the source line and a caret under the column.
+class located_error : public error {
+public:
+    located_error(errc code, std::string message, source_location where, std::string_view source_line)
+        : error(code, format(message, where, source_line)),
+          message_(std::move(message)),
+          where_(std::move(where)) {}
+
+    /// The message alone, without location or excerpt.
+    const std::string& message() const noexcept { return message_; }
+    /// Where the error is.
+    const source_location& where() const noexcept { return where_; }
+
+private:
+    static std::string format(const std::string& message, const source_location& where, std::string_view line) {
+        std::string s;
+        s += where.name.empty() ? std::string_view("<template>") : std::string_view(where.name);
+        if (where.line != 0) {
+            s += ':';
+            s += std::to_string(where.line);
+            s += ':';
+            s += std::to_string(where.column);
+        }
+        s += ": ";
+        s += message;
+        if (where.line != 0) {
+            s += "\n  ";
+            s += line;
+            s += "\n  ";
+            for (std::uint32_t i = 1; i < where.column; ++i) s += ' ';
+            s += '^';
+        }
+        return s;
+    }
+
+    std::string message_;
+    source_location where_;
+};
+
+/// An error in a template: syntax, unknown filter, undefined value, type error, limit...
+class template_error : public located_error {
+public:
+    using located_error::located_error;
+};
+
+}  // namespace parley
+
+template <>
+struct std::is_error_code_enum<parley::errc> : std::true_type {};
+
+#endif

@@ -1,0 +1,311 @@
+// parley/jinja/detail/builtins.hpp: Jinja2's built-in tests and global functions, and the
+// table that installs them (with the filters) into an environment.
+#ifndef PARLEY_JINJA_DETAIL_BUILTINS_HPP
+#define PARLEY_JINJA_DETAIL_BUILTINS_HPP
+
+#include <parley/jinja/detail/filters.hpp>
+
+#include <chrono>
+#include <ctime>
+
+namespace parley::jinja::detail {
+
+namespace tests {
+inline bool t_defined(render_state&, const value& v, arguments&) { return v.is_defined(); }
+inline bool t_undefined(render_state&, const value& v, arguments&) { return v.is_undefined(); }
+inline bool t_none(render_state&, const value& v, arguments&) { return v.is_none(); }
+inline bool t_boolean(render_state&, const value& v, arguments&) { return v.is_bool(); }
+inline bool t_true(render_state&, const value& v, arguments&) { return v.is_bool() && v.as_bool(); }
+inline bool t_false(render_state&, const value& v, arguments&) { return v.is_bool() && !v.as_bool(); }
+inline bool t_integer(render_state&, const value& v, arguments&) { return v.is_integer(); }
+inline bool t_float(render_state&, const value& v, arguments&) { return v.is_float(); }
+inline bool t_number(render_state&, const value& v, arguments&) { return v.is_number(); }
+inline bool t_string(render_state&, const value& v, arguments&) { return v.is_string(); }
+inline bool t_mapping(render_state&, const value& v, arguments&) { return v.is_mapping_like(); }
+inline bool t_iterable(render_state&, const value& v, arguments&) {
+    return v.is_string() || v.is_sequence_like() || v.is_mapping_like() || v.is_undefined();
+}
+inline bool t_sequence(render_state&, const value& v, arguments&) {
+    return v.is_string() || v.is_sequence_like() || v.is_mapping_like();
+}
+inline bool t_callable(render_state&, const value& v, arguments&) { return v.is_object() && v.object().callable(); }
+inline bool t_escaped(render_state&, const value& v, arguments&) { return v.is_markup(); }
+inline std::int64_t int_operand(const value& v) {
+    if (v.is_integer() || v.is_bool()) return v.as_integer();
+    if (v.is_float()) return static_cast<std::int64_t>(v.as_float());
+    type_error(std::string("unsupported operand type(s) for %: '") + type_name(v) + "' and 'int'");
+}
+inline bool t_odd(render_state& st, const value& v, arguments&) {
+    return truthy(arith(op::mod, v, value(2), st.max_size()));
+}
+inline bool t_even(render_state& st, const value& v, arguments&) {
+    return !truthy(arith(op::mod, v, value(2), st.max_size()));
+}
+inline bool t_divisibleby(render_state& st, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"num"};
+    bound_args<1> b(a, "divisibleby", p);
+    if (!b.has(0)) type_error("divisibleby() missing 1 required positional argument: 'num'");
+    return equals(arith(op::mod, v, b[0], st.max_size()), value(0));
+}
+inline const value& other(arguments& a, const char* name) {
+    if (a.size() != 1) type_error(std::string(name) + "() takes exactly one argument");
+    return a[0];
+}
+inline bool t_eq(render_state&, const value& v, arguments& a) { return equals(v, other(a, "eq")); }
+inline bool t_ne(render_state&, const value& v, arguments& a) { return !equals(v, other(a, "ne")); }
+inline bool t_lt(render_state&, const value& v, arguments& a) { return compare(v, other(a, "lt"), op::lt) < 0; }
+inline bool t_le(render_state&, const value& v, arguments& a) { return compare(v, other(a, "le"), op::lteq) <= 0; }
+inline bool t_gt(render_state&, const value& v, arguments& a) { return compare(v, other(a, "gt"), op::gt) > 0; }
+inline bool t_ge(render_state&, const value& v, arguments& a) { return compare(v, other(a, "ge"), op::gteq) >= 0; }
+inline bool t_in(render_state&, const value& v, arguments& a) { return contains(other(a, "in"), v); }
+inline bool t_lower(render_state&, const value& v, arguments&) { return py_str_islower(to_str(v)); }
+inline bool t_upper(render_state&, const value& v, arguments&) { return py_str_isupper(to_str(v)); }
+inline bool t_sameas(render_state&, const value& v, arguments& a) {
+    const value& o = other(a, "sameas");
+    if (v.kind() != o.kind()) return false;
+    switch (v.kind()) {
+    case value_kind::none:
+    case value_kind::undefined: return true;
+    case value_kind::boolean:
+    case value_kind::integer: return v.as_integer() == o.as_integer();
+    case value_kind::floating: return false;
+    case value_kind::string: return v.as_string().data() == o.as_string().data() && v.as_string().size() == o.as_string().size();
+    case value_kind::list: return &v.list() == &o.list();
+    case value_kind::dict: return &v.dict() == &o.dict();
+    case value_kind::view: return v.view_object() == o.view_object();
+    case value_kind::object: return &v.object() == &o.object();
+    }
+    return false;
+}
+}  // namespace tests
+
+namespace globals {
+
+inline value g_range(render_state& st, arguments& a) {
+    if (!a.keywords().empty()) type_error("range() takes no keyword arguments");
+    if (a.size() < 1 || a.size() > 3) type_error("range expected 1 to 3 arguments");
+    auto as_int = [](const value& v) {
+        if (!v.is_integer() && !v.is_bool())
+            type_error(std::string("'") + type_name(v) + "' object cannot be interpreted as an integer");
+        return v.as_integer();
+    };
+    std::int64_t start = 0, stop, step = 1;
+    if (a.size() == 1) stop = as_int(a[0]);
+    else {
+        start = as_int(a[0]);
+        stop = as_int(a[1]);
+        if (a.size() == 3) step = as_int(a[2]);
+    }
+    if (step == 0) raise(errc::template_value, "range() arg 3 must not be zero");
+    std::int64_t count = 0;
+    if (step > 0 && stop > start) count = (stop - start + step - 1) / step;
+    if (step < 0 && stop < start) count = (start - stop - step - 1) / -step;
+    const std::int64_t limit = st.opt().sandboxed ? std::min<std::int64_t>(100000, st.opt().limit.max_range)
+                                                  : st.opt().limit.max_range;
+    if (count > limit)
+        raise(errc::template_limit, "range too big: it would have " + std::to_string(count) + " items (limit " +
+                                        std::to_string(limit) + ")");
+    std::vector<value> r;
+    r.reserve(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i) r.push_back(value(static_cast<long long>(start + i * step)));
+    return value::make_list(std::move(r));
+}
+
+inline value g_dict(render_state&, arguments& a) {
+    value d = value::make_dict();
+    if (a.size() > 1) type_error("dict expected at most 1 argument");
+    if (a.size() == 1) {
+        if (a[0].is_mapping_like()) for_each_item(a[0], [&](const value& k, const value& x) { dict_set(d.dict(), k, x); });
+        else {
+            sequence pairs(a[0]);
+            for (std::size_t i = 0; i < pairs.size(); ++i) {
+                sequence kv(pairs[i]);
+                if (kv.size() != 2) raise(errc::template_value, "dictionary update sequence element has wrong length");
+                dict_set(d.dict(), kv[0], kv[1]);
+            }
+        }
+    }
+    for (auto& [k, x] : a.keywords()) dict_set(d.dict(), value(std::string(k)), x);
+    return d;
+}
+
+struct namespace_obj final : object_obj {
+    value attrs = value::make_dict();
+    const char* type_name() const noexcept override { return "Namespace"; }
+    value getattr(std::string_view name) const override {
+        value out;
+        if (mapping_find(attrs, value::view_of(name), out)) return out;
+        return {};
+    }
+    value getitem(const value& key) const override {
+        value out;
+        if (mapping_find(attrs, key, out)) return out;
+        return {};
+    }
+    bool setattr(std::string_view name, const value& v) override {
+        dict_set(attrs.dict(), value(std::string(name)), v);
+        return true;
+    }
+    bool is_namespace() const noexcept override { return true; }
+    void repr(std::string& out) const override {
+        out += "<Namespace ";
+        append_repr(out, attrs);
+        out += '>';
+    }
+};
+
+inline value g_namespace(render_state& st, arguments& a) {
+    auto* ns = new namespace_obj();
+    value v = value::make_object(ns);
+    value init = g_dict(st, a);
+    ns->attrs = init;
+    return v;
+}
+
+struct cycler_obj final : object_obj {
+    std::vector<value> items;
+    std::size_t pos = 0;
+    const char* type_name() const noexcept override { return "Cycler"; }
+    value getattr(std::string_view name) const override {
+        if (name == "current") return items[pos];
+        return {};
+    }
+    bool method(render_state&, std::string_view name, arguments&, value& result) override {
+        if (name == "next" || name == "__next__") {
+            result = items[pos];
+            pos = (pos + 1) % items.size();
+            return true;
+        }
+        if (name == "reset") {
+            pos = 0;
+            result = value(nullptr);
+            return true;
+        }
+        return false;
+    }
+    void repr(std::string& out) const override { out += "<Cycler>"; }
+};
+
+inline value g_cycler(render_state&, arguments& a) {
+    if (a.size() == 0) type_error("at least one item has to be provided");
+    auto* c = new cycler_obj();
+    value v = value::make_object(c);
+    c->items = a.positional();
+    return v;
+}
+
+struct joiner_obj final : object_obj {
+    value sep;
+    mutable bool used = false;
+    const char* type_name() const noexcept override { return "Joiner"; }
+    bool callable() const noexcept override { return true; }
+    value call(render_state&, arguments&) const override {
+        if (!used) {
+            used = true;
+            return value::view_of("");
+        }
+        return sep;
+    }
+    void repr(std::string& out) const override { out += "<Joiner>"; }
+};
+
+inline value g_joiner(render_state&, arguments& a) {
+    auto* j = new joiner_obj();
+    value v = value::make_object(j);
+    j->sep = a.size() ? a[0] : a.keyword("sep").is_defined() ? a.keyword("sep") : value::view_of(", ");
+    return v;
+}
+
+inline value g_raise_exception(render_state&, arguments& a) {
+    raise(errc::template_raised, a.size() ? to_str(a[0]) : std::string("raise_exception() called"));
+}
+
+inline value g_strftime_now(render_state& st, arguments& a) {
+    if (a.size() != 1 || !a[0].is_string()) type_error("strftime_now() takes one format string");
+    const auto now = st.opt().clock ? st.opt().clock() : std::chrono::system_clock::now();
+    const std::time_t t = std::chrono::system_clock::to_time_t(now);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    const std::string fmt(a[0].as_string());
+    std::string buf(256, '\0');
+    for (int attempt = 0; attempt < 6; ++attempt) {
+        const std::size_t n = std::strftime(buf.data(), buf.size(), fmt.c_str(), &tm);
+        if (n || fmt.empty()) {
+            buf.resize(n);
+            return value(std::move(buf));
+        }
+        buf.resize(buf.size() * 4);
+    }
+    return value(std::string());
+}
+
+}  // namespace globals
+
+inline value function_obj::call(render_state& st, arguments& args) const {
+    if (builtin) return builtin(st, args);
+    return user(args);
+}
+
+inline value bound_method_obj::call(render_state& st, arguments& args) const {
+    value r;
+    if (call_method(st, self, name, args, r, st.opt().sandboxed)) return r;
+    type_error("'" + std::string(detail::type_name(self)) + "' object has no attribute " + quoted(name));
+}
+
+inline value object_obj::getattr(std::string_view) const { return {}; }
+inline value object_obj::getitem(const value&) const { return {}; }
+inline value object_obj::call(render_state&, arguments&) const {
+    type_error(std::string("'") + type_name() + "' object is not callable");
+}
+inline void object_obj::repr(std::string& out) const { out += std::string("<") + type_name() + " object>"; }
+
+inline value render_state::percent_format(const value& fmt, const value& args) {
+    return percent_format_impl(fmt, args, max_size());
+}
+
+inline void install_builtins(env_data& e) {
+    using namespace filters;
+    const std::pair<const char*, builtin_filter> fs[] = {
+        {"abs", f_abs}, {"attr", f_attr}, {"batch", f_batch}, {"capitalize", f_capitalize}, {"center", f_center},
+        {"count", f_length}, {"d", f_default}, {"default", f_default}, {"dictsort", f_dictsort}, {"e", f_escape},
+        {"escape", f_escape}, {"first", f_first}, {"float", f_float}, {"forceescape", f_forceescape},
+        {"format", f_format}, {"groupby", f_groupby}, {"indent", f_indent}, {"int", f_int}, {"items", f_items},
+        {"join", f_join}, {"last", f_last}, {"length", f_length}, {"list", f_list}, {"lower", f_lower},
+        {"map", f_map}, {"max", f_max}, {"min", f_min}, {"pprint", f_pprint}, {"reject", f_reject},
+        {"rejectattr", f_rejectattr}, {"replace", f_replace}, {"reverse", f_reverse}, {"round", f_round},
+        {"safe", f_safe}, {"select", f_select}, {"selectattr", f_selectattr}, {"slice", f_slice}, {"sort", f_sort},
+        {"string", f_string}, {"striptags", f_striptags}, {"sum", f_sum}, {"title", f_title},
+        {"tojson", e.opt.hf_tojson ? f_tojson_hf : f_tojson_plain}, {"trim", f_trim}, {"truncate", f_truncate},
+        {"unique", f_unique}, {"upper", f_upper}, {"urlencode", f_urlencode}, {"wordcount", f_wordcount},
+        {"wordwrap", f_wordwrap},
+    };
+    for (auto& [name, fn] : fs) e.filters[name].builtin = fn;
+    using namespace tests;
+    const std::pair<const char*, builtin_test> ts[] = {
+        {"defined", t_defined}, {"undefined", t_undefined}, {"none", t_none}, {"boolean", t_boolean},
+        {"true", t_true}, {"false", t_false}, {"integer", t_integer}, {"float", t_float}, {"number", t_number},
+        {"string", t_string}, {"mapping", t_mapping}, {"iterable", t_iterable}, {"sequence", t_sequence},
+        {"callable", t_callable}, {"odd", t_odd}, {"even", t_even}, {"divisibleby", t_divisibleby},
+        {"eq", t_eq}, {"equalto", t_eq}, {"==", t_eq}, {"ne", t_ne}, {"!=", t_ne}, {"lt", t_lt},
+        {"lessthan", t_lt}, {"<", t_lt}, {"le", t_le}, {"<=", t_le}, {"gt", t_gt}, {"greaterthan", t_gt},
+        {">", t_gt}, {"ge", t_ge}, {">=", t_ge}, {"in", t_in}, {"lower", t_lower}, {"upper", t_upper},
+        {"sameas", t_sameas}, {"escaped", t_escaped},
+    };
+    for (auto& [name, fn] : ts) e.tests[name].builtin = fn;
+    using namespace globals;
+    auto fn = [&](const char* name, value (*f)(render_state&, arguments&)) {
+        auto o = std::make_unique<function_obj>();
+        o->name = name;
+        o->builtin = f;
+        e.functions[name] = std::move(o);
+    };
+    fn("range", g_range);
+    fn("dict", g_dict);
+    fn("namespace", g_namespace);
+    fn("cycler", g_cycler);
+    fn("joiner", g_joiner);
+}
+
+}  // namespace parley::jinja::detail
+
+#endif

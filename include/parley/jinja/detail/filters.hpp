@@ -1,0 +1,708 @@
+// parley/jinja/detail/filters.hpp: Jinja2's built-in filters, with Python's semantics.
+#ifndef PARLEY_JINJA_DETAIL_FILTERS_HPP
+#define PARLEY_JINJA_DETAIL_FILTERS_HPP
+
+#include <parley/jinja/detail/dump.hpp>
+#include <parley/jinja/detail/render.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace parley::jinja::detail::filters {
+
+using F = value (*)(render_state&, const value&, arguments&);
+
+// soft_str: str() that keeps Markup
+inline value soft_str(const value& v) {
+    if (v.is_string()) return v;
+    return value(to_str(v));
+}
+
+/// Jinja's attribute getter: "a.b.0" walks getitem for each part (digits become integers).
+inline value attr_path(render_state& st, const value& item, std::string_view path) {
+    value cur = item;
+    std::size_t b = 0;
+    while (b <= path.size()) {
+        std::size_t e = path.find('.', b);
+        if (e == std::string_view::npos) e = path.size();
+        const std::string_view part = path.substr(b, e - b);
+        value key = (!part.empty() && part.find_first_not_of("0123456789") == std::string_view::npos)
+                        ? value(static_cast<long long>(std::stoll(std::string(part))))
+                        : value(std::string(part));
+        if (cur.is_undefined()) return cur;
+        cur = get_item(cur, key, st.opt().sandboxed, st.strict());
+        b = e + 1;
+    }
+    return cur;
+}
+
+inline value attribute_arg(render_state& st, const value& item, const value& attribute) {
+    if (attribute.is_integer()) return get_item(item, attribute, st.opt().sandboxed, st.strict());
+    if (!attribute.is_string()) return item;
+    return attr_path(st, item, attribute.as_string());
+}
+
+inline value ignore_case(const value& v, bool case_sensitive) {
+    if (case_sensitive || !v.is_string()) return v;
+    std::string s;
+    py_lower(s, v.as_string());
+    return value(std::move(s));
+}
+
+inline std::vector<value> items_of(const value& v) { return sequence(v).to_vector(); }
+
+// ---- strings ------------------------------------------------------------------------------------
+
+inline value f_upper(render_state&, const value& v, arguments&) {
+    std::string s;
+    py_upper(s, to_str(v));
+    return value(std::move(s));
+}
+inline value f_lower(render_state&, const value& v, arguments&) {
+    std::string s;
+    py_lower(s, to_str(v));
+    return value(std::move(s));
+}
+inline value f_capitalize(render_state&, const value& v, arguments&) {
+    std::string s;
+    jinja_capitalize(s, to_str(v));
+    return value(std::move(s));
+}
+inline value f_title(render_state&, const value& v, arguments&) {
+    std::string s;
+    jinja_title(s, to_str(v));
+    return value(std::move(s));
+}
+inline value f_trim(render_state&, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"chars"};
+    bound_args<1> b(a, "trim", p);
+    const std::string s = to_str(v);
+    const auto chars = opt_str(b[0], "trim");
+    return value(std::string(py_strip(s, chars, true, true)));
+}
+inline value f_center(render_state&, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"width"};
+    bound_args<1> b(a, "center", p);
+    std::string s;
+    py_center(s, to_str(v), int_arg(b[0], 80, "width"), U' ');
+    return value(std::move(s));
+}
+inline value f_replace(render_state& st, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"old", "new", "count"};
+    bound_args<3> b(a, "replace", p);
+    const long count = b[2].is_none() ? -1 : int_arg(b[2], -1, "count");
+    std::string s;
+    const std::string in = to_str(v), o = to_str(b[0]), n = to_str(b[1]);
+    py_replace(s, in, o, n, count);
+    if (s.size() > st.max_size()) raise(errc::template_limit, "replace result exceeds the output size limit");
+    if (v.is_markup()) return value::markup(std::move(s));
+    return value(std::move(s));
+}
+inline value f_escape(render_state&, const value& v, arguments&) {
+    if (v.is_markup()) return v;
+    std::string s;
+    html_escape(s, to_str(v));
+    return value::markup(std::move(s));
+}
+inline value f_forceescape(render_state&, const value& v, arguments&) {
+    std::string s;
+    html_escape(s, to_str(v));
+    return value::markup(std::move(s));
+}
+inline value f_safe(render_state&, const value& v, arguments&) {
+    if (v.is_markup()) return v;
+    return value::markup(to_str(v));
+}
+inline value f_string(render_state&, const value& v, arguments&) { return soft_str(v); }
+inline value f_striptags(render_state&, const value& v, arguments&) {
+    std::string s;
+    jinja_striptags(s, to_str(v));
+    return value(std::move(s));
+}
+inline value f_wordcount(render_state&, const value& v, arguments&) {
+    return value(static_cast<long long>(jinja_wordcount(to_str(v))));
+}
+inline value f_indent(render_state&, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"width", "first", "blank"};
+    bound_args<3> b(a, "indent", p);
+    std::string indention;
+    if (b[0].is_string()) indention = std::string(b[0].as_string());
+    else indention = std::string(static_cast<std::size_t>(std::max(0L, int_arg(b[0], 4, "width"))), ' ');
+    const bool first = b.has(1) && truthy(b[1]);
+    const bool blank = b.has(2) && truthy(b[2]);
+    std::string s = to_str(v) + "\n";  // jinja: s += newline; then splitlines
+    // Jinja: if blank: rv = (newline + indention).join(lines) else: lines[1:] indented unless blank
+    std::vector<std::string_view> lines = py_splitlines(s, false);
+    std::string rv;
+    if (blank) {
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            if (i) rv += "\n" + indention;
+            rv += lines[i];
+        }
+    } else {
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            if (i) {
+                rv += "\n";
+                if (!lines[i].empty()) rv += indention;
+            }
+            rv += lines[i];
+        }
+    }
+    if (first) rv = indention + rv;
+    return v.is_markup() ? value::markup(std::move(rv)) : value(std::move(rv));
+}
+inline value f_truncate(render_state&, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"length", "killwords", "end", "leeway"};
+    bound_args<4> b(a, "truncate", p);
+    const long length = int_arg(b[0], 255, "length");
+    const bool killwords = b.has(1) && truthy(b[1]);
+    const std::string end = b.has(2) ? to_str(b[2]) : std::string("...");
+    const long leeway = b.has(3) && !b[3].is_none() ? int_arg(b[3], 5, "leeway") : 5;
+    if (length < static_cast<long>(utf8_length(end))) raise(errc::template_value, "expected length >= " + std::to_string(utf8_length(end)) + ", got " + std::to_string(length));
+    if (leeway < 0) raise(errc::template_value, "expected leeway >= 0, got " + std::to_string(leeway));
+    std::string s;
+    jinja_truncate(s, to_str(v), length, killwords, end, leeway);
+    return value(std::move(s));
+}
+inline value f_wordwrap(render_state&, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"width", "break_long_words", "wrapstring", "break_on_hyphens"};
+    bound_args<4> b(a, "wordwrap", p);
+    const long width = int_arg(b[0], 79, "width");
+    const bool blw = b.has(1) ? truthy(b[1]) : true;
+    const std::string wrap = b.has(2) && !b[2].is_none() ? to_str(b[2]) : std::string("\n");
+    const bool boh = b.has(3) ? truthy(b[3]) : true;
+    std::string s;
+    try {
+        jinja_wordwrap(s, to_str(v), width, blw, wrap, boh);
+    } catch (const std::invalid_argument& e) {
+        raise(errc::template_value, e.what());
+    }
+    return value(std::move(s));
+}
+inline value f_urlencode(render_state&, const value& v, arguments&) {
+    auto quote = [](std::string& out, const value& x, bool for_qs) {
+        const std::string s = to_str(x);
+        std::string q;
+        url_quote(q, s, for_qs ? "" : "/");
+        if (for_qs) {
+            std::size_t pos = 0;
+            while ((pos = q.find("%20", pos)) != std::string::npos) {
+                q.replace(pos, 3, "+");
+                pos += 1;
+            }
+        }
+        out += q;
+    };
+    std::string out;
+    if (v.is_string()) {
+        quote(out, v, false);
+        return value(std::move(out));
+    }
+    std::vector<std::pair<value, value>> pairs;
+    if (v.is_mapping_like()) {
+        for_each_item(v, [&](const value& k, const value& x) { pairs.emplace_back(k, x); });
+    } else {
+        sequence s(v);
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            sequence kv(s[i]);
+            if (kv.size() != 2) raise(errc::template_value, "urlencode expects pairs");
+            pairs.emplace_back(kv[0], kv[1]);
+        }
+    }
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+        if (i) out += '&';
+        quote(out, pairs[i].first, true);
+        out += '=';
+        quote(out, pairs[i].second, true);
+    }
+    return value(std::move(out));
+}
+inline value f_format(render_state& st, const value& v, arguments& a) {
+    if (a.size() && !a.keywords().empty())
+        raise(errc::template_value, "can't handle positional and keyword arguments at the same time");
+    value args;
+    if (!a.keywords().empty()) {
+        args = value::make_dict();
+        for (auto& [k, x] : a.keywords()) dict_set(args.dict(), value(std::string(k)), x);
+    } else {
+        args = value::make_list(a.positional(), true);
+    }
+    return percent_format_impl(soft_str(v), args, st.max_size());
+}
+
+// ---- numbers ------------------------------------------------------------------------------------
+
+inline value f_abs(render_state&, const value& v, arguments&) {
+    if (v.is_float()) return value(std::fabs(v.as_float()));
+    if (v.is_integer() || v.is_bool()) {
+        if (v.as_integer() == std::numeric_limits<std::int64_t>::min()) raise(errc::template_value, "integer overflow");
+        return value(static_cast<long long>(v.as_integer() < 0 ? -v.as_integer() : v.as_integer()));
+    }
+    type_error(std::string("bad operand type for abs(): '") + type_name(v) + "'");
+}
+
+inline bool parse_py_float(std::string_view s, double& out) {
+    const std::string_view t = py_strip(s, std::nullopt, true, true);
+    std::string clean;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        if (t[i] == '_') {
+            if (i == 0 || i + 1 == t.size() || !is_digit(t[i - 1]) || !is_digit(t[i + 1])) return false;
+            continue;
+        }
+        clean += t[i];
+    }
+    if (clean.empty()) return false;
+    std::string low;
+    for (char c : clean) low += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    std::string_view body = low;
+    bool neg = false;
+    if (!body.empty() && (body[0] == '+' || body[0] == '-')) {
+        neg = body[0] == '-';
+        body.remove_prefix(1);
+    }
+    if (body == "inf" || body == "infinity") {
+        out = neg ? -HUGE_VAL : HUGE_VAL;
+        return true;
+    }
+    if (body == "nan") {
+        out = std::nan("");
+        return true;
+    }
+    const char* b = clean.data();
+    const char* e = b + clean.size();
+    if (*b == '+') ++b;
+    auto r = std::from_chars(b, e, out);
+    return r.ec == std::errc() && r.ptr == e;
+}
+
+inline bool parse_py_int(std::string_view s, int base, std::int64_t& out) {
+    std::string_view t = py_strip(s, std::nullopt, true, true);
+    bool neg = false;
+    if (!t.empty() && (t[0] == '+' || t[0] == '-')) {
+        neg = t[0] == '-';
+        t.remove_prefix(1);
+    }
+    if (t.size() > 2 && t[0] == '0') {
+        const char x = static_cast<char>(t[1] | 0x20);
+        const int pb = x == 'x' ? 16 : x == 'o' ? 8 : x == 'b' ? 2 : 0;
+        if (pb && (base == pb || base == 0)) {
+            base = pb;
+            t.remove_prefix(2);
+            if (!t.empty() && t[0] == '_') t.remove_prefix(1);
+        }
+    }
+    if (base == 0) base = 10;
+    if (t.empty()) return false;
+    std::uint64_t r = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const char c = t[i];
+        if (c == '_') {
+            if (i == 0 || i + 1 == t.size() || t[i + 1] == '_') return false;
+            continue;
+        }
+        int d = c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'z' ? (c | 0x20) - 'a' + 10 : 99;
+        if (d >= base) return false;
+        if (r > (0x7fffffffffffffffull - static_cast<std::uint64_t>(d)) / static_cast<std::uint64_t>(base)) return false;
+        r = r * static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(d);
+    }
+    out = neg ? -static_cast<std::int64_t>(r) : static_cast<std::int64_t>(r);
+    return true;
+}
+
+inline value f_int(render_state&, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"default", "base"};
+    bound_args<2> b(a, "int", p);
+    const value def = b.get(0, value(0));
+    const long base = int_arg(b[1], 10, "base");
+    if (v.is_integer()) return v;
+    if (v.is_bool()) return value(static_cast<long long>(v.as_integer()));
+    if (v.is_float()) {
+        if (!std::isfinite(v.as_float())) return def;
+        return value(static_cast<long long>(v.as_float()));
+    }
+    if (v.is_string()) {
+        std::int64_t r;
+        if (parse_py_int(v.as_string(), static_cast<int>(base), r)) return value(static_cast<long long>(r));
+        double d;
+        if (parse_py_float(v.as_string(), d) && std::isfinite(d)) return value(static_cast<long long>(d));
+    }
+    return def;
+}
+
+inline value f_float(render_state&, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"default"};
+    bound_args<1> b(a, "float", p);
+    if (v.is_number()) return value(v.as_number());
+    if (v.is_string()) {
+        double d;
+        if (parse_py_float(v.as_string(), d)) return value(d);
+    }
+    return b.get(0, value(0.0));
+}
+
+inline value f_round(render_state&, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"precision", "method"};
+    bound_args<2> b(a, "round", p);
+    const long precision = int_arg(b[0], 0, "precision");
+    const std::string method = b.has(1) ? to_str(b[1]) : std::string("common");
+    if (method != "common" && method != "ceil" && method != "floor")
+        raise(errc::template_value, "method must be common, ceil or floor");
+    if (!v.is_number()) type_error(std::string("type ") + type_name(v) + " doesn't define __round__ method");
+    const double x = v.as_number();
+    if (method == "common") {
+        if (!v.is_float()) return value(static_cast<double>(v.as_integer()));  // round(int, n) then float
+        return value(py_round(x, static_cast<int>(precision)));
+    }
+    const double m = std::pow(10.0, static_cast<double>(precision));
+    return value((method == "ceil" ? std::ceil(x * m) : std::floor(x * m)) / m);
+}
+
+// ---- sequences ----------------------------------------------------------------------------------
+
+inline value f_length(render_state&, const value& v, arguments&) { return value(static_cast<long long>(length(v))); }
+inline value f_list(render_state&, const value& v, arguments&) { return value::make_list(items_of(v)); }
+
+inline value f_first(render_state&, const value& v, arguments&) {
+    sequence s(v);
+    if (s.size() == 0) return value::undefined(undefined_form::hint, "No first item, sequence was empty.");
+    return s[0];
+}
+inline value f_last(render_state&, const value& v, arguments&) {
+    if (!v.is_sequence_like() && !v.is_string()) {
+        if (v.is_undefined()) return value::undefined(undefined_form::hint, "No last item, sequence was empty.");
+        if (v.is_mapping_like()) type_error("'dict' object is not reversible");
+    }
+    sequence s(v);
+    if (s.size() == 0) return value::undefined(undefined_form::hint, "No last item, sequence was empty.");
+    return s[s.size() - 1];
+}
+inline value f_join(render_state& st, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"d", "attribute"};
+    bound_args<2> b(a, "join", p);
+    const value sep = b.get(0, value::view_of(""));
+    sequence s(v);
+    std::string out;
+    bool markup = st.autoescape();
+    std::vector<value> parts;
+    parts.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        value it = s[i];
+        if (b.has(1)) it = attribute_arg(st, it, b[1]);
+        if (it.is_markup()) markup = true;
+        parts.push_back(std::move(it));
+    }
+    const std::string sep_s = to_str(sep);
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i) {
+            if (markup && !sep.is_markup()) html_escape(out, sep_s);
+            else out += sep_s;
+        }
+        if (markup && !parts[i].is_markup()) html_escape(out, to_str(parts[i]));
+        else append_str(out, parts[i]);
+        if (out.size() > st.max_size()) raise(errc::template_limit, "join result exceeds the output size limit");
+    }
+    return markup ? value::markup(std::move(out)) : value(std::move(out));
+}
+inline value f_reverse(render_state&, const value& v, arguments&) {
+    if (v.is_string()) {
+        std::vector<std::pair<std::size_t, std::size_t>> cps;
+        const std::string_view s = v.as_string();
+        for (std::size_t i = 0; i < s.size();) {
+            const std::size_t b = i;
+            utf8_decode(s, i);
+            cps.emplace_back(b, i - b);
+        }
+        std::string r;
+        r.reserve(s.size());
+        for (auto it = cps.rbegin(); it != cps.rend(); ++it) r.append(s.substr(it->first, it->second));
+        return value(std::move(r));
+    }
+    auto items = items_of(v);
+    std::reverse(items.begin(), items.end());
+    return value::make_list(std::move(items));
+}
+inline value f_sort(render_state& st, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"reverse", "case_sensitive", "attribute"};
+    bound_args<3> b(a, "sort", p);
+    const bool rev = b.has(0) && truthy(b[0]);
+    const bool cs = b.has(1) && truthy(b[1]);
+    auto items = items_of(v);
+    std::vector<std::pair<value, value>> keyed;
+    for (auto& it : items) keyed.emplace_back(ignore_case(b.has(2) ? attribute_arg(st, it, b[2]) : it, cs), it);
+    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+        return rev ? compare(y.first, x.first) < 0 : compare(x.first, y.first) < 0;
+    });
+    std::vector<value> r;
+    for (auto& kv : keyed) r.push_back(kv.second);
+    return value::make_list(std::move(r));
+}
+inline value f_dictsort(render_state&, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"case_sensitive", "by", "reverse"};
+    bound_args<3> b(a, "dictsort", p);
+    const bool cs = b.has(0) && truthy(b[0]);
+    const std::string by = b.has(1) ? to_str(b[1]) : std::string("key");
+    const bool rev = b.has(2) && truthy(b[2]);
+    if (by != "key" && by != "value") raise(errc::template_value, "You can only sort by either \"key\" or \"value\"");
+    if (!v.is_mapping_like()) type_error(std::string("'") + type_name(v) + "' object has no attribute 'items'");
+    std::vector<std::pair<value, value>> items;
+    for_each_item(v, [&](const value& k, const value& x) { items.emplace_back(k, x); });
+    std::stable_sort(items.begin(), items.end(), [&](const auto& x, const auto& y) {
+        const value& kx = by == "key" ? x.first : x.second;
+        const value& ky = by == "key" ? y.first : y.second;
+        const value a1 = ignore_case(kx, cs), b1 = ignore_case(ky, cs);
+        return rev ? compare(b1, a1) < 0 : compare(a1, b1) < 0;
+    });
+    std::vector<value> r;
+    for (auto& [k, x] : items) r.push_back(value::make_list({k, x}, true));
+    return value::make_list(std::move(r));
+}
+inline value f_unique(render_state& st, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"case_sensitive", "attribute"};
+    bound_args<2> b(a, "unique", p);
+    const bool cs = b.has(0) && truthy(b[0]);
+    std::vector<value> seen, r;
+    for (auto& it : items_of(v)) {
+        value key = ignore_case(b.has(1) ? attribute_arg(st, it, b[1]) : it, cs);
+        bool dup = false;
+        for (auto& s : seen)
+            if (equals(s, key)) {
+                dup = true;
+                break;
+            }
+        if (!dup) {
+            seen.push_back(key);
+            r.push_back(it);
+        }
+    }
+    return value::make_list(std::move(r));
+}
+inline value min_max(render_state& st, const value& v, arguments& a, bool want_max) {
+    static constexpr std::string_view p[] = {"case_sensitive", "attribute"};
+    bound_args<2> b(a, want_max ? "max" : "min", p);
+    const bool cs = b.has(0) && truthy(b[0]);
+    auto items = items_of(v);
+    if (items.empty()) return value::undefined(undefined_form::hint, want_max ? "No aggregated item, sequence was empty." : "No aggregated item, sequence was empty.");
+    std::size_t best = 0;
+    value bestkey = ignore_case(b.has(1) ? attribute_arg(st, items[0], b[1]) : items[0], cs);
+    for (std::size_t i = 1; i < items.size(); ++i) {
+        value k = ignore_case(b.has(1) ? attribute_arg(st, items[i], b[1]) : items[i], cs);
+        const int c = compare(k, bestkey);
+        if (want_max ? c > 0 : c < 0) {
+            best = i;
+            bestkey = k;
+        }
+    }
+    return items[best];
+}
+inline value f_max(render_state& st, const value& v, arguments& a) { return min_max(st, v, a, true); }
+inline value f_min(render_state& st, const value& v, arguments& a) { return min_max(st, v, a, false); }
+inline value f_sum(render_state& st, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"attribute", "start"};
+    bound_args<2> b(a, "sum", p);
+    value total = b.get(1, value(0));
+    for (auto& it : items_of(v)) total = arith(op::add, total, b.has(0) ? attribute_arg(st, it, b[0]) : it, st.max_size());
+    return total;
+}
+inline value f_batch(render_state&, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"linecount", "fill_with"};
+    bound_args<2> b(a, "batch", p);
+    const long n = int_arg(b[0], 1, "linecount");
+    if (n <= 0) raise(errc::template_value, "batch size must be positive");
+    std::vector<value> r, cur;
+    for (auto& it : items_of(v)) {
+        if (static_cast<long>(cur.size()) == n) {
+            r.push_back(value::make_list(std::move(cur)));
+            cur.clear();
+        }
+        cur.push_back(it);
+    }
+    if (!cur.empty()) {
+        if (b.has(1) && !b[1].is_none())
+            while (static_cast<long>(cur.size()) < n) cur.push_back(b[1]);
+        r.push_back(value::make_list(std::move(cur)));
+    }
+    return value::make_list(std::move(r));
+}
+inline value f_slice(render_state&, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"slices", "fill_with"};
+    bound_args<2> b(a, "slice", p);
+    const long slices = int_arg(b[0], 1, "slices");
+    if (slices <= 0) raise(errc::template_value, "slices must be positive");
+    auto seq = items_of(v);
+    const long length = static_cast<long>(seq.size());
+    const long items_per = length / slices, extra = length % slices;
+    long offset = 0;
+    std::vector<value> r;
+    for (long i = 0; i < slices; ++i) {
+        const long start = offset + i * items_per;
+        if (i < extra) ++offset;
+        const long end = offset + (i + 1) * items_per;
+        std::vector<value> tmp(seq.begin() + start, seq.begin() + end);
+        if (b.has(1) && !b[1].is_none() && i >= extra) tmp.push_back(b[1]);
+        r.push_back(value::make_list(std::move(tmp)));
+    }
+    return value::make_list(std::move(r));
+}
+inline value f_items(render_state&, const value& v, arguments&) {
+    if (v.is_undefined()) return value::make_list({});
+    if (!v.is_mapping_like()) type_error("Can only get item pairs from a mapping.");
+    std::vector<value> r;
+    for_each_item(v, [&](const value& k, const value& x) { r.push_back(value::make_list({k, x}, true)); });
+    return value::make_list(std::move(r));
+}
+inline value f_attr(render_state& st, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"name"};
+    bound_args<1> b(a, "attr", p);
+    if (!b[0].is_string()) return value();
+    const std::string_view name = b[0].as_string();
+    if (v.is_undefined()) fail_undefined(v);
+    if (v.is_object()) return v.object().getattr(name);
+    if (has_method(v, name)) return get_attribute(v, name, st.opt().sandboxed, st.strict());
+    return value();  // attr() does not fall back to items
+}
+inline value f_default(render_state&, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"default_value", "boolean"};
+    bound_args<2> b(a, "default", p);
+    const bool boolean = b.has(1) && truthy(b[1]);
+    if (v.is_undefined() || (boolean && !truthy(v))) return b.get(0, value::view_of(""));
+    return v;
+}
+inline value f_groupby(render_state& st, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"attribute", "default", "case_sensitive"};
+    bound_args<3> b(a, "groupby", p);
+    const bool cs = b.has(2) && truthy(b[2]);
+    auto items = items_of(v);
+    std::vector<std::pair<value, value>> keyed;  // (sort key, item)
+    for (auto& it : items) {
+        value k = attribute_arg(st, it, b[0]);
+        if (k.is_undefined() && b.has(1)) k = b[1];
+        keyed.emplace_back(ignore_case(k, cs), it);
+    }
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return compare(x.first, y.first) < 0; });
+    std::vector<value> groups;
+    for (std::size_t i = 0; i < keyed.size();) {
+        std::size_t j = i;
+        std::vector<value> members;
+        while (j < keyed.size() && equals(keyed[j].first, keyed[i].first)) members.push_back(keyed[j++].second);
+        value grouper = keyed[i].first;
+        if (!cs) {
+            // the group's key as it appears in its first item
+            value k = attribute_arg(st, keyed[i].second, b[0]);
+            if (k.is_undefined() && b.has(1)) k = b[1];
+            grouper = k;
+        }
+        groups.push_back(value::make_list({grouper, value::make_list(std::move(members))}, true));
+        i = j;
+    }
+    return value::make_list(std::move(groups));
+}
+
+inline value f_map(render_state& st, const value& v, arguments& a) {
+    auto items = items_of(v);
+    std::vector<value> r;
+    r.reserve(items.size());
+    const value attribute = a.keyword("attribute");
+    if (a.size() == 0 && attribute.is_defined()) {
+        const value def = a.keyword("default");
+        for (auto& it : items) {
+            value x = attribute_arg(st, it, attribute);
+            if (x.is_undefined() && def.is_defined()) x = def;
+            r.push_back(x);
+        }
+        return value::make_list(std::move(r));
+    }
+    if (a.size() == 0) type_error("map requires a filter argument");
+    const std::string name = to_str(a[0]);
+    arguments rest;
+    for (std::size_t i = 1; i < a.size(); ++i) rest.push(a[i]);
+    for (auto& [k, x] : a.keywords()) rest.push_keyword(k, x);
+    for (auto& it : items) r.push_back(st.apply_filter(name, it, rest));
+    return value::make_list(std::move(r));
+}
+
+inline value select_impl(render_state& st, const value& v, arguments& a, bool by_attr, bool keep) {
+    auto items = items_of(v);
+    std::size_t first = 0;
+    value attribute;
+    if (by_attr) {
+        if (a.size() == 0) type_error("Missing parameter for attribute name");
+        attribute = a[0];
+        first = 1;
+    }
+    std::string test;
+    arguments rest;
+    const bool has_test = a.size() > first;
+    if (has_test) {
+        test = to_str(a[first]);
+        for (std::size_t i = first + 1; i < a.size(); ++i) rest.push(a[i]);
+        for (auto& [k, x] : a.keywords()) rest.push_keyword(k, x);
+    }
+    std::vector<value> r;
+    for (auto& it : items) {
+        const value x = by_attr ? attribute_arg(st, it, attribute) : it;
+        const bool ok = has_test ? st.apply_test(test, x, rest) : truthy(x);
+        if (ok == keep) r.push_back(it);
+    }
+    return value::make_list(std::move(r));
+}
+inline value f_select(render_state& st, const value& v, arguments& a) { return select_impl(st, v, a, false, true); }
+inline value f_reject(render_state& st, const value& v, arguments& a) { return select_impl(st, v, a, false, false); }
+inline value f_selectattr(render_state& st, const value& v, arguments& a) { return select_impl(st, v, a, true, true); }
+inline value f_rejectattr(render_state& st, const value& v, arguments& a) { return select_impl(st, v, a, true, false); }
+
+// ---- serialisation ------------------------------------------------------------------------------
+
+inline value f_pprint(render_state&, const value& v, arguments&) { return value(to_repr(v)); }
+
+inline value f_tojson_plain(render_state& st, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"indent"};
+    bound_args<1> b(a, "tojson", p);
+    dump_options o;
+    o.sort_keys = true;
+    if (b.has(0) && !b[0].is_none()) {
+        o.indent = b[0].is_string() ? std::string(b[0].as_string())
+                                    : std::string(static_cast<std::size_t>(std::max(0L, int_arg(b[0], 0, "indent"))), ' ');
+        o.item_sep = ",";
+    }
+    std::string s;
+    dump_value(s, v, o, 0, st.max_size());
+    std::string r;
+    r.reserve(s.size());
+    for (char c : s) {
+        if (c == '<') r += "\\u003c";
+        else if (c == '>') r += "\\u003e";
+        else if (c == '&') r += "\\u0026";
+        else if (c == '\'') r += "\\u0027";
+        else r += c;
+    }
+    return value::markup(std::move(r));
+}
+
+inline value f_tojson_hf(render_state& st, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"ensure_ascii", "indent", "separators", "sort_keys"};
+    bound_args<4> b(a, "tojson", p);
+    dump_options o;
+    o.ensure_ascii = b.has(0) && truthy(b[0]);
+    o.sort_keys = b.has(3) && truthy(b[3]);
+    if (b.has(1) && !b[1].is_none()) {
+        o.indent = b[1].is_string() ? std::string(b[1].as_string())
+                                    : std::string(static_cast<std::size_t>(std::max(0L, int_arg(b[1], 0, "indent"))), ' ');
+        o.item_sep = ",";
+    }
+    if (b.has(2) && !b[2].is_none()) {
+        sequence seps(b[2]);
+        if (seps.size() != 2) raise(errc::template_value, "separators must be a pair of strings");
+        o.item_sep = to_str(seps[0]);
+        o.key_sep = to_str(seps[1]);
+    }
+    std::string s;
+    dump_value(s, v, o, 0, st.max_size());
+    return value(std::move(s));
+}
+
+}  // namespace parley::jinja::detail::filters
+
+#endif

@@ -1,0 +1,348 @@
+// parley/jinja/detail/format.hpp: Python's `%` formatting and `str.format`.
+#ifndef PARLEY_JINJA_DETAIL_FORMAT_HPP
+#define PARLEY_JINJA_DETAIL_FORMAT_HPP
+
+#include <parley/jinja/detail/ops.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace parley::jinja::detail {
+
+inline void pad_to(std::string& out, std::string_view s, std::size_t width, char align, char32_t fill) {
+    const std::size_t len = utf8_length(s);
+    if (len >= width) {
+        out += s;
+        return;
+    }
+    const std::size_t pad = width - len;
+    std::size_t left = 0;
+    if (align == '>' ) left = pad;
+    else if (align == '^') left = pad / 2;
+    for (std::size_t i = 0; i < left; ++i) utf8_append(out, fill);
+    out += s;
+    for (std::size_t i = left; i < pad; ++i) utf8_append(out, fill);
+}
+
+inline std::int64_t int_of(const value& v, const char* what) {
+    if (v.is_integer() || v.is_bool()) return v.as_integer();
+    if (v.is_float()) {
+        const double d = v.as_float();
+        if (!std::isfinite(d)) raise(errc::template_value, "cannot convert float infinity or NaN to integer");
+        return static_cast<std::int64_t>(d);
+    }
+    type_error(std::string(what) + " format: a real number is required, not " + type_name(v));
+}
+
+inline double float_of(const value& v, const char* what) {
+    if (v.is_number()) return v.as_number();
+    type_error(std::string(what) + " format: a real number is required, not " + type_name(v));
+}
+
+// C printf for one number conversion: flags, width, precision as given.
+template <class T>
+void c_format(std::string& out, std::string_view flags, int width, int precision, char conv, T x) {
+    char spec[32];
+    std::size_t k = 0;
+    spec[k++] = '%';
+    for (char f : flags)
+        if (k < 10) spec[k++] = f;
+    spec[k] = 0;
+    std::string s(spec);
+    if (width >= 0) s += std::to_string(width);
+    if (precision >= 0) s += "." + std::to_string(precision);
+    if constexpr (std::is_integral_v<T>) s += "ll";
+    s += conv;
+    const int n = std::snprintf(nullptr, 0, s.c_str(), x);
+    if (n < 0) raise(errc::template_value, "bad format");
+    std::string buf(static_cast<std::size_t>(n) + 1, '\0');
+    std::snprintf(buf.data(), buf.size(), s.c_str(), x);
+    buf.resize(static_cast<std::size_t>(n));
+    out += buf;
+}
+
+/// `fmt % args` with Python's printf-style rules.
+inline value percent_format_impl(const value& fmt, const value& args, std::size_t max_size) {
+    const std::string_view f = fmt.as_string();
+    const bool tuple_args = args.is_list() && args.list().tuple;
+    std::size_t next_arg = 0;
+    const std::size_t nargs = tuple_args ? args.list().items.size() : 1;
+    bool used_mapping = false;
+    auto take = [&]() -> value {
+        if (next_arg >= nargs) type_error("not enough arguments for format string");
+        return tuple_args ? args.list().items[next_arg++] : (next_arg++, args);
+    };
+    std::string out;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+        if (f[i] != '%') {
+            out += f[i];
+            continue;
+        }
+        if (++i >= f.size()) raise(errc::template_value, "incomplete format");
+        value arg;
+        bool have_arg = false;
+        if (f[i] == '(') {
+            const std::size_t close = f.find(')', i);
+            if (close == std::string_view::npos) raise(errc::template_value, "incomplete format key");
+            if (!args.is_mapping_like()) type_error("format requires a mapping");
+            value key = value::view_of(f.substr(i + 1, close - i - 1));
+            if (!mapping_find(args, key, arg)) raise(errc::template_value, "KeyError: " + quoted(key.as_string()));
+            have_arg = true;
+            used_mapping = true;
+            i = close + 1;
+        }
+        std::string flags;
+        while (i < f.size() && (f[i] == '-' || f[i] == '+' || f[i] == ' ' || f[i] == '#' || f[i] == '0')) {
+            if (flags.find(f[i]) == std::string::npos) flags += f[i];
+            ++i;
+        }
+        int width = -1, precision = -1;
+        if (i < f.size() && f[i] == '*') {
+            width = static_cast<int>(int_of(take(), "*"));
+            if (width < 0) {
+                flags += '-';
+                width = -width;
+            }
+            ++i;
+        } else {
+            while (i < f.size() && f[i] >= '0' && f[i] <= '9') width = (width < 0 ? 0 : width) * 10 + (f[i++] - '0');
+        }
+        if (i < f.size() && f[i] == '.') {
+            ++i;
+            precision = 0;
+            if (i < f.size() && f[i] == '*') {
+                precision = static_cast<int>(int_of(take(), "*"));
+                ++i;
+            } else {
+                while (i < f.size() && f[i] >= '0' && f[i] <= '9') precision = precision * 10 + (f[i++] - '0');
+            }
+        }
+        while (i < f.size() && (f[i] == 'h' || f[i] == 'l' || f[i] == 'L')) ++i;
+        if (i >= f.size()) raise(errc::template_value, "incomplete format");
+        const char conv = f[i];
+        if (width > 100000 || precision > 100000) raise(errc::template_limit, "format width or precision too large");
+        if (conv == '%') {
+            out += '%';
+            continue;
+        }
+        if (!have_arg) arg = take();
+        switch (conv) {
+        case 's':
+        case 'r':
+        case 'a': {
+            std::string s = conv == 's' ? to_str(arg) : to_repr(arg);
+            if (precision >= 0) s.resize(utf8_offset(s, static_cast<std::size_t>(precision)));
+            pad_to(out, s, width < 0 ? 0 : static_cast<std::size_t>(width), flags.find('-') != std::string::npos ? '<' : '>', U' ');
+            break;
+        }
+        case 'd':
+        case 'i':
+        case 'u': c_format(out, flags, width, precision, 'd', static_cast<long long>(int_of(arg, "%d"))); break;
+        case 'o':
+        case 'x':
+        case 'X': {
+            if (!arg.is_integer() && !arg.is_bool())
+                type_error(std::string("%") + conv + " format: an integer is required, not " + type_name(arg));
+            const std::int64_t v = arg.as_integer();
+            // Python prints the sign and the magnitude; '#' gives 0o / 0x / 0X
+            std::string digits;
+            c_format(digits, "", -1, precision, conv, static_cast<unsigned long long>(v < 0 ? -v : v));
+            std::string prefix = v < 0 ? "-" : flags.find('+') != std::string::npos ? "+" : flags.find(' ') != std::string::npos ? " " : "";
+            if (flags.find('#') != std::string::npos) prefix += conv == 'o' ? "0o" : conv == 'x' ? "0x" : "0X";
+            std::string body = prefix + digits;
+            if (width > 0 && body.size() < static_cast<std::size_t>(width)) {
+                const std::size_t pad = static_cast<std::size_t>(width) - body.size();
+                if (flags.find('-') != std::string::npos) body += std::string(pad, ' ');
+                else if (flags.find('0') != std::string::npos) body = prefix + std::string(pad, '0') + digits;
+                else body = std::string(pad, ' ') + body;
+            }
+            out += body;
+            break;
+        }
+        case 'e':
+        case 'E':
+        case 'f':
+        case 'F':
+        case 'g':
+        case 'G': c_format(out, flags, width, precision, conv, float_of(arg, "%f")); break;
+        case 'c': {
+            if (arg.is_string() && utf8_length(arg.as_string()) == 1) {
+                pad_to(out, arg.as_string(), width < 0 ? 0 : static_cast<std::size_t>(width), flags.find('-') != std::string::npos ? '<' : '>', U' ');
+            } else if (arg.is_integer()) {
+                std::string s;
+                utf8_append(s, static_cast<char32_t>(arg.as_integer()));
+                pad_to(out, s, width < 0 ? 0 : static_cast<std::size_t>(width), flags.find('-') != std::string::npos ? '<' : '>', U' ');
+            } else {
+                type_error("%c requires int or char");
+            }
+            break;
+        }
+        default:
+            raise(errc::template_value, std::string("unsupported format character '") + conv + "'");
+        }
+        if (out.size() > max_size) raise(errc::template_limit, "formatted string exceeds the output size limit");
+    }
+    if (!used_mapping && next_arg < nargs && (tuple_args || next_arg == 0) && !(args.is_mapping_like() && !tuple_args))
+        type_error("not all arguments converted during string formatting");
+    return fmt.is_markup() ? value::markup(std::move(out)) : value(std::move(out));
+}
+
+// ---- str.format ---------------------------------------------------------------------------------
+
+struct format_spec {
+    char32_t fill = U' ';
+    char align = 0;
+    char sign = 0;
+    bool alt = false;
+    bool zero = false;
+    long width = -1;
+    char grouping = 0;
+    long precision = -1;
+    char type = 0;
+};
+
+inline format_spec parse_spec(std::string_view s) {
+    format_spec f;
+    std::size_t i = 0;
+    // [[fill]align]
+    if (!s.empty()) {
+        std::size_t j = 0;
+        const char32_t c = utf8_decode(s, j);
+        if (j < s.size() && (s[j] == '<' || s[j] == '>' || s[j] == '^' || s[j] == '=')) {
+            f.fill = c;
+            f.align = s[j];
+            i = j + 1;
+        } else if (s[0] == '<' || s[0] == '>' || s[0] == '^' || s[0] == '=') {
+            f.align = s[0];
+            i = 1;
+        }
+    }
+    if (i < s.size() && (s[i] == '+' || s[i] == '-' || s[i] == ' ')) f.sign = s[i++];
+    if (i < s.size() && s[i] == '#') {
+        f.alt = true;
+        ++i;
+    }
+    if (i < s.size() && s[i] == '0') {
+        f.zero = true;
+        ++i;
+    }
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+        f.width = (f.width < 0 ? 0 : f.width) * 10 + (s[i++] - '0');
+        if (f.width > 100000) raise(errc::template_limit, "format width too large");
+    }
+    if (i < s.size() && (s[i] == ',' || s[i] == '_')) f.grouping = s[i++];
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        f.precision = 0;
+        bool any = false;
+        while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+            f.precision = f.precision * 10 + (s[i++] - '0');
+            any = true;
+            if (f.precision > 100000) raise(errc::template_limit, "format precision too large");
+        }
+        if (!any) raise(errc::template_value, "Format specifier missing precision");
+    }
+    if (i < s.size()) f.type = s[i++];
+    if (i != s.size()) raise(errc::template_value, "Invalid format specifier");
+    return f;
+}
+
+inline void group_digits(std::string& digits, char sep) {
+    // digits: an unsigned integer part
+    std::string r;
+    const std::size_t n = digits.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        r += digits[i];
+        const std::size_t left = n - 1 - i;
+        if (left && left % 3 == 0) r += sep;
+    }
+    digits = std::move(r);
+}
+
+inline void format_number(std::string& out, const value& v, const format_spec& f) {
+    std::string body;  // without sign
+    bool negative = false;
+    char type = f.type;
+    if ((v.is_integer() || v.is_bool()) && (type == 0 || type == 'd' || type == 'n' || type == 'b' || type == 'o' ||
+                                            type == 'x' || type == 'X' || type == 'c')) {
+        const std::int64_t x = v.as_integer();
+        negative = x < 0;
+        const unsigned long long u = negative ? 0ull - static_cast<unsigned long long>(x) : static_cast<unsigned long long>(x);
+        if (type == 'c') {
+            utf8_append(body, static_cast<char32_t>(u));
+        } else if (type == 'b') {
+            if (u == 0) body = "0";
+            for (unsigned long long t = u; t; t >>= 1) body.insert(body.begin(), static_cast<char>('0' + (t & 1)));
+            if (f.alt) body = "0b" + body;
+        } else if (type == 'o' || type == 'x' || type == 'X') {
+            c_format(body, "", -1, -1, type, u);
+            if (f.alt) body = std::string(type == 'o' ? "0o" : type == 'x' ? "0x" : "0X") + body;
+        } else {
+            body = std::to_string(u);
+            if (f.grouping) group_digits(body, f.grouping);
+        }
+    } else {
+        const double d = float_of(v, "format");
+        negative = std::signbit(d) && !std::isnan(d);
+        const double a = std::fabs(d);
+        if (type == 0 && f.precision < 0) {
+            py_float_repr(body, a);
+        } else {
+            char t = type == 0 ? 'g' : type == 'n' ? 'g' : type;
+            const long prec = f.precision < 0 ? 6 : f.precision;
+            if (t == '%') {
+                c_format(body, f.alt ? "#" : "", -1, static_cast<int>(prec), 'f', a * 100.0);
+                body += '%';
+            } else {
+                c_format(body, f.alt ? "#" : "", -1, static_cast<int>(prec), t, a);
+                if (type == 0 && body.find_first_of(".einf") == std::string::npos) body += ".0";
+            }
+        }
+        if (f.grouping) {
+            std::size_t e = body.find_first_not_of("0123456789");
+            std::string ip = body.substr(0, e), rest = e == std::string::npos ? "" : body.substr(e);
+            group_digits(ip, f.grouping);
+            body = ip + rest;
+        }
+    }
+    std::string sign = negative ? "-" : f.sign == '+' ? "+" : f.sign == ' ' ? " " : "";
+    const char align = f.align ? f.align : (f.zero ? '=' : '>');
+    const char32_t fill = f.align ? f.fill : (f.zero ? U'0' : U' ');
+    const std::size_t width = f.width < 0 ? 0 : static_cast<std::size_t>(f.width);
+    const std::size_t len = utf8_length(sign) + utf8_length(body);
+    if (align == '=' && len < width) {
+        out += sign;
+        for (std::size_t i = len; i < width; ++i) utf8_append(out, fill);
+        out += body;
+        return;
+    }
+    pad_to(out, sign + body, width, align, fill);
+}
+
+inline void format_value(std::string& out, const value& v, std::string_view spec_text) {
+    if (spec_text.empty()) {
+        append_str(out, v);
+        return;
+    }
+    const format_spec f = parse_spec(spec_text);
+    if (v.is_number() && !(v.is_bool() && f.type == 0 && f.width < 0 && !f.sign)) {
+        if (f.type == 's') raise(errc::template_value, std::string("Unknown format code 's' for object of type '") + type_name(v) + "'");
+        format_number(out, v, f);
+        return;
+    }
+    if (v.is_string()) {
+        if (f.type && f.type != 's')
+            raise(errc::template_value, std::string("Unknown format code '") + f.type + "' for object of type 'str'");
+        std::string_view s = v.as_string();
+        if (f.precision >= 0) s = s.substr(0, utf8_offset(s, static_cast<std::size_t>(f.precision)));
+        pad_to(out, s, f.width < 0 ? 0 : static_cast<std::size_t>(f.width), f.align ? f.align : '<', f.fill);
+        return;
+    }
+    type_error(std::string("unsupported format string passed to ") + type_name(v) + ".__format__");
+}
+
+}  // namespace parley::jinja::detail
+
+#endif

@@ -1,0 +1,75 @@
+// parley/jinja/detail/json_view.hpp: boost::json values read in place as template values.
+#ifndef PARLEY_JINJA_DETAIL_JSON_VIEW_HPP
+#define PARLEY_JINJA_DETAIL_JSON_VIEW_HPP
+
+#include <parley/jinja/value.hpp>
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/string.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+namespace parley::jinja::detail {
+
+value json_view(const boost::json::value& j) noexcept;
+
+struct json_array_adapter {
+    static std::size_t size(const void* o) { return static_cast<const boost::json::array*>(o)->size(); }
+    static value at(const void* o, std::size_t i) { return json_view((*static_cast<const boost::json::array*>(o))[i]); }
+    static constexpr adapter instance{view_shape::sequence, "list", &size, &at, nullptr, nullptr};
+};
+
+struct json_object_adapter {
+    static const boost::json::object& obj(const void* o) { return *static_cast<const boost::json::object*>(o); }
+    static std::size_t size(const void* o) { return obj(o).size(); }
+    static value key_at(const void* o, std::size_t i) {
+        const auto& kv = *(obj(o).begin() + static_cast<std::ptrdiff_t>(i));
+        return value::view_of(std::string_view(kv.key()));
+    }
+    static value value_at(const void* o, std::size_t i) {
+        return json_view((obj(o).begin() + static_cast<std::ptrdiff_t>(i))->value());
+    }
+    static bool find(const void* o, std::string_view key, value& out) {
+        if (const boost::json::value* v = obj(o).if_contains(key)) {
+            out = json_view(*v);
+            return true;
+        }
+        return false;
+    }
+    static constexpr adapter instance{view_shape::mapping, "dict", &size, &key_at, &value_at, &find};
+};
+
+/// A template value viewing a JSON value (scalars are converted, strings and containers viewed).
+inline value json_view(const boost::json::value& j) noexcept {
+    switch (j.kind()) {
+    case boost::json::kind::null: return value(nullptr);
+    case boost::json::kind::bool_: return value(j.get_bool());
+    case boost::json::kind::int64: return value(static_cast<long long>(j.get_int64()));
+    case boost::json::kind::uint64: {
+        const std::uint64_t u = j.get_uint64();
+        if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+            return value(static_cast<long long>(u));
+        return value(static_cast<double>(u));
+    }
+    case boost::json::kind::double_: return value(j.get_double());
+    case boost::json::kind::string: return value::view_of(std::string_view(j.get_string()));
+    case boost::json::kind::array: return value::view_of(&j.get_array(), &json_array_adapter::instance);
+    case boost::json::kind::object: return value::view_of(&j.get_object(), &json_object_adapter::instance);
+    }
+    return {};
+}
+
+inline value json_view(const boost::json::object& o) noexcept {
+    return value::view_of(&o, &json_object_adapter::instance);
+}
+inline value json_view(const boost::json::array& a) noexcept {
+    return value::view_of(&a, &json_array_adapter::instance);
+}
+
+}  // namespace parley::jinja::detail
+
+#endif

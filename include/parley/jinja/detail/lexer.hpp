@@ -1,0 +1,512 @@
+// parley/jinja/detail/lexer.hpp: the template lexer (constexpr), Jinja2's rules.
+#ifndef PARLEY_JINJA_DETAIL_LEXER_HPP
+#define PARLEY_JINJA_DETAIL_LEXER_HPP
+
+#include <parley/config.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace parley::jinja::detail {
+
+/// Options that change how a template is split into tokens and parsed.
+struct syntax_options {
+    bool trim_blocks = false;  ///< remove the first newline after a block or comment tag
+    bool lstrip_blocks = false;  ///< strip spaces and tabs before a block or comment tag that starts a line
+    bool keep_trailing_newline = false;  ///< keep a single newline at the end of the template
+    bool loop_controls = false;  ///< accept `break` and `continue`
+};
+
+enum class tk : std::uint8_t {
+    eof,
+    data,
+    var_begin,
+    var_end,
+    block_begin,
+    block_end,
+    name,
+    string,
+    integer,
+    floating,
+    add,
+    sub,
+    mul,
+    div,
+    floordiv,
+    mod,
+    pow,
+    tilde,
+    pipe,
+    dot,
+    comma,
+    colon,
+    semicolon,
+    assign,
+    eq,
+    ne,
+    lt,
+    lteq,
+    gt,
+    gteq,
+    lparen,
+    rparen,
+    lbracket,
+    rbracket,
+    lbrace,
+    rbrace,
+};
+
+/// One token: its type and where its text is in the (normalised) source.
+struct token {
+    tk type = tk::eof;
+    std::uint32_t pos = 0;
+    std::uint32_t len = 0;
+};
+
+/// A syntax error found while lexing or parsing: a position and a message.
+/// The message is a fixed text plus an optional piece of the source (`arg`), so that the
+/// same value can be produced at compile time.
+struct syntax_error {
+    std::uint32_t pos = 0;
+    const char* what = nullptr;  ///< null when there is no error
+    std::uint32_t arg_pos = 0;  ///< source slice quoted in the message (may be empty)
+    std::uint32_t arg_len = 0;
+    const char* what2 = nullptr;  ///< optional fixed text after the quoted slice
+    constexpr explicit operator bool() const noexcept { return what != nullptr; }
+};
+
+/// Length in bytes of the Python whitespace character at `s[i]`, or 0.
+/// Covers what `str.isspace()` and `re`'s `\s` accept.
+constexpr std::size_t space_at(std::string_view s, std::size_t i) noexcept {
+    if (i >= s.size()) return 0;
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) return 1;
+    if (c < 0x80) return 0;
+    const auto b = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+    if (c == 0xc2 && (b(1) == 0x85 || b(1) == 0xa0)) return 2;  // U+0085, U+00A0
+    if (c == 0xe1 && b(1) == 0x9a && b(2) == 0x80) return 3;  // U+1680
+    if (c == 0xe2 && b(1) == 0x80 && ((b(2) >= 0x80 && b(2) <= 0x8a) || b(2) == 0xa8 || b(2) == 0xa9 || b(2) == 0xaf))
+        return 3;  // U+2000..200A, U+2028, U+2029, U+202F
+    if (c == 0xe2 && b(1) == 0x81 && b(2) == 0x9f) return 3;  // U+205F
+    if (c == 0xe3 && b(1) == 0x80 && b(2) == 0x80) return 3;  // U+3000
+    return 0;
+}
+
+/// Whether `s` ends with a Python whitespace character that starts at `i` (helper for rstrip).
+constexpr std::size_t rstrip_end(std::string_view s, std::size_t begin, std::size_t end) noexcept {
+    // Walk forward so that multi-byte whitespace is recognised; remember the end of the last
+    // non-space character.
+    std::size_t last = begin;
+    std::size_t i = begin;
+    while (i < end) {
+        const std::size_t n = space_at(s.substr(0, end), i);
+        if (n) {
+            i += n;
+        } else {
+            ++i;
+            last = i;
+        }
+    }
+    return last;
+}
+
+/// Whether the source must be rewritten before lexing: `\r` line ends, or a trailing newline
+/// that Jinja removes.
+constexpr bool needs_normalising(std::string_view s, bool keep_trailing_newline) noexcept {
+    if (s.find('\r') != std::string_view::npos) return true;
+    return !keep_trailing_newline && !s.empty() && s.back() == '\n';
+}
+
+/// Jinja's source preparation: `\r\n` and `\r` become `\n`; without keep_trailing_newline one
+/// final newline is dropped. Appends to `out` (a std::string or std::vector<char>).
+template <class Out>
+constexpr void normalise_source(std::string_view s, bool keep_trailing_newline, Out& out) {
+    const std::size_t start = out.size();
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\r') {
+            out.push_back('\n');
+            if (i + 1 < s.size() && s[i + 1] == '\n') ++i;
+        } else {
+            out.push_back(s[i]);
+        }
+    }
+    if (!keep_trailing_newline && out.size() > start && out.back() == '\n') out.pop_back();
+}
+
+constexpr bool is_name_start(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || static_cast<unsigned char>(c) >= 0x80;
+}
+constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+constexpr bool is_name_char(char c) noexcept { return is_name_start(c) || is_digit(c); }
+
+/// Splits a normalised template source into tokens.
+class lexer {
+public:
+    constexpr lexer(std::string_view src, const syntax_options& opt) : s_(src), opt_(opt) {}
+
+    /// Tokenises the whole source. Returns false (and fills error()) on a lexical error.
+    constexpr bool run(std::vector<token>& out) {
+        std::size_t pos = 0;
+        bool line_starting = true;
+        const std::size_t n = s_.size();
+        while (pos < n) {
+            // find the next tag opener
+            std::size_t t = pos;
+            char kind = 0;
+            for (; t + 1 < n; ++t) {
+                if (s_[t] == '{' && (s_[t + 1] == '{' || s_[t + 1] == '%' || s_[t + 1] == '#')) {
+                    kind = s_[t + 1];
+                    break;
+                }
+            }
+            if (!kind) {
+                emit(out, tk::data, pos, n);
+                break;
+            }
+            const char sign = t + 2 < n && (s_[t + 2] == '-' || s_[t + 2] == '+') ? s_[t + 2] : 0;
+            std::size_t raw_end = 0;  // end of a `{% raw %}` opener
+            bool raw_minus = false;
+            if (kind == '%') raw_end = match_raw_begin(t + 2 + (sign ? 1 : 0), raw_minus);
+            std::size_t text_end = t;
+            strip_before(pos, text_end, sign, kind != '{', line_starting);
+            emit(out, tk::data, pos, text_end);
+            if (raw_end) {
+                // the raw body runs to the first `{% endraw %}`
+                std::size_t body = raw_end;
+                std::size_t close_begin = 0, close_end = 0;
+                char close_sign = 0;
+                if (!find_endraw(body, close_begin, close_end, close_sign)) {
+                    err_ = {static_cast<std::uint32_t>(t), "missing end of raw directive"};
+                    return false;
+                }
+                std::size_t body_end = close_begin;
+                // the character before the closer that matters for line_starting is the end of the opener
+                const bool ls = s_[raw_end - 1] == '\n';
+                strip_before(body, body_end, close_sign, true, ls);
+                emit(out, tk::data, body, body_end);
+                pos = close_end;
+                line_starting = s_[pos - 1] == '\n';
+                continue;
+            }
+            std::size_t p = t + 2 + (sign ? 1 : 0);
+            if (kind == '#') {
+                // comment: up to the first `#}` (with its own whitespace control)
+                std::size_t e = p;
+                for (;; ++e) {
+                    if (e + 1 >= n) {
+                        err_ = {static_cast<std::uint32_t>(t), "missing end of comment tag"};
+                        return false;
+                    }
+                    if ((s_[e] == '+' || s_[e] == '-') && s_[e + 1] == '#' && e + 2 < n && s_[e + 2] == '}') break;
+                    if (s_[e] == '#' && s_[e + 1] == '}') break;
+                }
+                pos = closer_at(e, '#');
+                line_starting = s_[pos - 1] == '\n';
+                continue;
+            }
+            const bool block = kind == '%';
+            out.push_back({block ? tk::block_begin : tk::var_begin, static_cast<std::uint32_t>(t),
+                           static_cast<std::uint32_t>(p - t)});
+            if (!lex_tag(out, p, block)) return false;
+            line_starting = s_[p - 1] == '\n';
+            pos = p;
+        }
+        out.push_back({tk::eof, static_cast<std::uint32_t>(n), 0});
+        return true;
+    }
+
+    constexpr const syntax_error& error() const noexcept { return err_; }
+
+private:
+    constexpr void emit(std::vector<token>& out, tk type, std::size_t b, std::size_t e) const {
+        if (e > b) out.push_back({type, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(e - b)});
+    }
+
+    // Whitespace control of the text [b, e) before a tag: `-` strips all whitespace,
+    // lstrip_blocks strips the indentation of a block/comment tag that starts a line.
+    constexpr void strip_before(std::size_t b, std::size_t& e, char sign, bool block_or_comment,
+                                bool line_starting) const {
+        if (sign == '-') {
+            e = rstrip_end(s_, b, e);
+        } else if (sign != '+' && opt_.lstrip_blocks && block_or_comment) {
+            std::size_t l = e;
+            while (l > b && s_[l - 1] != '\n') --l;
+            if (l > b || line_starting) {
+                if (l < e && rstrip_end(s_, l, e) == l) e = l;
+            }
+        }
+    }
+
+    constexpr std::size_t skip_spaces(std::size_t i) const {
+        while (std::size_t k = space_at(s_, i)) i += k;
+        return i;
+    }
+
+    // `{%` [-+] \s* raw \s* (-%}\s* | %}) : returns the end of the opener or 0.
+    constexpr std::size_t match_raw_begin(std::size_t i, bool& minus) const {
+        i = skip_spaces(i);
+        if (s_.substr(i, 3) != "raw") return 0;
+        i = skip_spaces(i + 3);
+        if (s_.substr(i, 3) == "-%}") {
+            minus = true;
+            return skip_spaces(i + 3);
+        }
+        if (s_.substr(i, 2) == "%}") return i + 2;
+        return 0;
+    }
+
+    constexpr bool find_endraw(std::size_t from, std::size_t& begin, std::size_t& end, char& sign) const {
+        for (std::size_t i = from; i + 1 < s_.size(); ++i) {
+            if (s_[i] != '{' || s_[i + 1] != '%') continue;
+            std::size_t j = i + 2;
+            char sg = 0;
+            if (j < s_.size() && (s_[j] == '-' || s_[j] == '+')) sg = s_[j++];
+            j = skip_spaces(j);
+            if (s_.substr(j, 6) != "endraw") continue;
+            j = skip_spaces(j + 6);
+            const std::size_t e = closer_at(j, '%');
+            if (!e) continue;
+            begin = i;
+            end = e;
+            sign = sg;
+            return true;
+        }
+        return false;
+    }
+
+    // At i: `+X}` | `-X}\s*` | `X}` (+ `\n` with trim_blocks). Returns the end or 0.
+    constexpr std::size_t closer_at(std::size_t i, char x) const {
+        if (i + 2 < s_.size() && s_[i] == '+' && s_[i + 1] == x && s_[i + 2] == '}') return i + 3;
+        if (i + 2 < s_.size() && s_[i] == '-' && s_[i + 1] == x && s_[i + 2] == '}') return skip_spaces(i + 3);
+        if (i + 1 < s_.size() && s_[i] == x && s_[i + 1] == '}') {
+            std::size_t e = i + 2;
+            if (opt_.trim_blocks && x != '}' && e < s_.size() && s_[e] == '\n') ++e;
+            return e;
+        }
+        return 0;
+    }
+
+    // Tokens inside `{{ ... }}` or `{% ... %}`; p starts after the opener and ends after the closer.
+    constexpr bool lex_tag(std::vector<token>& out, std::size_t& p, bool block) {
+        const std::size_t n = s_.size();
+        char stack[64] = {};
+        std::size_t depth = 0;
+        for (;;) {
+            if (p >= n) {
+                err_ = {static_cast<std::uint32_t>(n), block ? "unexpected end of template, expected '%}'"
+                                                              : "unexpected end of template, expected '}}'"};
+                return false;
+            }
+            if (depth == 0) {
+                std::size_t e = 0;
+                if (block) {
+                    e = closer_at(p, '%');
+                } else if (s_[p] == '-' && p + 2 < n && s_[p + 1] == '}' && s_[p + 2] == '}') {
+                    e = skip_spaces(p + 3);
+                } else if (p + 1 < n && s_[p] == '}' && s_[p + 1] == '}') {
+                    e = p + 2;
+                }
+                if (e) {
+                    out.push_back({block ? tk::block_end : tk::var_end, static_cast<std::uint32_t>(p),
+                                   static_cast<std::uint32_t>(e - p)});
+                    p = e;
+                    return true;
+                }
+            }
+            if (std::size_t k = space_at(s_, p)) {
+                p += k;
+                continue;
+            }
+            const std::size_t start = p;
+            const char c = s_[p];
+            if (is_digit(c)) {
+                if (!lex_number(out, p)) return false;
+                continue;
+            }
+            if (is_name_start(c)) {
+                while (p < n && is_name_char(s_[p]) && !space_at(s_, p)) ++p;
+                out.push_back({tk::name, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(p - start)});
+                continue;
+            }
+            if (c == '\'' || c == '"') {
+                ++p;
+                while (p < n && s_[p] != c) p += (s_[p] == '\\' && p + 1 < n) ? 2 : 1;
+                if (p >= n) {
+                    err_ = {static_cast<std::uint32_t>(start), "unterminated string literal"};
+                    return false;
+                }
+                ++p;
+                out.push_back({tk::string, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(p - start)});
+                continue;
+            }
+            tk type = tk::eof;
+            std::size_t len = 1;
+            const char d = p + 1 < n ? s_[p + 1] : '\0';
+            switch (c) {
+            case '*':
+                type = d == '*' ? tk::pow : tk::mul;
+                len = d == '*' ? 2 : 1;
+                break;
+            case '/':
+                type = d == '/' ? tk::floordiv : tk::div;
+                len = d == '/' ? 2 : 1;
+                break;
+            case '=':
+                type = d == '=' ? tk::eq : tk::assign;
+                len = d == '=' ? 2 : 1;
+                break;
+            case '!':
+                if (d == '=') {
+                    type = tk::ne;
+                    len = 2;
+                }
+                break;
+            case '>':
+                type = d == '=' ? tk::gteq : tk::gt;
+                len = d == '=' ? 2 : 1;
+                break;
+            case '<':
+                type = d == '=' ? tk::lteq : tk::lt;
+                len = d == '=' ? 2 : 1;
+                break;
+            case '+': type = tk::add; break;
+            case '-': type = tk::sub; break;
+            case '%': type = tk::mod; break;
+            case '~': type = tk::tilde; break;
+            case '|': type = tk::pipe; break;
+            case '.': type = tk::dot; break;
+            case ',': type = tk::comma; break;
+            case ':': type = tk::colon; break;
+            case ';': type = tk::semicolon; break;
+            case '(': type = tk::lparen; break;
+            case ')': type = tk::rparen; break;
+            case '[': type = tk::lbracket; break;
+            case ']': type = tk::rbracket; break;
+            case '{': type = tk::lbrace; break;
+            case '}': type = tk::rbrace; break;
+            default: break;
+            }
+            if (type == tk::eof) {
+                err_ = {static_cast<std::uint32_t>(start), "unexpected character ", static_cast<std::uint32_t>(start), 1};
+                return false;
+            }
+            if (type == tk::lparen || type == tk::lbracket || type == tk::lbrace) {
+                if (depth == sizeof(stack)) {
+                    err_ = {static_cast<std::uint32_t>(start), "brackets nested too deeply"};
+                    return false;
+                }
+                stack[depth++] = type == tk::lparen ? ')' : type == tk::lbracket ? ']' : '}';
+            } else if (type == tk::rparen || type == tk::rbracket || type == tk::rbrace) {
+                if (depth == 0) {
+                    err_ = {static_cast<std::uint32_t>(start), "unexpected ", static_cast<std::uint32_t>(start), 1};
+                    return false;
+                }
+                if (stack[--depth] != c) {
+                    err_ = {static_cast<std::uint32_t>(start), "unexpected ", static_cast<std::uint32_t>(start), 1,
+                            ", a bracket is not closed"};
+                    return false;
+                }
+            }
+            out.push_back({type, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(len)});
+            p += len;
+        }
+    }
+
+    // digits with single underscores between them, at i; returns the end or i if none
+    constexpr std::size_t digits(std::size_t i) const {
+        const std::size_t b = i;
+        while (i < s_.size()) {
+            if (is_digit(s_[i])) {
+                ++i;
+            } else if (s_[i] == '_' && i > b && i + 1 < s_.size() && is_digit(s_[i + 1])) {
+                ++i;
+            } else {
+                break;
+            }
+        }
+        return i;
+    }
+
+    constexpr bool lex_number(std::vector<token>& out, std::size_t& p) {
+        const std::size_t start = p;
+        const std::size_t n = s_.size();
+        // float: digits ( (.digits)? e[+-]?digits | .digits ), not preceded by '.'
+        const bool after_dot = start > 0 && s_[start - 1] == '.';
+        std::size_t i = digits(p);
+        if (!after_dot) {
+            std::size_t f = i;
+            bool frac = false;
+            if (f < n && s_[f] == '.' && f + 1 < n && is_digit(s_[f + 1])) {
+                f = digits(f + 1);
+                frac = true;
+            }
+            bool expo = false;
+            if (f < n && (s_[f] == 'e' || s_[f] == 'E')) {
+                std::size_t g = f + 1;
+                if (g < n && (s_[g] == '+' || s_[g] == '-')) ++g;
+                if (g < n && is_digit(s_[g])) {
+                    f = digits(g);
+                    expo = true;
+                }
+            }
+            if (frac || expo) {
+                out.push_back({tk::floating, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(f - start)});
+                p = f;
+                return true;
+            }
+        }
+        // integers: 0b / 0o / 0x prefixes, [1-9](_?\d)*, 0(_?0)*
+        if (s_[start] == '0' && start + 1 < n) {
+            const char x = s_[start + 1];
+            int base = (x == 'b' || x == 'B') ? 2 : (x == 'o' || x == 'O') ? 8 : (x == 'x' || x == 'X') ? 16 : 0;
+            if (base) {
+                std::size_t j = start + 2;
+                std::size_t last = 0;
+                while (j < n) {
+                    std::size_t k = j;
+                    if (s_[k] == '_') ++k;
+                    if (k < n && digit_value(s_[k]) < base) {
+                        j = k + 1;
+                        last = j;
+                    } else {
+                        break;
+                    }
+                }
+                if (last) {
+                    out.push_back({tk::integer, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(last - start)});
+                    p = last;
+                    return true;
+                }
+            }
+            // 0(_?0)*
+            std::size_t j = start + 1;
+            while (j < n) {
+                std::size_t k = j;
+                if (s_[k] == '_') ++k;
+                if (k < n && s_[k] == '0') j = k + 1;
+                else break;
+            }
+            i = j;
+        }
+        out.push_back({tk::integer, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(i - start)});
+        p = i;
+        return true;
+    }
+
+    static constexpr int digit_value(char c) noexcept {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return 99;
+    }
+
+    std::string_view s_;
+    syntax_options opt_;
+    syntax_error err_{};
+};
+
+}  // namespace parley::jinja::detail
+
+#endif

@@ -1,0 +1,560 @@
+// parley/jinja/detail/methods.hpp: attribute and item access, and the methods of str, list
+// and dict that templates call (`s.strip()`, `d.items()`, `xs.append(x)`...).
+#ifndef PARLEY_JINJA_DETAIL_METHODS_HPP
+#define PARLEY_JINJA_DETAIL_METHODS_HPP
+
+#include <parley/jinja/detail/format.hpp>
+#include <parley/jinja/detail/json_view.hpp>
+#include <parley/jinja/detail/ops.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace parley::jinja::detail {
+
+inline void dict_set(dict_obj& d, value key, value v) {
+    for (auto& [k, x] : d.items) {
+        if (equals(k, key)) {
+            x = std::move(v);
+            return;
+        }
+    }
+    d.items.emplace_back(std::move(key), std::move(v));
+}
+
+inline bool is_str_method(std::string_view n) {
+    static constexpr std::string_view names[] = {
+        "capitalize", "casefold", "center", "count", "endswith", "find", "format", "index", "isalnum", "isalpha",
+        "isdecimal", "isdigit", "islower", "isnumeric", "isspace", "istitle", "isupper", "join", "ljust", "lower",
+        "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex", "rjust", "rpartition",
+        "rsplit", "rstrip", "split", "splitlines", "startswith", "strip", "swapcase", "title", "upper", "zfill"};
+    return std::find(std::begin(names), std::end(names), n) != std::end(names);
+}
+inline bool is_list_method(std::string_view n) {
+    static constexpr std::string_view names[] = {"append", "clear", "copy", "count", "extend", "index",
+                                                 "insert", "pop", "remove", "reverse", "sort"};
+    return std::find(std::begin(names), std::end(names), n) != std::end(names);
+}
+inline bool is_dict_method(std::string_view n) {
+    static constexpr std::string_view names[] = {"clear", "copy", "fromkeys", "get", "items", "keys",
+                                                 "pop", "popitem", "setdefault", "update", "values"};
+    return std::find(std::begin(names), std::end(names), n) != std::end(names);
+}
+inline bool is_mutating(const value& self, std::string_view n) {
+    if (self.is_sequence_like() && !(self.is_list() && self.list().tuple))
+        return n == "append" || n == "clear" || n == "extend" || n == "insert" || n == "pop" || n == "remove" ||
+               n == "reverse" || n == "sort";
+    if (self.is_mapping_like())
+        return n == "clear" || n == "pop" || n == "popitem" || n == "setdefault" || n == "update";
+    return false;
+}
+inline bool has_method(const value& self, std::string_view n) {
+    if (self.is_string()) return is_str_method(n);
+    if (self.is_list() && self.list().tuple) return n == "count" || n == "index";
+    if (self.is_sequence_like()) return is_list_method(n);
+    if (self.is_mapping_like()) return is_dict_method(n);
+    return false;
+}
+
+/// A method taken without calling it (`f = s.upper`).
+struct bound_method_obj final : object_obj {
+    value self;
+    std::string name;
+    const char* type_name() const noexcept override { return "builtin_function_or_method"; }
+    bool callable() const noexcept override { return true; }
+    value call(render_state& st, arguments& args) const override;
+    void repr(std::string& out) const override { out += "<built-in method " + name + ">"; }
+};
+
+[[noreturn]] inline void unsafe(const value& self, std::string_view name) {
+    raise(errc::template_security, "access to attribute " + quoted(name) + " of '" + type_name(self) +
+                                       "' object is unsafe.");
+}
+
+/// Jinja's getattr: attribute first, then item.
+inline value get_attribute(const value& obj, std::string_view name, bool sandboxed, bool strict) {
+    if (obj.is_undefined()) fail_undefined(obj);
+    auto missing = [&]() {
+        value u = value::undefined(undefined_form::attribute, name, type_name(obj));
+        return strict ? u.as_strict() : u;
+    };
+    if (!name.empty() && name[0] == '_') return missing();
+    if (obj.is_object()) {
+        value r = obj.object().getattr(name);
+        if (r.is_undefined() && r.undefined_form() == undefined_form::plain) return missing();
+        return r;
+    }
+    if (has_method(obj, name)) {
+        if (sandboxed && is_mutating(obj, name)) {
+            value u = value::undefined(undefined_form::hint, "access to an unsafe attribute of a sandboxed object");
+            return u.as_strict();
+        }
+        auto* b = new bound_method_obj();
+        b->self = obj;
+        b->name = std::string(name);
+        return value::make_object(b);
+    }
+    if (obj.is_mapping_like()) {
+        value out;
+        if (mapping_find(obj, value::view_of(name), out)) return out;
+    }
+    return missing();
+}
+
+/// Jinja's getitem: item first, then attribute for string keys.
+inline value get_item(const value& obj, const value& key, bool sandboxed, bool strict) {
+    if (obj.is_undefined()) fail_undefined(obj);
+    bool found = false;
+    value r = getitem_plain(obj, key, found);
+    if (found) return r;
+    if (key.is_string()) {
+        if (obj.is_object()) {
+            value a = obj.object().getattr(key.as_string());
+            if (a.is_defined()) return a;
+        }
+        if (has_method(obj, key.as_string())) return get_attribute(obj, key.as_string(), sandboxed, strict);
+        value u = value::undefined(undefined_form::attribute, key.as_string(), type_name(obj));
+        // the key's text may not outlive this value: keep the type only
+        u = value::undefined(undefined_form::plain, {}, type_name(obj));
+        return strict ? u.as_strict() : u;
+    }
+    value u;
+    return strict ? u.as_strict() : u;
+}
+
+// ---- argument helpers -------------------------------------------------------------------------
+
+inline std::optional<std::string_view> opt_str(const value& v, const char* fn) {
+    if (v.is_undefined() || v.is_none()) return std::nullopt;
+    if (!v.is_string()) type_error(std::string(fn) + " arg must be None or str");
+    return v.as_string();
+}
+inline std::optional<long> opt_index(const value& v) {
+    if (v.is_undefined() || v.is_none()) return std::nullopt;
+    if (!v.is_integer() && !v.is_bool()) type_error("slice indices must be integers or None");
+    return static_cast<long>(v.as_integer());
+}
+inline long int_arg(const value& v, long def, const char* what) {
+    if (v.is_undefined()) return def;
+    if (!v.is_integer() && !v.is_bool())
+        type_error(std::string("'") + type_name(v) + "' object cannot be interpreted as an integer (" + what + ")");
+    return static_cast<long>(v.as_integer());
+}
+inline char32_t fill_arg(const value& v) {
+    if (v.is_undefined()) return U' ';
+    if (!v.is_string() || utf8_length(v.as_string()) != 1)
+        type_error("The fill character must be exactly one character long");
+    std::size_t i = 0;
+    return utf8_decode(v.as_string(), i);
+}
+
+inline value str_list(const value& owner, const std::vector<std::string_view>& parts) {
+    std::vector<value> r;
+    r.reserve(parts.size());
+    const std::string_view s = owner.as_string();
+    for (auto p : parts) {
+        // parts view the owner's characters: share its storage
+        if (p.data() >= s.data() && p.data() + p.size() <= s.data() + s.size())
+            r.push_back(owner.substr(static_cast<std::size_t>(p.data() - s.data()), p.size()).with_markup(false));
+        else
+            r.push_back(value(std::string(p)));
+    }
+    return value::make_list(std::move(r));
+}
+
+template <class F>
+value build_str(F&& f) {
+    std::string out;
+    f(out);
+    return value(std::move(out));
+}
+
+/// `'...'.format(*args, **kwargs)`.
+inline value str_format(const value& fmt, const arguments& args, bool sandboxed) {
+    const std::string_view f = fmt.as_string();
+    std::string out;
+    std::size_t auto_index = 0;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+        const char c = f[i];
+        if (c == '}') {
+            if (i + 1 < f.size() && f[i + 1] == '}') {
+                out += '}';
+                ++i;
+                continue;
+            }
+            raise(errc::template_value, "Single '}' encountered in format string");
+        }
+        if (c != '{') {
+            out += c;
+            continue;
+        }
+        if (i + 1 < f.size() && f[i + 1] == '{') {
+            out += '{';
+            ++i;
+            continue;
+        }
+        // find the matching '}' (nested {} in the spec are not supported)
+        const std::size_t close = f.find('}', i);
+        if (close == std::string_view::npos) raise(errc::template_value, "Single '{' encountered in format string");
+        std::string_view field = f.substr(i + 1, close - i - 1);
+        i = close;
+        std::string_view spec, conv;
+        if (auto colon = field.find(':'); colon != std::string_view::npos) {
+            spec = field.substr(colon + 1);
+            field = field.substr(0, colon);
+        }
+        if (auto bang = field.find('!'); bang != std::string_view::npos) {
+            conv = field.substr(bang + 1);
+            field = field.substr(0, bang);
+        }
+        // first part: index or name
+        std::size_t e = 0;
+        while (e < field.size() && field[e] != '.' && field[e] != '[') ++e;
+        const std::string_view head = field.substr(0, e);
+        value v;
+        if (head.empty()) {
+            if (auto_index >= args.size()) raise(errc::template_value, "Replacement index " + std::to_string(auto_index) + " out of range for positional args tuple");
+            v = args[auto_index++];
+        } else if (head.find_first_not_of("0123456789") == std::string_view::npos) {
+            const std::size_t k = std::stoul(std::string(head));
+            if (k >= args.size()) raise(errc::template_value, "Replacement index " + std::to_string(k) + " out of range for positional args tuple");
+            v = args[k];
+        } else {
+            v = args.keyword(head);
+            if (v.is_undefined()) raise(errc::template_value, "KeyError: " + quoted(head));
+        }
+        // .attr and [key] chains
+        while (e < field.size()) {
+            if (field[e] == '.') {
+                std::size_t b = ++e;
+                while (e < field.size() && field[e] != '.' && field[e] != '[') ++e;
+                v = get_attribute(v, field.substr(b, e - b), sandboxed, true);
+            } else {
+                const std::size_t b = ++e;
+                while (e < field.size() && field[e] != ']') ++e;
+                const std::string_view key = field.substr(b, e - b);
+                ++e;
+                if (!key.empty() && key.find_first_not_of("0123456789") == std::string_view::npos)
+                    v = get_item(v, value(static_cast<long long>(std::stoll(std::string(key)))), sandboxed, true);
+                else
+                    v = get_item(v, value(std::string(key)), sandboxed, true);
+            }
+            if (v.is_undefined()) raise(errc::template_value, "format field not found: " + std::string(field));
+        }
+        if (conv == "r" || conv == "a") v = value(to_repr(v));
+        else if (conv == "s") v = value(to_str(v));
+        else if (!conv.empty()) raise(errc::template_value, "Unknown conversion specifier " + std::string(conv));
+        format_value(out, v, spec);
+    }
+    return value(std::move(out));
+}
+
+inline value str_method(const value& self, std::string_view name, const arguments& args, bool sandboxed) {
+    const std::string_view s = self.as_string();
+    auto arg = [&](std::size_t i) -> value { return i < args.size() ? args[i] : value(); };
+    auto need = [&](std::size_t lo, std::size_t hi) {
+        if (args.size() < lo || args.size() > hi || (!args.keywords().empty() && name != "format" && name != "split" &&
+                                                     name != "rsplit" && name != "splitlines"))
+            type_error(std::string(name) + "() takes " + (lo == hi ? "exactly " + std::to_string(lo) : "at most " + std::to_string(hi)) +
+                       " argument(s) (" + std::to_string(args.size()) + " given)");
+    };
+    auto str_arg = [&](std::size_t i) -> std::string_view {
+        const value v = arg(i);
+        if (!v.is_string()) type_error(std::string("must be str, not ") + type_name(v));
+        return v.as_string();
+    };
+    if (name == "strip" || name == "lstrip" || name == "rstrip") {
+        need(0, 1);
+        const std::string_view r = py_strip(s, opt_str(arg(0), name.data()), name != "rstrip", name != "lstrip");
+        return self.substr(static_cast<std::size_t>(r.data() - s.data()), r.size()).with_markup(false);
+    }
+    if (name == "split" || name == "rsplit") {
+        const std::string_view params[] = {"sep", "maxsplit"};
+        bound_args<2> b(args, name, params);
+        const auto sep = opt_str(b[0], "split");
+        const long maxsplit = int_arg(b[1], -1, "maxsplit");
+        if (sep && sep->empty()) raise(errc::template_value, "empty separator");
+        return str_list(self, name == "split" ? py_split(s, sep, maxsplit) : py_rsplit(s, sep, maxsplit));
+    }
+    if (name == "splitlines") {
+        const std::string_view params[] = {"keepends"};
+        bound_args<1> b(args, name, params);
+        return str_list(self, py_splitlines(s, b.has(0) && truthy(b[0])));
+    }
+    if (name == "startswith" || name == "endswith") {
+        need(1, 3);
+        const value prefix = arg(0);
+        // Python slices the string first, then compares
+        const std::int64_t n = static_cast<std::int64_t>(utf8_length(s));
+        std::int64_t b, e, st;
+        slice_indices(n, arg(1).is_undefined() ? value(nullptr) : arg(1), arg(2).is_undefined() ? value(nullptr) : arg(2), value(nullptr), b, e, st);
+        std::string_view sub;
+        if (b <= n && b <= e) sub = s.substr(utf8_offset(s, static_cast<std::size_t>(b)), utf8_offset(s, static_cast<std::size_t>(e)) - utf8_offset(s, static_cast<std::size_t>(b)));
+        else if (b <= n && e < b) sub = s.substr(utf8_offset(s, static_cast<std::size_t>(b)), 0);
+        else return value(false);
+        auto test = [&](const value& p) {
+            if (!p.is_string())
+                type_error(std::string(name) + " first arg must be str or a tuple of str, not " + type_name(p));
+            const std::string_view x = p.as_string();
+            return name == "startswith" ? sub.substr(0, x.size()) == x
+                                        : sub.size() >= x.size() && sub.substr(sub.size() - x.size()) == x;
+        };
+        if (prefix.is_list() && prefix.list().tuple) {
+            for (auto& p : prefix.list().items)
+                if (test(p)) return value(true);
+            return value(false);
+        }
+        return value(test(prefix));
+    }
+    if (name == "upper") { need(0, 0); return build_str([&](std::string& o) { py_upper(o, s); }); }
+    if (name == "lower") { need(0, 0); return build_str([&](std::string& o) { py_lower(o, s); }); }
+    if (name == "title") { need(0, 0); return build_str([&](std::string& o) { py_title(o, s); }); }
+    if (name == "capitalize") { need(0, 0); return build_str([&](std::string& o) { py_capitalize(o, s); }); }
+    if (name == "swapcase") { need(0, 0); return build_str([&](std::string& o) { py_swapcase(o, s); }); }
+    if (name == "casefold") { need(0, 0); return build_str([&](std::string& o) { py_casefold(o, s); }); }
+    if (name == "replace") {
+        need(2, 3);
+        const long count = int_arg(arg(2), -1, "count");
+        return build_str([&](std::string& o) { py_replace(o, s, str_arg(0), str_arg(1), count); });
+    }
+    if (name == "find" || name == "rfind" || name == "index" || name == "rindex" || name == "count") {
+        need(1, 3);
+        const std::string_view sub = str_arg(0);
+        const auto b = opt_index(arg(1)), e = opt_index(arg(2));
+        if (name == "count") return value(static_cast<long long>(py_count(s, sub, b, e)));
+        const long r = (name == "find" || name == "index") ? py_find(s, sub, b, e) : py_rfind(s, sub, b, e);
+        if (r < 0 && (name == "index" || name == "rindex")) raise(errc::template_value, "substring not found");
+        return value(static_cast<long long>(r));
+    }
+    if (name == "format") return str_format(self, args, sandboxed);
+    if (name == "join") {
+        need(1, 1);
+        sequence items(arg(0));
+        std::string o;
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            const value it = items[i];
+            if (!it.is_string())
+                type_error("sequence item " + std::to_string(i) + ": expected str instance, " + type_name(it) + " found");
+            if (i) o += s;
+            o += it.as_string();
+            if (o.size() > std::size_t(1) << 30) raise(errc::template_limit, "joined string too large");
+        }
+        return value(std::move(o));
+    }
+    if (name == "center" || name == "ljust" || name == "rjust") {
+        need(1, 2);
+        const long w = int_arg(arg(0), 0, "width");
+        if (w > 100000000) raise(errc::template_limit, "padding width too large");
+        const char32_t fill = fill_arg(arg(1));
+        return build_str([&](std::string& o) {
+            if (name == "center") py_center(o, s, w, fill);
+            else if (name == "ljust") py_ljust(o, s, w, fill);
+            else py_rjust(o, s, w, fill);
+        });
+    }
+    if (name == "zfill") {
+        need(1, 1);
+        const long w = int_arg(arg(0), 0, "width");
+        if (w > 100000000) raise(errc::template_limit, "padding width too large");
+        return build_str([&](std::string& o) { py_zfill(o, s, w); });
+    }
+    if (name == "isalnum") { need(0, 0); return value(py_str_isalnum(s)); }
+    if (name == "isalpha") { need(0, 0); return value(py_str_isalpha(s)); }
+    if (name == "isdecimal") { need(0, 0); return value(py_str_isdecimal(s)); }
+    if (name == "isdigit") { need(0, 0); return value(py_str_isdigit(s)); }
+    if (name == "islower") { need(0, 0); return value(py_str_islower(s)); }
+    if (name == "isnumeric") { need(0, 0); return value(py_str_isnumeric(s)); }
+    if (name == "isspace") { need(0, 0); return value(py_str_isspace(s)); }
+    if (name == "istitle") { need(0, 0); return value(py_str_istitle(s)); }
+    if (name == "isupper") { need(0, 0); return value(py_str_isupper(s)); }
+    if (name == "partition" || name == "rpartition") {
+        need(1, 1);
+        const std::string_view sep = str_arg(0);
+        if (sep.empty()) raise(errc::template_value, "empty separator");
+        const std::size_t p = name == "partition" ? s.find(sep) : s.rfind(sep);
+        std::vector<value> r;
+        if (p == std::string_view::npos) {
+            if (name == "partition") r = {self.with_markup(false), value::view_of(""), value::view_of("")};
+            else r = {value::view_of(""), value::view_of(""), self.with_markup(false)};
+        } else {
+            r = {self.substr(0, p).with_markup(false), self.substr(p, sep.size()).with_markup(false),
+                 self.substr(p + sep.size(), s.size() - p - sep.size()).with_markup(false)};
+        }
+        return value::make_list(std::move(r), true);
+    }
+    if (name == "removeprefix") {
+        need(1, 1);
+        const std::string_view x = str_arg(0);
+        if (s.substr(0, x.size()) == x) return self.substr(x.size(), s.size() - x.size()).with_markup(false);
+        return self.with_markup(false);
+    }
+    if (name == "removesuffix") {
+        need(1, 1);
+        const std::string_view x = str_arg(0);
+        if (!x.empty() && s.size() >= x.size() && s.substr(s.size() - x.size()) == x)
+            return self.substr(0, s.size() - x.size()).with_markup(false);
+        return self.with_markup(false);
+    }
+    type_error("'str' object has no attribute " + quoted(name));
+}
+
+inline value list_method(render_state& st, const value& self, std::string_view name, arguments& args, bool sandboxed) {
+    (void)st;
+    if (sandboxed && is_mutating(self, name)) unsafe(self, name);
+    auto arg = [&](std::size_t i) -> value { return i < args.size() ? args[i] : value(); };
+    if (name == "count") {
+        sequence items(self);
+        long long c = 0;
+        for (std::size_t i = 0; i < items.size(); ++i) c += equals(items[i], arg(0));
+        return value(c);
+    }
+    if (name == "index") {
+        sequence items(self);
+        for (std::size_t i = 0; i < items.size(); ++i)
+            if (equals(items[i], arg(0))) return value(static_cast<long long>(i));
+        raise(errc::template_value, to_repr(arg(0)) + " is not in list");
+    }
+    if (name == "copy") return value::make_list(sequence(self).to_vector());
+    if (!self.is_list()) raise(errc::template_type, "a list read from the context cannot be changed by the template");
+    auto& items = self.list().items;
+    if (name == "append") {
+        if (args.size() != 1) type_error("list.append() takes exactly one argument");
+        items.push_back(arg(0));
+        return value(nullptr);
+    }
+    if (name == "extend") {
+        sequence more(arg(0));
+        auto add = more.to_vector();
+        items.insert(items.end(), add.begin(), add.end());
+        return value(nullptr);
+    }
+    if (name == "insert") {
+        long long i = int_arg(arg(0), 0, "index");
+        const long long n = static_cast<long long>(items.size());
+        if (i < 0) i = std::max(0ll, i + n);
+        if (i > n) i = n;
+        items.insert(items.begin() + i, arg(1));
+        return value(nullptr);
+    }
+    if (name == "pop") {
+        if (items.empty()) raise(errc::template_value, "pop from empty list");
+        long long i = int_arg(arg(0), -1, "index");
+        const long long n = static_cast<long long>(items.size());
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) raise(errc::template_value, "pop index out of range");
+        value r = items[static_cast<std::size_t>(i)];
+        items.erase(items.begin() + i);
+        return r;
+    }
+    if (name == "remove") {
+        for (auto it = items.begin(); it != items.end(); ++it)
+            if (equals(*it, arg(0))) {
+                items.erase(it);
+                return value(nullptr);
+            }
+        raise(errc::template_value, "list.remove(x): x not in list");
+    }
+    if (name == "clear") {
+        items.clear();
+        return value(nullptr);
+    }
+    if (name == "reverse") {
+        std::reverse(items.begin(), items.end());
+        return value(nullptr);
+    }
+    if (name == "sort") {
+        const bool rev = truthy(args.keyword("reverse"));
+        std::stable_sort(items.begin(), items.end(), [&](const value& a, const value& b) {
+            return rev ? compare(b, a) < 0 : compare(a, b) < 0;
+        });
+        return value(nullptr);
+    }
+    type_error(std::string("'") + type_name(self) + "' object has no attribute " + quoted(name));
+}
+
+inline value dict_method(const value& self, std::string_view name, arguments& args, bool sandboxed) {
+    if (sandboxed && is_mutating(self, name)) unsafe(self, name);
+    auto arg = [&](std::size_t i) -> value { return i < args.size() ? args[i] : value(); };
+    if (name == "items" || name == "keys" || name == "values") {
+        if (args.size() || !args.keywords().empty()) type_error(std::string("dict.") + std::string(name) + "() takes no arguments");
+        std::vector<value> r;
+        for_each_item(self, [&](const value& k, const value& v) {
+            if (name == "items") r.push_back(value::make_list({k, v}, true));
+            else r.push_back(name == "keys" ? k : v);
+        });
+        return value::make_list(std::move(r));
+    }
+    if (name == "get") {
+        if (args.size() < 1 || args.size() > 2) type_error("get expected 1 or 2 arguments");
+        value out;
+        if (mapping_find(self, arg(0), out)) return out;
+        return args.size() > 1 ? arg(1) : value(nullptr);
+    }
+    if (name == "copy") {
+        value d = value::make_dict();
+        for_each_item(self, [&](const value& k, const value& v) { d.dict().items.emplace_back(k, v); });
+        return d;
+    }
+    if (!self.is_dict()) raise(errc::template_type, "a mapping read from the context cannot be changed by the template");
+    auto& items = self.dict().items;
+    if (name == "update") {
+        if (args.size() == 1) {
+            const value o = arg(0);
+            if (o.is_mapping_like()) for_each_item(o, [&](const value& k, const value& v) { dict_set(self.dict(), k, v); });
+            else {
+                sequence pairs(o);
+                for (std::size_t i = 0; i < pairs.size(); ++i) {
+                    sequence kv(pairs[i]);
+                    if (kv.size() != 2) raise(errc::template_value, "dictionary update sequence element has wrong length");
+                    dict_set(self.dict(), kv[0], kv[1]);
+                }
+            }
+        }
+        for (auto& [k, v] : args.keywords()) dict_set(self.dict(), value(std::string(k)), v);
+        return value(nullptr);
+    }
+    if (name == "pop" || name == "setdefault") {
+        for (auto it = items.begin(); it != items.end(); ++it) {
+            if (equals(it->first, arg(0))) {
+                value r = it->second;
+                if (name == "pop") items.erase(it);
+                return r;
+            }
+        }
+        if (name == "setdefault") {
+            value d = args.size() > 1 ? arg(1) : value(nullptr);
+            items.emplace_back(arg(0), d);
+            return d;
+        }
+        if (args.size() > 1) return arg(1);
+        raise(errc::template_value, "KeyError: " + to_repr(arg(0)));
+    }
+    if (name == "popitem") {
+        if (items.empty()) raise(errc::template_value, "popitem(): dictionary is empty");
+        value r = value::make_list({items.back().first, items.back().second}, true);
+        items.pop_back();
+        return r;
+    }
+    if (name == "clear") {
+        items.clear();
+        return value(nullptr);
+    }
+    type_error("'dict' object has no attribute " + quoted(name));
+}
+
+/// Calls `self.name(args)` when self has such a method; returns false otherwise.
+inline bool call_method(render_state& st, const value& self, std::string_view name, arguments& args, value& result,
+                        bool sandboxed) {
+    if (self.is_object()) return self.object().method(st, name, args, result);
+    if (!has_method(self, name)) return false;
+    if (self.is_string()) result = str_method(self, name, args, sandboxed);
+    else if (self.is_sequence_like()) result = list_method(st, self, name, args, sandboxed);
+    else result = dict_method(self, name, args, sandboxed);
+    return true;
+}
+
+}  // namespace parley::jinja::detail
+
+#endif

@@ -1,0 +1,717 @@
+// parley/jinja/detail/ops.hpp: Python semantics of values: str/repr, truth, comparison,
+// arithmetic, length, iteration and subscription.
+#ifndef PARLEY_JINJA_DETAIL_OPS_HPP
+#define PARLEY_JINJA_DETAIL_OPS_HPP
+
+#include <parley/jinja/arguments.hpp>
+#include <parley/jinja/detail/ast.hpp>
+#include <parley/jinja/detail/pystr.hpp>
+#include <parley/jinja/value.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace parley::jinja::detail {
+
+/// Python type name of a value, for messages.
+inline const char* type_name(const value& v) noexcept {
+    switch (v.kind()) {
+    case value_kind::undefined: return "Undefined";
+    case value_kind::none: return "NoneType";
+    case value_kind::boolean: return "bool";
+    case value_kind::integer: return "int";
+    case value_kind::floating: return "float";
+    case value_kind::string: return v.is_markup() ? "Markup" : "str";
+    case value_kind::list: return v.list().tuple ? "tuple" : "list";
+    case value_kind::dict: return "dict";
+    case value_kind::view: return v.view_adapter()->type_name;
+    case value_kind::object: return v.object().type_name();
+    }
+    return "object";
+}
+
+inline std::string quoted(std::string_view s) {
+    std::string r;
+    py_str_repr(r, s);
+    return r;
+}
+
+/// Raises the error an undefined value gives when it is used.
+[[noreturn]] inline void fail_undefined(const value& u) {
+    std::string m;
+    const std::string_view name = u.undefined_name();
+    switch (u.undefined_form()) {
+    case undefined_form::name: m = quoted(name) + " is undefined"; break;
+    case undefined_form::attribute:
+        m = "'" + std::string(u.undefined_type() ? u.undefined_type() : "object") + " object' has no attribute " +
+            quoted(name);
+        break;
+    case undefined_form::item:
+        m = "'" + std::string(u.undefined_type() ? u.undefined_type() : "object") + " object' has no element " +
+            quoted(name);
+        break;
+    case undefined_form::hint: m = std::string(name); break;
+    default: m = "undefined value"; break;
+    }
+    raise(errc::template_undefined, std::move(m));
+}
+
+inline void check_strict(const value& v) {
+    if (v.is_strict_undefined()) fail_undefined(v);
+}
+
+[[noreturn]] inline void type_error(std::string m) { raise(errc::template_type, std::move(m)); }
+
+void append_repr(std::string& out, const value& v);
+
+inline void append_int(std::string& out, std::int64_t i) {
+    char buf[24];
+    char* e = buf + sizeof buf;
+    char* p = e;
+    std::uint64_t u = i < 0 ? 0 - static_cast<std::uint64_t>(i) : static_cast<std::uint64_t>(i);
+    do {
+        *--p = static_cast<char>('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (i < 0) *--p = '-';
+    out.append(p, static_cast<std::size_t>(e - p));
+}
+
+/// Python str(v).
+inline void append_str(std::string& out, const value& v) {
+    switch (v.kind()) {
+    case value_kind::string: out += v.as_string(); return;
+    case value_kind::undefined: check_strict(v); return;
+    case value_kind::integer: append_int(out, v.as_integer()); return;
+    case value_kind::floating: py_float_repr(out, v.as_float()); return;
+    default: append_repr(out, v); return;
+    }
+}
+
+inline std::string to_str(const value& v) {
+    std::string s;
+    append_str(s, v);
+    return s;
+}
+
+/// Calls fn(key, value) for each entry of a mapping-like value, in order.
+template <class F>
+void for_each_item(const value& m, F&& fn) {
+    if (m.is_dict()) {
+        for (auto& [k, x] : m.dict().items) fn(k, x);
+    } else {
+        const adapter* ad = m.view_adapter();
+        const void* o = m.view_object();
+        const std::size_t n = ad->size(o);
+        for (std::size_t i = 0; i < n; ++i) fn(ad->at(o, i), ad->value_at(o, i));
+    }
+}
+
+/// Python repr(v).
+inline void append_repr(std::string& out, const value& v) {
+    switch (v.kind()) {
+    case value_kind::undefined: check_strict(v); return;  // repr inside containers: Jinja prints ''
+    case value_kind::none: out += "None"; return;
+    case value_kind::boolean: out += v.as_bool() ? "True" : "False"; return;
+    case value_kind::integer: append_int(out, v.as_integer()); return;
+    case value_kind::floating: py_float_repr(out, v.as_float()); return;
+    case value_kind::string:
+        if (v.is_markup()) {
+            out += "Markup(";
+            py_str_repr(out, v.as_string());
+            out += ')';
+        } else {
+            py_str_repr(out, v.as_string());
+        }
+        return;
+    case value_kind::list: {
+        const auto& l = v.list();
+        out += l.tuple ? '(' : '[';
+        for (std::size_t i = 0; i < l.items.size(); ++i) {
+            if (i) out += ", ";
+            append_repr(out, l.items[i]);
+        }
+        if (l.tuple && l.items.size() == 1) out += ',';
+        out += l.tuple ? ')' : ']';
+        return;
+    }
+    case value_kind::view:
+        if (v.view_adapter()->shape == view_shape::sequence) {
+            const adapter* ad = v.view_adapter();
+            out += '[';
+            const std::size_t n = ad->size(v.view_object());
+            for (std::size_t i = 0; i < n; ++i) {
+                if (i) out += ", ";
+                append_repr(out, ad->at(v.view_object(), i));
+            }
+            out += ']';
+            return;
+        }
+        [[fallthrough]];
+    case value_kind::dict: {
+        out += '{';
+        bool first = true;
+        for_each_item(v, [&](const value& k, const value& x) {
+            if (!first) out += ", ";
+            first = false;
+            append_repr(out, k);
+            out += ": ";
+            append_repr(out, x);
+        });
+        out += '}';
+        return;
+    }
+    case value_kind::object: v.object().repr(out); return;
+    }
+}
+
+inline std::string to_repr(const value& v) {
+    std::string s;
+    append_repr(s, v);
+    return s;
+}
+
+/// len(v); undefined has length 0.
+inline std::size_t length(const value& v) {
+    switch (v.kind()) {
+    case value_kind::string: return utf8_length(v.as_string());
+    case value_kind::list: return v.list().items.size();
+    case value_kind::dict: return v.dict().items.size();
+    case value_kind::view: return v.view_adapter()->size(v.view_object());
+    case value_kind::undefined: check_strict(v); return 0;
+    default: type_error(std::string("object of type '") + type_name(v) + "' has no len()");
+    }
+}
+
+/// Python truth value.
+inline bool truthy(const value& v) {
+    switch (v.kind()) {
+    case value_kind::undefined: check_strict(v); return false;
+    case value_kind::none: return false;
+    case value_kind::boolean:
+    case value_kind::integer: return v.as_integer() != 0;
+    case value_kind::floating: return v.as_float() != 0.0;
+    case value_kind::string: return v.as_string().size() != 0;
+    case value_kind::list: return !v.list().items.empty();
+    case value_kind::dict: return !v.dict().items.empty();
+    case value_kind::view: return v.view_adapter()->size(v.view_object()) != 0;
+    case value_kind::object: return true;
+    }
+    return false;
+}
+
+/// A value to iterate over: lists and viewed sequences by index, everything else listed once.
+class sequence {
+public:
+    explicit sequence(const value& v) : src_(v) {
+        switch (v.kind()) {
+        case value_kind::list: list_ = &v.list(); n_ = list_->items.size(); return;
+        case value_kind::view:
+            if (v.view_adapter()->shape == view_shape::sequence) {
+                ad_ = v.view_adapter();
+                n_ = ad_->size(v.view_object());
+                return;
+            }
+            break;
+        case value_kind::undefined: check_strict(v); return;
+        case value_kind::string: {
+            const std::string_view s = v.as_string();
+            for (std::size_t i = 0; i < s.size();) {
+                const std::size_t b = i;
+                utf8_decode(s, i);
+                own_.push_back(v.substr(b, i - b));
+            }
+            n_ = own_.size();
+            return;
+        }
+        case value_kind::dict:
+            break;
+        case value_kind::object:
+            if (v.object().callable()) break;
+            [[fallthrough]];
+        default:
+            type_error(std::string("'") + type_name(v) + "' object is not iterable");
+        }
+        if (!v.is_mapping_like()) type_error(std::string("'") + type_name(v) + "' object is not iterable");
+        for_each_item(v, [&](const value& k, const value&) { own_.push_back(k); });
+        n_ = own_.size();
+    }
+    std::size_t size() const noexcept { return list_ ? std::min(n_, list_->items.size()) : n_; }
+    value operator[](std::size_t i) const {
+        if (list_) return list_->items[i];
+        if (ad_) return ad_->at(src_.view_object(), i);
+        return own_[i];
+    }
+    /// The items as a vector (copies the values, not the data they view).
+    std::vector<value> to_vector() const {
+        if (!own_.empty() || (!list_ && !ad_)) return own_;
+        std::vector<value> r;
+        const std::size_t n = size();
+        r.reserve(n);
+        for (std::size_t i = 0; i < n; ++i) r.push_back((*this)[i]);
+        return r;
+    }
+
+private:
+    value src_;
+    const list_obj* list_ = nullptr;
+    const adapter* ad_ = nullptr;
+    std::size_t n_ = 0;
+    std::vector<value> own_;
+};
+
+// ---- comparison ---------------------------------------------------------------------------------
+
+inline bool is_num(const value& v) noexcept { return v.is_number(); }
+
+bool equals(const value& a, const value& b);
+
+inline bool seq_equals(const value& a, const value& b) {
+    sequence x(a), y(b);
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i)
+        if (!equals(x[i], y[i])) return false;
+    return true;
+}
+
+/// Looks a key up in a mapping-like value with Python equality.
+inline bool mapping_find(const value& m, const value& key, value& out) {
+    if (m.is_dict()) {
+        for (auto& [k, x] : m.dict().items)
+            if (equals(k, key)) {
+                out = x;
+                return true;
+            }
+        return false;
+    }
+    if (!key.is_string()) {
+        // viewed mappings have string keys only
+        return false;
+    }
+    return m.view_adapter()->find(m.view_object(), key.as_string(), out);
+}
+
+/// Python ==.
+inline bool equals(const value& a, const value& b) {
+    check_strict(a);
+    check_strict(b);
+    if (is_num(a) && is_num(b)) {
+        if (a.is_float() || b.is_float()) return a.as_number() == b.as_number();
+        return a.as_integer() == b.as_integer();
+    }
+    if (a.is_string() && b.is_string()) return a.as_string() == b.as_string();
+    if (a.is_none() || b.is_none()) return a.is_none() && b.is_none();
+    if (a.is_undefined() || b.is_undefined()) return a.is_undefined() && b.is_undefined();
+    const bool at = a.is_list() && a.list().tuple, bt = b.is_list() && b.list().tuple;
+    if (a.is_sequence_like() && b.is_sequence_like()) return at == bt && seq_equals(a, b);
+    if (a.is_mapping_like() && b.is_mapping_like()) {
+        if (length(a) != length(b)) return false;
+        bool same = true;
+        for_each_item(a, [&](const value& k, const value& x) {
+            if (!same) return;
+            value y;
+            if (!mapping_find(b, k, y) || !equals(x, y)) same = false;
+        });
+        return same;
+    }
+    if (a.is_object() && b.is_object()) return &a.object() == &b.object();
+    return false;
+}
+
+inline const char* op_symbol(op o) noexcept {
+    switch (o) {
+    case op::add: return "+";
+    case op::sub: return "-";
+    case op::mul: return "*";
+    case op::div: return "/";
+    case op::floordiv: return "//";
+    case op::mod: return "%";
+    case op::pow: return "**";
+    case op::eq: return "==";
+    case op::ne: return "!=";
+    case op::lt: return "<";
+    case op::lteq: return "<=";
+    case op::gt: return ">";
+    case op::gteq: return ">=";
+    case op::in: return "in";
+    case op::notin: return "not in";
+    }
+    return "?";
+}
+
+/// Three-way comparison for <, <=, >, >= and sorting; TypeError where Python has one.
+inline int compare(const value& a, const value& b, op o = op::lt) {
+    check_strict(a);
+    check_strict(b);
+    if (is_num(a) && is_num(b)) {
+        if (a.is_float() || b.is_float()) {
+            const double x = a.as_number(), y = b.as_number();
+            return x < y ? -1 : x > y ? 1 : 0;
+        }
+        return a.as_integer() < b.as_integer() ? -1 : a.as_integer() > b.as_integer() ? 1 : 0;
+    }
+    if (a.is_string() && b.is_string()) {
+        const int c = a.as_string().compare(b.as_string());
+        return c < 0 ? -1 : c > 0 ? 1 : 0;
+    }
+    const bool at = a.is_list() && a.list().tuple, bt = b.is_list() && b.list().tuple;
+    if (a.is_sequence_like() && b.is_sequence_like() && at == bt) {
+        sequence x(a), y(b);
+        const std::size_t n = std::min(x.size(), y.size());
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!equals(x[i], y[i])) return compare(x[i], y[i], o);
+        }
+        return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
+    }
+    type_error(std::string("'") + op_symbol(o) + "' not supported between instances of '" + type_name(a) + "' and '" +
+               type_name(b) + "'");
+}
+
+/// `item in container`.
+inline bool contains(const value& container, const value& item) {
+    check_strict(container);
+    if (container.is_string()) {
+        if (!item.is_string())
+            type_error(std::string("'in <string>' requires string as left operand, not ") + type_name(item));
+        return container.as_string().find(item.as_string()) != std::string_view::npos;
+    }
+    if (container.is_mapping_like()) {
+        value tmp;
+        return mapping_find(container, item, tmp);
+    }
+    if (container.is_undefined()) return false;
+    if (container.is_sequence_like()) {
+        sequence s(container);
+        for (std::size_t i = 0; i < s.size(); ++i)
+            if (equals(s[i], item)) return true;
+        return false;
+    }
+    type_error(std::string("argument of type '") + type_name(container) + "' is not iterable");
+}
+
+// ---- arithmetic ---------------------------------------------------------------------------------
+
+[[noreturn]] inline void operand_error(op o, const value& a, const value& b) {
+    type_error(std::string("unsupported operand type(s) for ") + op_symbol(o) + ": '" + type_name(a) + "' and '" +
+               type_name(b) + "'");
+}
+
+inline value float_result(double d) { return value(d); }
+
+/// Python's float floor division and modulo.
+inline void float_divmod(double x, double y, double& div, double& mod) {
+    if (y == 0.0) raise(errc::template_value, "float division by zero");
+    mod = std::fmod(x, y);
+    div = (x - mod) / y;
+    if (mod != 0.0) {
+        if ((y < 0) != (mod < 0)) {
+            mod += y;
+            div -= 1.0;
+        }
+    } else {
+        mod = std::copysign(0.0, y);
+    }
+    if (div != 0.0) {
+        const double f = std::floor(div);
+        div = (div - f > 0.5) ? f + 1.0 : f;
+    } else {
+        div = std::copysign(0.0, x / y);
+    }
+}
+
+inline value int_pow(std::int64_t base, std::int64_t exp) {
+    if (exp < 0) {
+        if (base == 0) raise(errc::template_value, "0.0 cannot be raised to a negative power");
+        return value(std::pow(static_cast<double>(base), static_cast<double>(exp)));
+    }
+    std::int64_t result = 1;
+    std::int64_t b = base;
+    while (exp) {
+        if (exp & 1) {
+            if (__builtin_mul_overflow(result, b, &result))
+                raise(errc::template_value, "integer result too large (parley integers are 64-bit)");
+        }
+        exp >>= 1;
+        if (exp && __builtin_mul_overflow(b, b, &b))
+            raise(errc::template_value, "integer result too large (parley integers are 64-bit)");
+    }
+    return value(result);
+}
+
+/// Concatenation of two strings; Markup escapes the other operand.
+inline value concat_strings(const value& a, const value& b) {
+    std::string s;
+    s.reserve(a.as_string().size() + b.as_string().size());
+    const bool markup = a.is_markup() || b.is_markup();
+    if (markup && !a.is_markup()) html_escape(s, a.as_string());
+    else s += a.as_string();
+    if (markup && !b.is_markup()) html_escape(s, b.as_string());
+    else s += b.as_string();
+    return markup ? value::markup(std::move(s)) : value(std::move(s));
+}
+
+/// a * n for strings and lists; `max_size` bounds the result.
+inline value repeat(const value& seq, std::int64_t n, std::size_t max_size) {
+    if (n < 0) n = 0;
+    if (seq.is_string()) {
+        const std::size_t len = seq.as_string().size();
+        if (len && static_cast<std::uint64_t>(n) > max_size / len)
+            raise(errc::template_limit, "string repetition would exceed the output size limit (" +
+                                            std::to_string(max_size) + " bytes)");
+        std::string s;
+        s.reserve(len * static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) s += seq.as_string();
+        return seq.is_markup() ? value::markup(std::move(s)) : value(std::move(s));
+    }
+    sequence items(seq);
+    const std::size_t len = items.size();
+    if (len && static_cast<std::uint64_t>(n) > max_size / 16 / len)
+        raise(errc::template_limit, "list repetition would exceed the size limit");
+    std::vector<value> r;
+    r.reserve(len * static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+        for (std::size_t k = 0; k < len; ++k) r.push_back(items[k]);
+    return value::make_list(std::move(r), seq.is_list() && seq.list().tuple);
+}
+
+/// a <op> b for + - * / // % **; `%` with a string left operand is formatting and handled by the caller.
+inline value arith(op o, const value& a, const value& b, std::size_t max_size) {
+    if (a.is_undefined()) fail_undefined(a);
+    if (b.is_undefined()) fail_undefined(b);
+    if (is_num(a) && is_num(b)) {
+        const bool fl = a.is_float() || b.is_float();
+        if (!fl) {
+            const std::int64_t x = a.as_integer(), y = b.as_integer();
+            std::int64_t r = 0;
+            switch (o) {
+            case op::add:
+                if (__builtin_add_overflow(x, y, &r)) break;
+                return value(r);
+            case op::sub:
+                if (__builtin_sub_overflow(x, y, &r)) break;
+                return value(r);
+            case op::mul:
+                if (__builtin_mul_overflow(x, y, &r)) break;
+                return value(r);
+            case op::div:
+                if (y == 0) raise(errc::template_value, "division by zero");
+                return value(static_cast<double>(x) / static_cast<double>(y));
+            case op::floordiv:
+            case op::mod: {
+                if (y == 0) raise(errc::template_value, "integer division or modulo by zero");
+                if (x == std::numeric_limits<std::int64_t>::min() && y == -1) break;
+                std::int64_t q = x / y, m = x % y;
+                if (m != 0 && ((m < 0) != (y < 0))) {
+                    m += y;
+                    --q;
+                }
+                return value(o == op::mod ? m : q);
+            }
+            case op::pow: return int_pow(x, y);
+            default: break;
+            }
+            raise(errc::template_value, "integer result too large (parley integers are 64-bit)");
+        }
+        const double x = a.as_number(), y = b.as_number();
+        switch (o) {
+        case op::add: return value(x + y);
+        case op::sub: return value(x - y);
+        case op::mul: return value(x * y);
+        case op::div:
+            if (y == 0.0) raise(errc::template_value, "float division by zero");
+            return value(x / y);
+        case op::floordiv:
+        case op::mod: {
+            double d, m;
+            float_divmod(x, y, d, m);
+            return value(o == op::mod ? m : d);
+        }
+        case op::pow: {
+            if (x == 0.0 && y < 0) raise(errc::template_value, "0.0 cannot be raised to a negative power");
+            if (x < 0 && y != std::floor(y)) raise(errc::template_value, "complex results are not supported");
+            const double r = std::pow(x, y);
+            if (std::isinf(r) && std::isfinite(x) && std::isfinite(y))
+                raise(errc::template_value, "numerical result out of range");
+            return value(r);
+        }
+        default: break;
+        }
+    }
+    if (o == op::add) {
+        if (a.is_string() && b.is_string()) {
+            if (a.as_string().size() + b.as_string().size() > max_size)
+                raise(errc::template_limit, "string concatenation would exceed the output size limit");
+            return concat_strings(a, b);
+        }
+        const bool at = a.is_list() && a.list().tuple, bt = b.is_list() && b.list().tuple;
+        if (a.is_sequence_like() && b.is_sequence_like() && at == bt) {
+            sequence x(a), y(b);
+            std::vector<value> r;
+            r.reserve(x.size() + y.size());
+            for (std::size_t i = 0; i < x.size(); ++i) r.push_back(x[i]);
+            for (std::size_t i = 0; i < y.size(); ++i) r.push_back(y[i]);
+            return value::make_list(std::move(r), at);
+        }
+        if (a.is_string())
+            type_error(std::string("can only concatenate str (not \"") + type_name(b) + "\") to str");
+    }
+    if (o == op::mul) {
+        if ((a.is_string() || a.is_sequence_like()) && (b.is_integer() || b.is_bool()))
+            return repeat(a, b.as_integer(), max_size);
+        if ((b.is_string() || b.is_sequence_like()) && (a.is_integer() || a.is_bool()))
+            return repeat(b, a.as_integer(), max_size);
+    }
+    operand_error(o, a, b);
+}
+
+inline value negate(const value& a) {
+    if (a.is_undefined()) fail_undefined(a);
+    if (a.is_float()) return value(-a.as_float());
+    if (a.is_integer() || a.is_bool()) {
+        if (a.as_integer() == std::numeric_limits<std::int64_t>::min())
+            raise(errc::template_value, "integer result too large (parley integers are 64-bit)");
+        return value(-a.as_integer());
+    }
+    type_error(std::string("bad operand type for unary -: '") + type_name(a) + "'");
+}
+
+inline value unary_plus(const value& a) {
+    if (a.is_undefined()) fail_undefined(a);
+    if (a.is_float()) return a;
+    if (a.is_integer() || a.is_bool()) return value(a.as_integer());
+    type_error(std::string("bad operand type for unary +: '") + type_name(a) + "'");
+}
+
+// ---- subscription -------------------------------------------------------------------------------
+
+/// Python slice bounds for a sequence of length n.
+inline void slice_indices(std::int64_t n, const value& start, const value& stop, const value& step, std::int64_t& b,
+                          std::int64_t& e, std::int64_t& st) {
+    auto as_index = [](const value& v) -> std::int64_t {
+        if (v.is_integer() || v.is_bool()) return v.as_integer();
+        type_error("slice indices must be integers or None");
+    };
+    st = (step.is_none() || step.is_undefined()) ? 1 : as_index(step);
+    if (st == 0) raise(errc::template_value, "slice step cannot be zero");
+    const std::int64_t lo = st < 0 ? -1 : 0, hi = st < 0 ? n - 1 : n;
+    auto clamp = [&](const value& v, std::int64_t def) {
+        if (v.is_none() || v.is_undefined()) return def;
+        std::int64_t i = as_index(v);
+        if (i < 0) {
+            i += n;
+            if (i < lo) i = lo;
+        } else if (i > hi) {
+            i = hi;
+        }
+        return i;
+    };
+    b = clamp(start, st < 0 ? hi : lo);
+    e = clamp(stop, st < 0 ? lo : hi);
+}
+
+/// Positions of a slice, in order.
+inline std::vector<std::size_t> slice_positions(std::int64_t n, const value& start, const value& stop,
+                                                const value& step) {
+    std::int64_t b, e, st;
+    slice_indices(n, start, stop, step, b, e, st);
+    std::vector<std::size_t> r;
+    if (st > 0)
+        for (std::int64_t i = b; i < e; i += st) r.push_back(static_cast<std::size_t>(i));
+    else
+        for (std::int64_t i = b; i > e; i += st) r.push_back(static_cast<std::size_t>(i));
+    return r;
+}
+
+/// v[start:stop:step] for strings (by code point) and sequences.
+inline value slice(const value& v, const value& start, const value& stop, const value& step) {
+    if (v.is_undefined()) fail_undefined(v);
+    if (v.is_string()) {
+        const std::string_view s = v.as_string();
+        const bool ascii = is_ascii(s);
+        const std::int64_t n = static_cast<std::int64_t>(ascii ? s.size() : utf8_length(s));
+        std::int64_t b, e, st;
+        slice_indices(n, start, stop, step, b, e, st);
+        if (st == 1) {
+            if (e <= b) return v.substr(0, 0);
+            const std::size_t bo = ascii ? static_cast<std::size_t>(b) : utf8_offset(s, static_cast<std::size_t>(b));
+            const std::size_t eo = ascii ? static_cast<std::size_t>(e) : utf8_offset(s, static_cast<std::size_t>(e));
+            return v.substr(bo, eo - bo);
+        }
+        // general step: collect code points
+        std::vector<std::pair<std::size_t, std::size_t>> cps;  // (offset, length)
+        for (std::size_t i = 0; i < s.size();) {
+            const std::size_t o = i;
+            utf8_decode(s, i);
+            cps.emplace_back(o, i - o);
+        }
+        std::string r;
+        for (std::size_t i : slice_positions(static_cast<std::int64_t>(cps.size()), start, stop, step))
+            r.append(s.substr(cps[i].first, cps[i].second));
+        return v.is_markup() ? value::markup(std::move(r)) : value(std::move(r));
+    }
+    if (v.is_sequence_like()) {
+        sequence items(v);
+        std::vector<value> r;
+        for (std::size_t i : slice_positions(static_cast<std::int64_t>(items.size()), start, stop, step))
+            r.push_back(items[i]);
+        return value::make_list(std::move(r), v.is_list() && v.list().tuple);
+    }
+    type_error(std::string("'") + type_name(v) + "' object is not subscriptable");
+}
+
+/// v[key] for an integer or string key. Returns undefined (with a reason) when missing;
+/// `found` tells whether the item existed.
+inline value getitem_plain(const value& v, const value& key, bool& found) {
+    found = true;
+    if (v.is_mapping_like()) {
+        value out;
+        if (mapping_find(v, key, out)) return out;
+        found = false;
+        return {};
+    }
+    if (v.is_sequence_like() || v.is_string()) {
+        if (!key.is_integer() && !key.is_bool()) {
+            found = false;
+            return {};
+        }
+        std::int64_t i = key.as_integer();
+        if (v.is_string()) {
+            const std::string_view s = v.as_string();
+            const bool ascii = is_ascii(s);
+            const std::int64_t n = static_cast<std::int64_t>(ascii ? s.size() : utf8_length(s));
+            if (i < 0) i += n;
+            if (i < 0 || i >= n) {
+                found = false;
+                return {};
+            }
+            if (ascii) return v.substr(static_cast<std::size_t>(i), 1);
+            const std::size_t b = utf8_offset(s, static_cast<std::size_t>(i));
+            std::size_t e = b;
+            utf8_decode(s, e);
+            return v.substr(b, e - b);
+        }
+        const std::int64_t n = static_cast<std::int64_t>(length(v));
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) {
+            found = false;
+            return {};
+        }
+        if (v.is_list()) return v.list().items[static_cast<std::size_t>(i)];
+        return v.view_adapter()->at(v.view_object(), static_cast<std::size_t>(i));
+    }
+    if (v.is_object()) {
+        value r = v.object().getitem(key);
+        found = r.is_defined();
+        return r;
+    }
+    found = false;
+    return {};
+}
+
+}  // namespace parley::jinja::detail
+
+#endif

@@ -1,0 +1,860 @@
+// parley/jinja/detail/render.hpp: the renderer: walks a program, evaluates expressions with
+// Python semantics and writes the output.
+#ifndef PARLEY_JINJA_DETAIL_RENDER_HPP
+#define PARLEY_JINJA_DETAIL_RENDER_HPP
+
+#include <parley/jinja/detail/methods.hpp>
+#include <parley/jinja/detail/ops.hpp>
+#include <parley/jinja/environment.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace parley::jinja::detail {
+
+enum class flow { normal, break_, continue_ };
+
+struct macro_obj;
+struct loop_obj;
+
+/// One render of one template.
+class render_state {
+public:
+    render_state(const parsed_template& t, std::string& out, const value& root)
+        : t_(t), p_(t.prog_), env_(*t.env_), out_(&out), root_(root), autoescape_(env_.opt.autoescape) {
+        frames_.push_back({0, none, serial_++});
+    }
+
+    void run() { exec_list(p_.nodes[p_.root]); }
+
+    // ---- services for filters, tests, methods and objects -------------------------------------
+    const options& opt() const noexcept { return env_.opt; }
+    const env_data& env() const noexcept { return env_; }
+    std::size_t max_size() const noexcept { return env_.opt.limit.max_output; }
+    bool autoescape() const noexcept { return autoescape_; }
+    bool strict() const noexcept { return env_.opt.undefined == undefined_behavior::strict; }
+
+    /// Calls any callable value.
+    value call_value(const value& callee, arguments& args) {
+        if (callee.is_object() && callee.object().callable()) return callee.object().call(*this, args);
+        if (callee.is_undefined()) fail_undefined(callee);
+        type_error(std::string("'") + type_name(callee) + "' object is not callable");
+    }
+    /// Applies a filter given by name at run time (`map('upper')`).
+    value apply_filter(std::string_view name, const value& input, arguments& args) {
+        auto it = env_.filters.find(name);
+        if (it == env_.filters.end()) raise(errc::template_unknown_name, "no filter named " + quoted(name));
+        return run_filter(it->second, input, args);
+    }
+    /// Applies a test given by name at run time (`select('odd')`).
+    bool apply_test(std::string_view name, const value& input, arguments& args) {
+        auto it = env_.tests.find(name);
+        if (it == env_.tests.end()) raise(errc::template_unknown_name, "no test named " + quoted(name));
+        return run_test(it->second, input, args);
+    }
+    value run_filter(const filter_entry& f, const value& input, arguments& args) {
+        if (f.builtin) return f.builtin(*this, input, args);
+        return f.user(input, args);
+    }
+    bool run_test(const test_entry& t, const value& input, arguments& args) {
+        if (t.builtin) return t.builtin(*this, input, args);
+        return t.user(input, args);
+    }
+    void count_iterations(std::uint64_t n) {
+        iterations_ += n;
+        if (iterations_ > env_.opt.limit.max_loop_iterations)
+            raise(errc::template_limit,
+                  "loop iteration limit reached (" + std::to_string(env_.opt.limit.max_loop_iterations) + ")");
+    }
+
+    /// Runs a macro body (or a call block's caller) with its arguments bound.
+    value invoke_macro(const macro_obj& m, arguments& args);
+    /// Runs a recursive loop again on a new iterable.
+    value recurse_loop(const loop_obj& l, const value& iterable);
+
+private:
+    friend struct macro_obj;
+    struct binding {
+        std::uint32_t sym;
+        value v;
+    };
+    struct frame {
+        std::uint32_t begin;
+        std::uint32_t parent;
+        std::uint32_t serial;
+    };
+
+    const node& n(std::uint32_t i) const { return p_.nodes[i]; }
+    std::uint32_t list_item(std::uint32_t begin, std::uint32_t k) const { return p_.lists[begin + k]; }
+    std::string_view sym(std::uint32_t s) const { return p_.sym_name(s); }
+
+    [[noreturn]] void fail_at(const node& x, errc code, std::string msg) { t_.throw_error(code, std::move(msg), x.pos); }
+
+    // ---- scopes -------------------------------------------------------------------------------
+    std::uint32_t top() const { return static_cast<std::uint32_t>(frames_.size() - 1); }
+    void push_frame(std::uint32_t parent) {
+        frames_.push_back({static_cast<std::uint32_t>(vars_.size()), parent, serial_++});
+    }
+    void pop_frame() {
+        vars_.resize(frames_.back().begin);
+        frames_.pop_back();
+    }
+    std::size_t frame_end(std::uint32_t f) const {
+        return f + 1 < frames_.size() ? frames_[f + 1].begin : vars_.size();
+    }
+    bool find_var(std::uint32_t s, value& out) const {
+        std::uint32_t f = top();
+        while (f != none) {
+            const std::size_t b = frames_[f].begin;
+            for (std::size_t k = frame_end(f); k > b; --k) {
+                if (vars_[k - 1].sym == s) {
+                    out = vars_[k - 1].v;
+                    return true;
+                }
+            }
+            f = frames_[f].parent;
+        }
+        return false;
+    }
+    value lookup(std::uint32_t s) {
+        value v;
+        if (find_var(s, v)) return v;
+        const std::string_view name = sym(s);
+        if (root_.is_mapping_like()) {
+            if (root_.is_dict()) {
+                for (auto& [k, x] : root_.dict().items)
+                    if (k.is_string() && k.as_string() == name) return x;
+            } else if (root_.view_adapter()->find(root_.view_object(), name, v)) {
+                return v;
+            }
+        }
+        if (auto it = env_.functions.find(name); it != env_.functions.end()) return value::borrow_object(it->second.get());
+        if (auto it = env_.globals.find(name); it != env_.globals.end()) return json_view(it->second);
+        value u = value::undefined(undefined_form::name, name);
+        return strict() ? u.as_strict() : u;
+    }
+    void set_var(std::uint32_t s, value v) {
+        const std::uint32_t f = top();
+        for (std::size_t k = frames_[f].begin; k < vars_.size(); ++k) {
+            if (vars_[k].sym == s) {
+                vars_[k].v = std::move(v);
+                return;
+            }
+        }
+        vars_.push_back({s, std::move(v)});
+    }
+
+    void assign(const node& target, const value& v) {
+        if (target.kind == nk::name) {
+            set_var(target.sym, v);
+        } else if (target.kind == nk::nsref) {
+            value ns = lookup(target.sym);
+            if (!ns.is_object() || !ns.object().is_namespace())
+                fail_at(target, errc::template_type, "cannot assign attribute on non-namespace object");
+            ns.object().setattr(sym(target.sym2), v);
+        } else {  // tuple unpacking
+            sequence items(v);
+            if (items.size() != target.b) {
+                fail_at(target, errc::template_value,
+                        items.size() > target.b
+                            ? "too many values to unpack (expected " + std::to_string(target.b) + ")"
+                            : "not enough values to unpack (expected " + std::to_string(target.b) + ", got " +
+                                  std::to_string(items.size()) + ")");
+            }
+            for (std::uint32_t k = 0; k < target.b; ++k) assign(n(list_item(target.a, k)), items[k]);
+        }
+    }
+
+    // ---- output -------------------------------------------------------------------------------
+    void check_output() {
+        if (PARLEY_UNLIKELY(out_->size() > env_.opt.limit.max_output))
+            raise(errc::template_limit,
+                  "output size limit reached (" + std::to_string(env_.opt.limit.max_output) + " bytes)");
+    }
+    void write(const value& v) {
+        if (v.is_string()) {
+            if (autoescape_ && !v.is_markup()) html_escape(*out_, v.as_string());
+            else out_->append(v.as_string());
+        } else if (autoescape_) {
+            html_escape(*out_, to_str(v));
+        } else {
+            append_str(*out_, v);
+        }
+        check_output();
+    }
+
+    // renders a statement list into a fresh string
+    std::string capture(const node& body) {
+        std::string buf;
+        std::string* saved = out_;
+        out_ = &buf;
+        try {
+            exec_list(body);
+        } catch (...) {
+            out_ = saved;
+            throw;
+        }
+        out_ = saved;
+        return buf;
+    }
+    value captured(std::string s) { return autoescape_ ? value::markup(std::move(s)) : value(std::move(s)); }
+
+    // ---- statements ---------------------------------------------------------------------------
+    flow exec_list(const node& list) {
+        for (std::uint32_t k = 0; k < list.b; ++k) {
+            const flow f = exec(n(list_item(list.a, k)));
+            if (f != flow::normal) return f;
+        }
+        return flow::normal;
+    }
+
+    flow exec(const node& x) {
+        try {
+            return exec_inner(x);
+        } catch (const eval_error& e) {
+            fail_at(x, e.code, e.message);
+        }
+    }
+
+    flow exec_inner(const node& x) {
+        switch (x.kind) {
+        case nk::text:
+            out_->append(t_.source_, x.a, x.b);
+            check_output();
+            return flow::normal;
+        case nk::print: print(n(x.a)); return flow::normal;
+        case nk::if_: {
+            const node* cur = &x;
+            for (;;) {
+                if (truthy(eval(n(cur->a)))) return exec_list(n(cur->b));
+                if (cur->c == none) return flow::normal;
+                const node& e = n(cur->c);
+                if (e.kind != nk::if_) return exec_list(e);
+                cur = &e;
+            }
+        }
+        case nk::for_: return exec_for(x, eval(n(x.b)), 0, nullptr);
+        case nk::set: assign(n(x.a), eval(n(x.b))); return flow::normal;
+        case nk::set_block: {
+            push_frame(top());
+            std::string s;
+            try {
+                s = capture(n(x.b));
+            } catch (...) {
+                pop_frame();
+                throw;
+            }
+            pop_frame();
+            value v = captured(std::move(s));
+            if (x.c != none) v = apply_filter_chain(n(x.c), v);
+            assign(n(x.a), v);
+            return flow::normal;
+        }
+        case nk::macro: {
+            set_var(x.sym, make_macro(x, x.a, x.b));
+            return flow::normal;
+        }
+        case nk::call_block: {
+            const node& call = n(x.a);
+            value caller = make_macro(x, x.b, x.c, true);
+            value callee = eval_callee(call);
+            arguments args;
+            eval_args(n(call.b), args);
+            args.push_keyword("caller", caller);
+            write(call_value(callee, args));
+            return flow::normal;
+        }
+        case nk::filter_block: {
+            push_frame(top());
+            std::string s;
+            try {
+                s = capture(n(x.b));
+            } catch (...) {
+                pop_frame();
+                throw;
+            }
+            pop_frame();
+            write(apply_filter_chain(n(x.a), captured(std::move(s))));
+            return flow::normal;
+        }
+        case nk::with: {
+            const node& assigns = n(x.a);
+            std::vector<value> vals;
+            for (std::uint32_t k = 0; k < assigns.b; ++k) vals.push_back(eval(n(n(list_item(assigns.a, k)).b)));
+            push_frame(top());
+            flow f;
+            try {
+                for (std::uint32_t k = 0; k < assigns.b; ++k) assign(n(n(list_item(assigns.a, k)).a), vals[k]);
+                f = exec_list(n(x.b));
+            } catch (...) {
+                pop_frame();
+                throw;
+            }
+            pop_frame();
+            return f;
+        }
+        case nk::block: {
+            push_frame(top());
+            flow f;
+            try {
+                f = exec_list(n(x.a));
+            } catch (...) {
+                pop_frame();
+                throw;
+            }
+            pop_frame();
+            return f;
+        }
+        case nk::autoescape: {
+            const bool saved = autoescape_;
+            autoescape_ = truthy(eval(n(x.a)));
+            flow f;
+            try {
+                f = exec_list(n(x.b));
+            } catch (...) {
+                autoescape_ = saved;
+                throw;
+            }
+            autoescape_ = saved;
+            return f;
+        }
+        case nk::break_: return flow::break_;
+        case nk::continue_: return flow::continue_;
+        case nk::stmts: return exec_list(x);
+        default: fail_at(x, errc::template_syntax, "not a statement");
+        }
+    }
+
+    // {{ a + b + c }} and {{ a ~ b ~ c }}: write the parts directly when that gives the same text
+    void print(const node& e) {
+        if (e.kind == nk::concat && !autoescape_) {
+            for (std::uint32_t k = 0; k < e.b; ++k) {
+                const value v = eval(n(list_item(e.a, k)));
+                append_str(*out_, v);
+            }
+            check_output();
+            return;
+        }
+        if (e.kind == nk::binop && e.oper == op::add) {
+            const node* leaves[16];
+            std::size_t count = 0;
+            const node* cur = &e;
+            while (cur->kind == nk::binop && cur->oper == op::add && count < 15) {
+                leaves[count++] = &n(cur->b);
+                cur = &n(cur->a);
+            }
+            if (cur->kind != nk::binop || cur->oper != op::add) {
+                leaves[count++] = cur;
+                value vals[16];
+                std::size_t k = 0;
+                for (; k < count; ++k) {
+                    const node& leaf = *leaves[count - 1 - k];
+                    vals[k] = eval(leaf);
+                    if (!vals[k].is_string() || vals[k].is_markup()) break;
+                }
+                if (k == count) {
+                    for (std::size_t j = 0; j < count; ++j) {
+                        if (autoescape_) html_escape(*out_, vals[j].as_string());
+                        else out_->append(vals[j].as_string());
+                    }
+                    check_output();
+                    return;
+                }
+                // fall back to Python's left fold from where the plain strings stop
+                value acc = vals[0];
+                for (std::size_t j = 1; j <= k && j < count; ++j) acc = arith_at(e, op::add, acc, vals[j]);
+                for (std::size_t j = k + 1; j < count; ++j) acc = arith_at(e, op::add, acc, eval(*leaves[count - 1 - j]));
+                write(acc);
+                return;
+            }
+        }
+        write(eval(e));
+    }
+
+    value arith_at(const node& at, op o, const value& a, const value& b) {
+        try {
+            return arith(o, a, b, max_size());
+        } catch (const eval_error& err) {
+            fail_at(at, err.code, err.message);
+        }
+    }
+
+    flow exec_for(const node& x, const value& iterable, std::uint32_t depth, std::string* capture_into);
+
+    value apply_filter_chain(const node& f, const value& input) {
+        // the chain's innermost filter has no input node (a == none)
+        value in = f.a == none ? input : apply_filter_chain(n(f.a), input);
+        return eval_filter(f, in);
+    }
+
+    value make_macro(const node& x, std::uint32_t params, std::uint32_t body, bool is_caller = false);
+
+    // ---- expressions --------------------------------------------------------------------------
+public:
+    value eval(const node& x) {
+        try {
+            return eval_inner(x);
+        } catch (const eval_error& e) {
+            fail_at(x, e.code, e.message);
+        }
+    }
+
+private:
+    value str_const(const node& x) const { return value::view_of(p_.str(x.a, x.b)); }
+
+    value eval_inner(const node& x) {
+        switch (x.kind) {
+        case nk::k_none: return value(nullptr);
+        case nk::k_true: return value(true);
+        case nk::k_false: return value(false);
+        case nk::k_int: return value(static_cast<long long>(x.ival));
+        case nk::k_float: return value(x.fval);
+        case nk::k_str: return str_const(x);
+        case nk::name: return lookup(x.sym);
+        case nk::getattr: return get_attribute(eval(n(x.a)), sym(x.sym), env_.opt.sandboxed, strict());
+        case nk::getitem: {
+            const value obj = eval(n(x.a));
+            const node& k = n(x.b);
+            if (k.kind == nk::slice) {
+                return slice(obj, k.a == none ? value(nullptr) : eval(n(k.a)),
+                             k.b == none ? value(nullptr) : eval(n(k.b)), k.c == none ? value(nullptr) : eval(n(k.c)));
+            }
+            return get_item(obj, eval(k), env_.opt.sandboxed, strict());
+        }
+        case nk::call: return eval_call(x);
+        case nk::filter: return eval_filter(x, eval(n(x.a)));
+        case nk::test: {
+            const bool r = eval_test(x);
+            return value((x.flags & flag_negated) ? !r : r);
+        }
+        case nk::neg: return negate(eval(n(x.a)));
+        case nk::pos: return unary_plus(eval(n(x.a)));
+        case nk::not_: return value(!truthy(eval(n(x.a))));
+        case nk::and_: {
+            value l = eval(n(x.a));
+            if (!truthy(l)) return l;
+            return eval(n(x.b));
+        }
+        case nk::or_: {
+            value l = eval(n(x.a));
+            if (truthy(l)) return l;
+            return eval(n(x.b));
+        }
+        case nk::binop: {
+            value l = eval(n(x.a));
+            value r = eval(n(x.b));
+            if (x.oper == op::mod && l.is_string()) return percent_format(l, r);
+            return arith(x.oper, l, r, max_size());
+        }
+        case nk::concat: {
+            std::string s;
+            bool markup = false;
+            for (std::uint32_t k = 0; k < x.b; ++k) {
+                const value v = eval(n(list_item(x.a, k)));
+                if (autoescape_) {
+                    markup = true;
+                    if (v.is_markup()) s += v.as_string();
+                    else html_escape(s, to_str(v));
+                } else {
+                    append_str(s, v);
+                }
+                if (s.size() > max_size()) raise(errc::template_limit, "string concatenation would exceed the output size limit");
+            }
+            return markup ? value::markup(std::move(s)) : value(std::move(s));
+        }
+        case nk::compare: {
+            value left = eval(n(x.a));
+            for (std::uint32_t k = 0; k < x.c; ++k) {
+                const node& o = n(list_item(x.b, k));
+                value right = eval(n(o.a));
+                bool r;
+                switch (o.oper) {
+                case op::eq: r = equals(left, right); break;
+                case op::ne: r = !equals(left, right); break;
+                case op::lt: r = compare(left, right, o.oper) < 0; break;
+                case op::lteq: r = compare(left, right, o.oper) <= 0; break;
+                case op::gt: r = compare(left, right, o.oper) > 0; break;
+                case op::gteq: r = compare(left, right, o.oper) >= 0; break;
+                case op::in: r = contains(right, left); break;
+                default: r = !contains(right, left); break;
+                }
+                if (!r) return value(false);
+                left = std::move(right);
+            }
+            return value(true);
+        }
+        case nk::condexpr: {
+            if (truthy(eval(n(x.a)))) return eval(n(x.b));
+            if (x.c == none) {
+                value u = value::undefined(undefined_form::hint,
+                                           "the inline if-expression evaluated to false and no else section was defined.");
+                return strict() ? u.as_strict() : u;
+            }
+            return eval(n(x.c));
+        }
+        case nk::list:
+        case nk::tuple: {
+            std::vector<value> items;
+            items.reserve(x.b);
+            for (std::uint32_t k = 0; k < x.b; ++k) items.push_back(eval(n(list_item(x.a, k))));
+            return value::make_list(std::move(items), x.kind == nk::tuple);
+        }
+        case nk::dict: {
+            value d = value::make_dict();
+            for (std::uint32_t k = 0; k + 1 < x.b; k += 2) {
+                value key = eval(n(list_item(x.a, k)));
+                value v = eval(n(list_item(x.a, k + 1)));
+                dict_set(d.dict(), std::move(key), std::move(v));
+            }
+            return d;
+        }
+        case nk::slice: type_error("a slice is only valid inside []");
+        default: break;
+        }
+        type_error("cannot evaluate this expression");
+    }
+
+    value percent_format(const value& fmt, const value& args);
+
+    value eval_callee(const node& call) {
+        return eval(n(call.a));
+    }
+
+    void eval_args(const node& a, arguments& out) {
+        for (std::uint32_t k = 0; k < a.b; ++k) out.push(eval(n(list_item(a.a, k))));
+        if (a.e != none) {
+            sequence extra(eval(n(a.e)));
+            for (std::size_t k = 0; k < extra.size(); ++k) out.push(extra[k]);
+        }
+        for (std::uint32_t k = 0; k < a.d; ++k) {
+            const node& kw = n(list_item(a.c, k));
+            out.push_keyword(sym(kw.sym), eval(n(kw.a)));
+        }
+        if (a.f != none) {
+            const value m = eval(n(a.f));
+            if (!m.is_mapping_like()) type_error("argument after ** must be a mapping");
+            for_each_item(m, [&](const value& k, const value& v) {
+                if (!k.is_string()) type_error("keywords must be strings");
+                // the key's text lives as long as the mapping value `m`, which outlives the call
+                out.push_keyword(k.as_string(), v);
+            });
+            out.keep_alive(m);
+        }
+    }
+
+    value eval_call(const node& x) {
+        const node& callee = n(x.a);
+        arguments args;
+        if (callee.kind == nk::getattr) {
+            // obj.method(...) without making a bound method
+            const value obj = eval(n(callee.a));
+            const std::string_view name = sym(callee.sym);
+            eval_args(n(x.b), args);
+            value result;
+            if (call_method(*this, obj, name, args, result, env_.opt.sandboxed)) return result;
+            return call_value(get_attribute(obj, name, env_.opt.sandboxed, strict()), args);
+        }
+        const value f = eval(callee);
+        eval_args(n(x.b), args);
+        return call_value(f, args);
+    }
+
+    value eval_filter(const node& x, const value& input) {
+        const filter_entry* f = t_.filters_[x.sym];
+        if (!f) fail_at(x, errc::template_unknown_name, "no filter named " + quoted(sym(x.sym)));
+        arguments args;
+        if (x.b != none) eval_args(n(x.b), args);
+        return run_filter(*f, input, args);
+    }
+
+    bool eval_test(const node& x) {
+        const test_entry* t = t_.tests_[x.sym];
+        if (!t) fail_at(x, errc::template_unknown_name, "no test named " + quoted(sym(x.sym)));
+        const value input = eval(n(x.a));
+        arguments args;
+        if (x.b != none) eval_args(n(x.b), args);
+        return run_test(*t, input, args);
+    }
+
+    const parsed_template& t_;
+    const program& p_;
+    const env_data& env_;
+    std::string* out_;
+    value root_;
+    bool autoescape_;
+    std::vector<binding> vars_;
+    std::vector<frame> frames_;
+    std::uint32_t serial_ = 0;
+    std::uint64_t iterations_ = 0;
+    std::uint32_t call_depth_ = 0;
+    std::uint32_t loop_sym_ = p_.find_symbol("loop");
+    std::uint32_t caller_sym_ = p_.find_symbol("caller");
+    std::uint32_t varargs_sym_ = p_.find_symbol("varargs");
+    std::uint32_t kwargs_sym_ = p_.find_symbol("kwargs");
+
+    friend value macro_call(render_state&, const macro_obj&, arguments&);
+};
+
+// ---- macros -------------------------------------------------------------------------------------
+
+struct macro_obj final : object_obj {
+    render_state* st;
+    const node* def;  // macro or call_block node
+    std::uint32_t params;  // stmts node of params
+    std::uint32_t body;
+    std::uint32_t frame;
+    std::uint32_t serial;
+    std::string name;
+    bool is_caller;
+    const char* type_name() const noexcept override { return "Macro"; }
+    bool callable() const noexcept override { return true; }
+    value call(render_state& s, arguments& args) const override { return s.invoke_macro(*this, args); }
+    value getattr(std::string_view a) const override {
+        if (a == "name") return value(name);
+        return {};
+    }
+    void repr(std::string& out) const override { out += "<Macro '" + name + "'>"; }
+};
+
+inline value render_state::make_macro(const node& x, std::uint32_t params, std::uint32_t body, bool is_caller) {
+    auto* m = new macro_obj();
+    m->st = this;
+    m->def = &x;
+    m->params = params;
+    m->body = body;
+    m->frame = top();
+    m->serial = frames_.back().serial;
+    m->name = is_caller ? std::string("caller") : std::string(sym(x.sym));
+    m->is_caller = is_caller;
+    return value::make_object(m);
+}
+
+inline value render_state::invoke_macro(const macro_obj& m, arguments& args) {
+    if (++call_depth_ > env_.opt.limit.max_call_depth) {
+        --call_depth_;
+        raise(errc::template_limit,
+              "macro recursion limit reached (" + std::to_string(env_.opt.limit.max_call_depth) + " nested calls)");
+    }
+    struct depth_guard {
+        std::uint32_t& d;
+        ~depth_guard() { --d; }
+    } guard{call_depth_};
+    const node& params = n(m.params);
+    const std::uint8_t flags = m.def->flags;
+    const bool uses_caller = (flags & flag_uses_caller) != 0;
+    const bool catch_kwargs = (flags & flag_uses_kwargs) != 0;
+    const bool catch_varargs = (flags & flag_uses_varargs) != 0;
+    const auto& pos = args.positional();
+    const std::size_t nparams = params.b;
+    // bind: positional, then keywords, then defaults (evaluated in the macro's scope)
+    std::vector<value> bound(nparams);
+    std::vector<bool> given(nparams, false);
+    for (std::size_t k = 0; k < nparams && k < pos.size(); ++k) {
+        bound[k] = pos[k];
+        given[k] = true;
+    }
+    std::vector<std::pair<std::string_view, value>> extra_kw;
+    value caller;
+    bool have_caller = false;
+    for (auto& [key, v] : args.keywords()) {
+        std::size_t j = 0;
+        while (j < nparams && sym(n(list_item(params.a, static_cast<std::uint32_t>(j))).sym) != key) ++j;
+        if (j < nparams && j >= pos.size()) {
+            bound[j] = v;
+            given[j] = true;
+        } else if (j < nparams) {
+            raise(errc::template_type, "macro '" + m.name + "' got multiple values for argument '" + std::string(key) + "'");
+        } else if (key == "caller" && uses_caller) {
+            caller = v;
+            have_caller = true;
+        } else {
+            extra_kw.emplace_back(key, v);
+        }
+    }
+    if (!catch_kwargs && !extra_kw.empty()) {
+        if (extra_kw.front().first == "caller")
+            raise(errc::template_type, "macro '" + m.name + "' was invoked with two values for the special caller argument");
+        raise(errc::template_type,
+              "macro '" + m.name + "' takes no keyword argument '" + std::string(extra_kw.front().first) + "'");
+    }
+    if (!catch_varargs && pos.size() > nparams)
+        raise(errc::template_type,
+              "macro '" + m.name + "' takes not more than " + std::to_string(nparams) + " argument(s)");
+    // the macro's scope: a child of the scope it was defined in
+    std::uint32_t parent = m.frame;
+    if (parent >= frames_.size() || frames_[parent].serial != m.serial) parent = 0;
+    push_frame(parent);
+    std::string s;
+    try {
+        for (std::size_t k = 0; k < nparams; ++k) {
+            const node& prm = n(list_item(params.a, static_cast<std::uint32_t>(k)));
+            if (given[k]) {
+                set_var(prm.sym, bound[k]);
+            } else if (prm.a != none) {
+                set_var(prm.sym, eval(n(prm.a)));
+            } else {
+                value u = value::undefined(undefined_form::name, sym(prm.sym));
+                set_var(prm.sym, strict() ? u.as_strict() : u);
+            }
+        }
+        if (uses_caller) {
+            value u = value::undefined(undefined_form::hint, "No caller defined");
+            set_var(caller_sym_, have_caller ? caller : u);
+        }
+        if (catch_varargs) {
+            std::vector<value> rest;
+            for (std::size_t k = nparams; k < pos.size(); ++k) rest.push_back(pos[k]);
+            set_var(varargs_sym_, value::make_list(std::move(rest), true));
+        }
+        if (catch_kwargs) {
+            value d = value::make_dict();
+            for (auto& [key, v] : extra_kw) dict_set(d.dict(), value(std::string(key)), v);
+            set_var(kwargs_sym_, d);
+        }
+        s = capture(n(m.body));
+    } catch (...) {
+        pop_frame();
+        throw;
+    }
+    pop_frame();
+    return captured(std::move(s));
+}
+
+// ---- loops --------------------------------------------------------------------------------------
+
+struct loop_obj final : object_obj {
+    render_state* st = nullptr;
+    const node* for_node = nullptr;
+    std::vector<value> items;
+    std::size_t index0 = 0;
+    std::uint32_t depth = 0;  // 0-based
+    value last_changed;
+    bool changed_called = false;
+
+    const char* type_name() const noexcept override { return "LoopContext"; }
+    bool callable() const noexcept override { return (for_node->flags & flag_recursive) != 0; }
+    value call(render_state& s, arguments& args) const override {
+        if (!callable()) type_error("the loop is not recursive: use 'for ... recursive' to call loop()");
+        if (args.size() != 1 || !args.keywords().empty()) type_error("loop() takes exactly one argument");
+        return s.recurse_loop(*this, args[0]);
+    }
+    value getattr(std::string_view a) const override {
+        const std::size_t len = items.size();
+        if (a == "index") return value(static_cast<long long>(index0 + 1));
+        if (a == "index0") return value(static_cast<long long>(index0));
+        if (a == "revindex") return value(static_cast<long long>(len - index0));
+        if (a == "revindex0") return value(static_cast<long long>(len - index0 - 1));
+        if (a == "first") return value(index0 == 0);
+        if (a == "last") return value(index0 + 1 == len);
+        if (a == "length") return value(static_cast<long long>(len));
+        if (a == "depth") return value(static_cast<long long>(depth + 1));
+        if (a == "depth0") return value(static_cast<long long>(depth));
+        if (a == "previtem") {
+            if (index0 == 0) return value::undefined(undefined_form::hint, "there is no previous item");
+            return items[index0 - 1];
+        }
+        if (a == "nextitem") {
+            if (index0 + 1 >= len) return value::undefined(undefined_form::hint, "there is no next item");
+            return items[index0 + 1];
+        }
+        return {};
+    }
+    bool method(render_state&, std::string_view name, arguments& args, value& result) override {
+        if (name == "cycle") {
+            if (args.size() == 0) type_error("no items for cycling given");
+            result = args[index0 % args.size()];
+            return true;
+        }
+        if (name == "changed") {
+            value cur = args.size() == 1 ? args[0] : value::make_list(args.positional(), true);
+            const bool changed = !changed_called || !equals(cur, last_changed);
+            changed_called = true;
+            last_changed = std::move(cur);
+            result = value(changed);
+            return true;
+        }
+        return false;
+    }
+    void repr(std::string& out) const override { out += "<LoopContext " + std::to_string(index0 + 1) + "/" + std::to_string(items.size()) + ">"; }
+};
+
+inline flow render_state::exec_for(const node& x, const value& iterable, std::uint32_t depth, std::string* capture_into) {
+    std::vector<value> items;
+    if (!iterable.is_undefined() || iterable.is_strict_undefined()) {
+        sequence seq(iterable);
+        items = seq.to_vector();
+    }
+    push_frame(capture_into ? frames_[top()].parent : top());
+    std::string* saved_out = out_;
+    if (capture_into) out_ = capture_into;
+    struct restore {
+        render_state& s;
+        std::string* out;
+        ~restore() {
+            s.out_ = out;
+            s.pop_frame();
+        }
+    } guard{*this, saved_out};
+    const node& target = n(x.a);
+    if (x.c != none) {
+        std::vector<value> kept;
+        for (auto& it : items) {
+            assign(target, it);
+            if (truthy(eval(n(x.c)))) kept.push_back(it);
+        }
+        items = std::move(kept);
+    }
+    value loopv;
+    loop_obj* lp = nullptr;
+    if (loop_sym_ != none) {
+        lp = new loop_obj();
+        loopv = value::make_object(lp);
+        lp->st = this;
+        lp->for_node = &x;
+        lp->depth = depth;
+        lp->items = items;
+    }
+    const node& body = n(x.d);
+    const std::size_t count = items.size();
+    const std::size_t frame_begin = frames_.back().begin;
+    bool completed = false;  // Jinja runs `else` unless some iteration reached the end of the body
+    for (std::size_t i = 0; i < count; ++i) {
+        count_iterations(1);
+        vars_.resize(frame_begin);  // assignments do not carry over from one iteration to the next
+        assign(target, items[i]);
+        if (lp) {
+            lp->index0 = i;
+            set_var(loop_sym_, loopv);
+        }
+        const flow f = exec_list(body);
+        if (f == flow::break_) break;
+        if (f == flow::normal) completed = true;
+    }
+    if (!completed && x.e != none) {
+        vars_.resize(frame_begin);
+        exec_list(n(x.e));
+    }
+    return flow::normal;
+}
+
+inline value render_state::recurse_loop(const loop_obj& l, const value& iterable) {
+    if (++call_depth_ > env_.opt.limit.max_call_depth) {
+        --call_depth_;
+        raise(errc::template_limit, "recursive loop depth limit reached (" +
+                                        std::to_string(env_.opt.limit.max_call_depth) + ")");
+    }
+    std::string buf;
+    try {
+        exec_for(*l.for_node, iterable, l.depth + 1, &buf);
+    } catch (...) {
+        --call_depth_;
+        throw;
+    }
+    --call_depth_;
+    return captured(std::move(buf));
+}
+
+}  // namespace parley::jinja::detail
+
+#endif

@@ -1,0 +1,179 @@
+// parley/jinja/environment.hpp: environments (options, filters, tests, globals) and parsed templates.
+#ifndef PARLEY_JINJA_ENVIRONMENT_HPP
+#define PARLEY_JINJA_ENVIRONMENT_HPP
+
+#include <parley/error.hpp>
+#include <parley/jinja/arguments.hpp>
+#include <parley/jinja/detail/ast.hpp>
+#include <parley/jinja/value.hpp>
+
+#include <boost/json/value.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace parley::jinja {
+
+/// What using an undefined value does.
+enum class undefined_behavior {
+    lenient,  ///< Jinja's default Undefined: prints as empty, iterates as empty, fails on attribute access
+    strict,  ///< StrictUndefined: every use except `is defined` / `default` fails
+};
+
+/// Bounds for untrusted templates; exceeding one is a template_error with errc::template_limit.
+struct limits {
+    std::size_t max_output = std::size_t(64) << 20;  ///< bytes of output (also of any captured block or string)
+    std::uint32_t max_call_depth = 200;  ///< nested macro calls and recursive loops
+    std::uint64_t max_loop_iterations = 10'000'000;  ///< loop iterations in one render, all loops together
+    std::int64_t max_range = 10'000'000;  ///< items a `range()` may produce (the hf sandbox uses 100000)
+};
+
+/// How a template is parsed and rendered.
+struct options {
+    bool trim_blocks = false;  ///< remove the first newline after a block tag
+    bool lstrip_blocks = false;  ///< strip whitespace before a block tag at the start of a line
+    bool keep_trailing_newline = false;  ///< keep the final newline of the template
+    bool loop_controls = false;  ///< enable `{% break %}` and `{% continue %}`
+    bool autoescape = false;  ///< HTML-escape every `{{ }}` output that is not marked safe
+    bool sandboxed = false;  ///< refuse methods that mutate lists and dicts (Jinja's immutable sandbox)
+    bool hf_tojson = false;  ///< `tojson` as Hugging Face defines it (json.dumps, ensure_ascii=False, key order kept)
+    undefined_behavior undefined = undefined_behavior::lenient;
+    limits limit{};
+    /// The clock behind `strftime_now`; the system clock when empty.
+    std::function<std::chrono::system_clock::time_point()> clock;
+};
+
+/// A filter written in C++: receives the filtered value and the template's arguments.
+using filter_function = std::function<value(const value& input, const arguments& args)>;
+/// A test written in C++.
+using test_function = std::function<bool(const value& input, const arguments& args)>;
+/// A global function written in C++.
+using global_function = std::function<value(const arguments& args)>;
+
+namespace detail {
+
+class render_state;
+using builtin_filter = value (*)(render_state&, const value&, arguments&);
+using builtin_test = bool (*)(render_state&, const value&, arguments&);
+
+struct filter_entry {
+    builtin_filter builtin = nullptr;
+    filter_function user;
+};
+struct test_entry {
+    builtin_test builtin = nullptr;
+    test_function user;
+};
+
+/// A global function object (range, dict, namespace, user functions...).
+struct function_obj final : object_obj {
+    std::string name;
+    value (*builtin)(render_state&, arguments&) = nullptr;
+    global_function user;
+    const char* type_name() const noexcept override { return "function"; }
+    bool callable() const noexcept override { return true; }
+    value call(render_state& st, arguments& args) const override;
+    void repr(std::string& out) const override { out += "<function " + name + ">"; }
+};
+
+/// Everything a template needs from its environment; shared by the templates it parsed.
+struct env_data {
+    options opt;
+    std::map<std::string, filter_entry, std::less<>> filters;
+    std::map<std::string, test_entry, std::less<>> tests;
+    std::map<std::string, std::unique_ptr<function_obj>, std::less<>> functions;
+    std::map<std::string, boost::json::value, std::less<>> globals;
+};
+
+void install_builtins(env_data& e);
+
+}  // namespace detail
+
+class parsed_template;
+
+/// Options plus the filters, tests and globals templates can use. Cheap to copy; templates
+/// keep the state they were parsed with.
+class environment {
+public:
+    /// Jinja2's defaults (no trimming, lenient undefined, built-in filters and tests).
+    explicit environment(options opt = {});
+
+    /// `jinja2.Environment()`: Python Jinja2's defaults; `tojson` sorts keys and escapes `<>&'`.
+    static environment plain() { return environment(options{}); }
+    /// The Hugging Face chat-template environment: trim_blocks, lstrip_blocks, loop controls, an
+    /// immutable sandbox, `tojson` as json.dumps(ensure_ascii=False), `raise_exception` and
+    /// `strftime_now` globals.
+    static environment hf();
+    /// `plain` or `hf`; throws parley::error for another name.
+    static environment named(std::string_view name);
+
+    const options& opts() const noexcept { return data_->opt; }
+
+    /// Adds or replaces a filter: `{{ x | name(args) }}`.
+    void add_filter(std::string name, filter_function f);
+    /// Adds or replaces a test: `{% if x is name(args) %}`.
+    void add_test(std::string name, test_function t);
+    /// Adds or replaces a global function.
+    void add_function(std::string name, global_function f);
+    /// Sets the clock `strftime_now` reads (the system clock by default).
+    void set_clock(std::function<std::chrono::system_clock::time_point()> clock);
+    /// Adds or replaces a global variable (read in place by every render).
+    void add_global(std::string name, boost::json::value v);
+
+    /// Parses a template. Throws template_error (with line, column and the source line) on a
+    /// syntax error, an unknown filter or an unknown test.
+    parsed_template parse(std::string_view source, std::string name = {}) const;
+
+private:
+    detail::env_data& mutate();
+    std::shared_ptr<detail::env_data> data_;
+};
+
+/// A parsed template: parse once, render many times (also concurrently from several threads).
+class parsed_template {
+public:
+    /// Renders with a context: a boost::json object or value, a described struct, or a map
+    /// with string keys. Throws template_error on a render error.
+    template <class Context>
+    std::string render(const Context& ctx) const {
+        std::string out;
+        render_to(out, ctx);
+        return out;
+    }
+    /// Renders with an empty context.
+    std::string render() const;
+    /// Appends the output to `out`.
+    template <class Context>
+    void render_to(std::string& out, const Context& ctx) const;
+
+    /// The template's name (used in error messages).
+    const std::string& name() const noexcept { return name_; }
+    /// The source as parsed (line ends normalised).
+    std::string_view source() const noexcept { return source_; }
+
+private:
+    friend class environment;
+    friend class detail::render_state;
+    void render_value(std::string& out, const value& root) const;
+    [[noreturn]] void throw_error(errc code, std::string msg, std::uint32_t pos) const;
+
+    std::string name_;
+    std::string source_;
+    detail::program prog_;
+    std::shared_ptr<const detail::env_data> env_;
+    std::vector<const detail::filter_entry*> filters_;  // by symbol
+    std::vector<const detail::test_entry*> tests_;  // by symbol
+    std::uint32_t loop_sym_ = detail::none;
+};
+
+}  // namespace parley::jinja
+
+#endif

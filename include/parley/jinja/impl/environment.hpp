@@ -1,0 +1,190 @@
+// parley/jinja/impl/environment.hpp: bodies of environment and parsed_template.
+#ifndef PARLEY_JINJA_IMPL_ENVIRONMENT_HPP
+#define PARLEY_JINJA_IMPL_ENVIRONMENT_HPP
+
+#include <parley/jinja/detail/builtins.hpp>
+#include <parley/jinja/detail/cpp_view.hpp>
+#include <parley/jinja/detail/parser.hpp>
+#include <parley/jinja/environment.hpp>
+
+#include <charconv>
+
+namespace parley::jinja {
+
+inline environment::environment(options opt) : data_(std::make_shared<detail::env_data>()) {
+    data_->opt = std::move(opt);
+    detail::install_builtins(*data_);
+}
+
+inline environment environment::hf() {
+    options o;
+    o.trim_blocks = true;
+    o.lstrip_blocks = true;
+    o.loop_controls = true;
+    o.sandboxed = true;
+    o.hf_tojson = true;
+    environment e(o);
+    auto fn = [&](const char* name, value (*f)(detail::render_state&, arguments&)) {
+        auto obj = std::make_unique<detail::function_obj>();
+        obj->name = name;
+        obj->builtin = f;
+        e.data_->functions[name] = std::move(obj);
+    };
+    fn("raise_exception", detail::globals::g_raise_exception);
+    fn("strftime_now", detail::globals::g_strftime_now);
+    return e;
+}
+
+inline environment environment::named(std::string_view name) {
+    if (name == "plain") return plain();
+    if (name == "hf") return hf();
+    throw error(errc::invalid_argument, "unknown environment '" + std::string(name) + "' (expected 'hf' or 'plain')");
+}
+
+inline detail::env_data& environment::mutate() {
+    if (data_.use_count() > 1) {
+        auto copy = std::make_shared<detail::env_data>();
+        copy->opt = data_->opt;
+        copy->filters = data_->filters;
+        copy->tests = data_->tests;
+        copy->globals = data_->globals;
+        for (auto& [k, f] : data_->functions) {
+            auto o = std::make_unique<detail::function_obj>();
+            o->name = f->name;
+            o->builtin = f->builtin;
+            o->user = f->user;
+            copy->functions[k] = std::move(o);
+        }
+        data_ = std::move(copy);
+    }
+    return *data_;
+}
+
+inline void environment::add_filter(std::string name, filter_function f) {
+    auto& e = mutate().filters[std::move(name)];
+    e.builtin = nullptr;
+    e.user = std::move(f);
+}
+
+inline void environment::add_test(std::string name, test_function t) {
+    auto& e = mutate().tests[std::move(name)];
+    e.builtin = nullptr;
+    e.user = std::move(t);
+}
+
+inline void environment::add_function(std::string name, global_function f) {
+    auto o = std::make_unique<detail::function_obj>();
+    o->name = name;
+    o->user = std::move(f);
+    auto& d = mutate();
+    d.globals.erase(name);
+    d.functions[std::move(name)] = std::move(o);
+}
+
+inline void environment::set_clock(std::function<std::chrono::system_clock::time_point()> clock) {
+    mutate().opt.clock = std::move(clock);
+}
+
+inline void environment::add_global(std::string name, boost::json::value v) {
+    auto& d = mutate();
+    d.functions.erase(name);
+    d.globals[std::move(name)] = std::move(v);
+}
+
+namespace detail {
+
+/// line, column (code points, from 1) and the text of the line of a source offset.
+inline source_location locate(std::string_view src, std::uint32_t pos, std::string name, std::string_view& line) {
+    if (pos > src.size()) pos = static_cast<std::uint32_t>(src.size());
+    std::uint32_t ln = 1;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < pos; ++i)
+        if (src[i] == '\n') {
+            ++ln;
+            start = i + 1;
+        }
+    std::size_t end = src.find('\n', start);
+    if (end == std::string_view::npos) end = src.size();
+    line = src.substr(start, end - start);
+    const auto col = static_cast<std::uint32_t>(utf8_length(src.substr(start, pos - start)) + 1);
+    return {std::move(name), ln, col};
+}
+
+}  // namespace detail
+
+inline void parsed_template::throw_error(errc code, std::string msg, std::uint32_t pos) const {
+    std::string_view line;
+    source_location where = detail::locate(source_, pos, name_, line);
+    throw template_error(code, std::move(msg), std::move(where), line);
+}
+
+inline parsed_template environment::parse(std::string_view source, std::string name) const {
+    parsed_template t;
+    t.name_ = std::move(name);
+    t.env_ = data_;
+    const options& o = data_->opt;
+    if (detail::needs_normalising(source, o.keep_trailing_newline)) detail::normalise_source(source, o.keep_trailing_newline, t.source_);
+    else t.source_.assign(source);
+    if (t.source_.size() >= 0xffffffffu) throw error(errc::template_limit, "template source too large");
+    detail::syntax_options so;
+    so.trim_blocks = o.trim_blocks;
+    so.lstrip_blocks = o.lstrip_blocks;
+    so.keep_trailing_newline = o.keep_trailing_newline;
+    so.loop_controls = o.loop_controls;
+    const detail::syntax_error err = detail::parse_program(t.source_, so, t.prog_);
+    if (err) {
+        std::string msg = err.what;
+        if (err.arg_len) {
+            msg += '\'';
+            msg.append(t.source_, err.arg_pos, err.arg_len);
+            msg += '\'';
+        }
+        if (err.what2) msg += err.what2;
+        t.throw_error(errc::template_syntax, std::move(msg), err.pos);
+    }
+    // link: float literals, filters and tests by symbol
+    for (auto& nd : t.prog_.nodes) {
+        if (nd.kind == detail::nk::k_float) {
+            const std::string_view digits = t.prog_.str(nd.a, nd.b);
+            double d = 0;
+            auto r = std::from_chars(digits.data(), digits.data() + digits.size(), d);
+            if (r.ec == std::errc::result_out_of_range) d = HUGE_VAL;
+            nd.fval = d;
+        }
+    }
+    const std::size_t nsym = t.prog_.symbols.size();
+    t.filters_.assign(nsym, nullptr);
+    t.tests_.assign(nsym, nullptr);
+    for (std::size_t k = 0; k < nsym; ++k) {
+        const std::string_view s = t.prog_.sym_name(static_cast<std::uint32_t>(k));
+        if (auto it = data_->filters.find(s); it != data_->filters.end()) t.filters_[k] = &it->second;
+        if (auto it = data_->tests.find(s); it != data_->tests.end()) t.tests_[k] = &it->second;
+    }
+    return t;
+}
+
+inline void parsed_template::render_value(std::string& out, const value& root) const {
+    if (!root.is_mapping_like() && !root.is_undefined())
+        throw error(errc::invalid_argument, "a template context must be a mapping (a JSON object, a described struct or a map)");
+    detail::render_state st(*this, out, root);
+    try {
+        st.run();
+    } catch (const detail::eval_error& e) {
+        throw_error(e.code, e.message, 0);
+    }
+}
+
+template <class Context>
+void parsed_template::render_to(std::string& out, const Context& ctx) const {
+    render_value(out, detail::cpp_view(ctx));
+}
+
+inline std::string parsed_template::render() const {
+    std::string out;
+    render_value(out, value());
+    return out;
+}
+
+}  // namespace parley::jinja
+
+#endif

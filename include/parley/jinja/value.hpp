@@ -1,0 +1,355 @@
+// parley/jinja/value.hpp: the values templates compute with, and views of C++ data.
+#ifndef PARLEY_JINJA_VALUE_HPP
+#define PARLEY_JINJA_VALUE_HPP
+
+#include <parley/config.hpp>
+#include <parley/error.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace parley::jinja {
+
+class value;
+class arguments;
+
+/// What a value is, in Python's terms.
+enum class value_kind : std::uint8_t {
+    undefined,  ///< Jinja's Undefined: a missing variable, attribute or item
+    none,  ///< None
+    boolean,  ///< True / False
+    integer,  ///< int (64-bit; overflow is an error)
+    floating,  ///< float
+    string,  ///< str (UTF-8), possibly marked safe (Markup)
+    list,  ///< list or tuple created by the template
+    dict,  ///< dict created by the template (insertion-ordered)
+    view,  ///< a sequence or mapping read in place: JSON, described structs, standard containers
+    object,  ///< anything else: macros, functions, loop, namespace, cycler, ...
+};
+
+/// The shape of a viewed C++ object.
+enum class view_shape : std::uint8_t { sequence, mapping };
+
+/// How a value of some C++ type is read in place. One static instance per viewed type.
+struct adapter {
+    view_shape shape;
+    const char* type_name;  ///< Python type name for messages ("list", "dict", or the struct name)
+    std::size_t (*size)(const void* obj);
+    /// sequence: element i; mapping: key i (keys are listed in their natural order)
+    value (*at)(const void* obj, std::size_t i);
+    /// mapping: value of key i; null for sequences
+    value (*value_at)(const void* obj, std::size_t i);
+    /// mapping: value of a string key; returns false when missing; null for sequences
+    bool (*find)(const void* obj, std::string_view key, value& out);
+};
+
+namespace detail {
+
+/// Base of reference-counted objects owned by values.
+struct heap_object {
+    mutable std::uint32_t refs = 0;
+    heap_object() = default;
+    heap_object(const heap_object&) = delete;
+    heap_object& operator=(const heap_object&) = delete;
+    virtual ~heap_object() = default;
+};
+
+struct string_obj;
+struct list_obj;
+struct dict_obj;
+struct object_obj;
+
+/// Which message an undefined value gives when it is used.
+enum class undefined_form : std::uint8_t { plain, name, attribute, item, hint };
+
+}  // namespace detail
+
+/// A template value. Cheap to copy (24 bytes, reference counted where it owns data);
+/// strings, JSON and C++ containers are viewed in place, never copied.
+class value {
+public:
+    /// Undefined.
+    value() noexcept : kind_(value_kind::undefined) { p_ = nullptr; aux_ = nullptr; }
+    value(std::nullptr_t) noexcept : kind_(value_kind::none) { p_ = nullptr; aux_ = nullptr; }
+    value(bool b) noexcept : kind_(value_kind::boolean) { i_ = b ? 1 : 0; aux_ = nullptr; }
+    value(int i) noexcept : value(static_cast<long long>(i)) {}
+    value(long i) noexcept : value(static_cast<long long>(i)) {}
+    value(long long i) noexcept : kind_(value_kind::integer) { i_ = static_cast<std::int64_t>(i); aux_ = nullptr; }
+    value(unsigned i) noexcept : value(static_cast<long long>(i)) {}
+    value(double d) noexcept : kind_(value_kind::floating) { d_ = d; aux_ = nullptr; }
+    /// An owned string.
+    value(std::string s);
+    value(const char* s) : value(std::string(s)) {}
+
+    /// A string that views `s`; the characters must outlive the value.
+    static value view_of(std::string_view s) noexcept {
+        value v;
+        v.kind_ = value_kind::string;
+        v.s_ = s.data();
+        v.n_ = static_cast<std::uint32_t>(s.size());
+        return v;
+    }
+    /// A view of a C++ object through an adapter; the object must outlive the value.
+    static value view_of(const void* obj, const adapter* ad) noexcept {
+        value v;
+        v.kind_ = value_kind::view;
+        v.p_ = obj;
+        v.ad_ = ad;
+        return v;
+    }
+    /// A safe (Markup) string: not escaped again by `escape` or autoescaping.
+    static value markup(std::string s) {
+        value v(std::move(s));
+        v.flags_ |= flag_markup;
+        return v;
+    }
+    /// An undefined value that remembers why it is undefined (for the error it raises on use).
+    static value undefined(detail::undefined_form form, std::string_view name, const char* type_name = nullptr) noexcept {
+        value v;
+        v.flags_ = static_cast<std::uint8_t>(form);
+        v.s_ = name.data();
+        v.n_ = static_cast<std::uint32_t>(name.size());
+        v.hint_ = type_name;
+        return v;
+    }
+    static value make_list(std::vector<value> items, bool tuple = false);
+    static value make_dict();
+    static value make_object(detail::object_obj* o);
+    /// An object owned elsewhere that outlives every use of the value (not reference counted).
+    static value borrow_object(const detail::object_obj* o) noexcept;
+
+    value(const value& o) noexcept : kind_(o.kind_), flags_(o.flags_), n_(o.n_), i_(o.i_), aux_(o.aux_) { retain(); }
+    value(value&& o) noexcept : kind_(o.kind_), flags_(o.flags_), n_(o.n_), i_(o.i_), aux_(o.aux_) {
+        o.kind_ = value_kind::undefined;
+        o.flags_ = 0;
+        o.aux_ = nullptr;
+    }
+    value& operator=(const value& o) noexcept {
+        if (this != &o) {
+            o.retain();
+            release();
+            kind_ = o.kind_;
+            flags_ = o.flags_;
+            n_ = o.n_;
+            i_ = o.i_;
+            aux_ = o.aux_;
+        }
+        return *this;
+    }
+    value& operator=(value&& o) noexcept {
+        if (this != &o) {
+            release();
+            kind_ = o.kind_;
+            flags_ = o.flags_;
+            n_ = o.n_;
+            i_ = o.i_;
+            aux_ = o.aux_;
+            o.kind_ = value_kind::undefined;
+            o.flags_ = 0;
+            o.aux_ = nullptr;
+        }
+        return *this;
+    }
+    ~value() { release(); }
+
+    value_kind kind() const noexcept { return kind_; }
+    bool is_undefined() const noexcept { return kind_ == value_kind::undefined; }
+    bool is_defined() const noexcept { return kind_ != value_kind::undefined; }
+    bool is_none() const noexcept { return kind_ == value_kind::none; }
+    bool is_bool() const noexcept { return kind_ == value_kind::boolean; }
+    bool is_integer() const noexcept { return kind_ == value_kind::integer; }
+    bool is_float() const noexcept { return kind_ == value_kind::floating; }
+    /// int, float or bool (Python's numbers.Number)
+    bool is_number() const noexcept {
+        return kind_ == value_kind::integer || kind_ == value_kind::floating || kind_ == value_kind::boolean;
+    }
+    bool is_string() const noexcept { return kind_ == value_kind::string; }
+    bool is_markup() const noexcept { return kind_ == value_kind::string && (flags_ & flag_markup); }
+    bool is_list() const noexcept { return kind_ == value_kind::list; }
+    bool is_dict() const noexcept { return kind_ == value_kind::dict; }
+    bool is_view() const noexcept { return kind_ == value_kind::view; }
+    bool is_object() const noexcept { return kind_ == value_kind::object; }
+    /// A list or tuple, or a viewed sequence.
+    bool is_sequence_like() const noexcept {
+        return kind_ == value_kind::list || (kind_ == value_kind::view && ad_->shape == view_shape::sequence);
+    }
+    /// A dict or a viewed mapping.
+    bool is_mapping_like() const noexcept {
+        return kind_ == value_kind::dict || (kind_ == value_kind::view && ad_->shape == view_shape::mapping);
+    }
+
+    bool as_bool() const noexcept { return i_ != 0; }
+    std::int64_t as_integer() const noexcept { return i_; }
+    double as_float() const noexcept { return d_; }
+    /// int, bool or float as a double
+    double as_number() const noexcept { return kind_ == value_kind::floating ? d_ : static_cast<double>(i_); }
+    std::string_view as_string() const noexcept { return {s_, n_}; }
+    const void* view_object() const noexcept { return p_; }
+    const adapter* view_adapter() const noexcept { return ad_; }
+    detail::list_obj& list() const noexcept { return *reinterpret_cast<detail::list_obj*>(h_); }
+    detail::dict_obj& dict() const noexcept { return *reinterpret_cast<detail::dict_obj*>(h_); }
+    detail::object_obj& object() const noexcept { return *reinterpret_cast<detail::object_obj*>(h_); }
+
+    detail::undefined_form undefined_form() const noexcept {
+        return static_cast<detail::undefined_form>(flags_ & 0x0f);
+    }
+    /// An undefined value that fails on every use but `is defined` and `default` (StrictUndefined).
+    bool is_strict_undefined() const noexcept { return kind_ == value_kind::undefined && (flags_ & flag_strict); }
+    value as_strict() const noexcept {
+        value v(*this);
+        v.flags_ |= flag_strict;
+        return v;
+    }
+    std::string_view undefined_name() const noexcept { return {s_, n_}; }
+    const char* undefined_type() const noexcept { return hint_; }
+
+    /// Part of a string (byte offsets), sharing its storage.
+    value substr(std::size_t pos, std::size_t len) const {
+        value v(*this);
+        v.s_ += pos;
+        v.n_ = static_cast<std::uint32_t>(len);
+        return v;
+    }
+
+    /// The same string with the safe flag set or cleared (no copy).
+    value with_markup(bool on) const {
+        value v(*this);
+        if (on) v.flags_ |= flag_markup;
+        else v.flags_ &= static_cast<std::uint8_t>(~flag_markup);
+        return v;
+    }
+
+private:
+    static constexpr std::uint8_t flag_markup = 1;
+    static constexpr std::uint8_t flag_strict = 0x10;
+    static constexpr std::uint8_t flag_borrowed = 0x20;
+
+    bool owns_heap() const noexcept {
+        return (kind_ == value_kind::list || kind_ == value_kind::dict || kind_ == value_kind::object) &&
+               !(flags_ & flag_borrowed);
+    }
+    void retain() const noexcept {
+        if (owns_heap()) ++h_->refs;
+        else if (kind_ == value_kind::string && owner_) ++owner_->refs;
+    }
+    void release() noexcept;
+
+    value_kind kind_;
+    std::uint8_t flags_ = 0;
+    std::uint32_t n_ = 0;
+    union {
+        std::int64_t i_;
+        double d_;
+        const char* s_;
+        const void* p_;
+        detail::heap_object* h_;
+    };
+    union {
+        detail::heap_object* owner_;
+        const adapter* ad_;
+        const char* hint_;
+        void* aux_;
+    };
+
+    friend struct value_access;
+};
+
+namespace detail {
+
+struct string_obj final : heap_object {
+    std::string s;
+    explicit string_obj(std::string x) : s(std::move(x)) {}
+};
+
+struct list_obj final : heap_object {
+    std::vector<value> items;
+    bool tuple = false;
+};
+
+/// Insertion-ordered dict with Python equality on keys.
+struct dict_obj final : heap_object {
+    std::vector<std::pair<value, value>> items;
+};
+
+class render_state;
+
+/// Objects with behaviour: functions, macros, the loop, namespaces, cyclers...
+struct object_obj : heap_object {
+    /// Python type name for messages.
+    virtual const char* type_name() const noexcept = 0;
+    /// `obj.name`; undefined when missing.
+    virtual value getattr(std::string_view name) const;
+    /// `obj[key]`; undefined when missing.
+    virtual value getitem(const value& key) const;
+    virtual bool callable() const noexcept { return false; }
+    /// `obj(args)`.
+    virtual value call(render_state& st, arguments& args) const;
+    /// str() and repr()
+    virtual void repr(std::string& out) const;
+    /// assignment of `obj.name = v` (namespaces only)
+    virtual bool setattr(std::string_view, const value&) { return false; }
+    /// `obj.name(args)` for methods of the object; false when it has no such method.
+    virtual bool method(render_state&, std::string_view, arguments&, value&) { return false; }
+    virtual bool is_namespace() const noexcept { return false; }
+};
+
+}  // namespace detail
+
+inline value::value(std::string s) : kind_(value_kind::string) {
+    auto* o = new detail::string_obj(std::move(s));
+    o->refs = 1;
+    owner_ = o;
+    s_ = o->s.data();
+    n_ = static_cast<std::uint32_t>(o->s.size());
+}
+
+inline value value::make_list(std::vector<value> items, bool tuple) {
+    auto* o = new detail::list_obj();
+    o->items = std::move(items);
+    o->tuple = tuple;
+    o->refs = 1;
+    value v;
+    v.kind_ = value_kind::list;
+    v.h_ = o;
+    return v;
+}
+
+inline value value::make_dict() {
+    auto* o = new detail::dict_obj();
+    o->refs = 1;
+    value v;
+    v.kind_ = value_kind::dict;
+    v.h_ = o;
+    return v;
+}
+
+inline value value::make_object(detail::object_obj* o) {
+    ++o->refs;
+    value v;
+    v.kind_ = value_kind::object;
+    v.h_ = o;
+    return v;
+}
+
+inline value value::borrow_object(const detail::object_obj* o) noexcept {
+    value v;
+    v.kind_ = value_kind::object;
+    v.flags_ = flag_borrowed;
+    v.h_ = const_cast<detail::object_obj*>(o);
+    return v;
+}
+
+inline void value::release() noexcept {
+    detail::heap_object* h = nullptr;
+    if (owns_heap()) h = h_;
+    else if (kind_ == value_kind::string) h = owner_;
+    if (h && --h->refs == 0) delete h;
+}
+
+}  // namespace parley::jinja
+
+#endif

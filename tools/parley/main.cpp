@@ -1,0 +1,146 @@
+// The parley command-line program.
+//
+//   parley jinja [--env hf|plain] [--now ISO-8601] TEMPLATE_FILE [CONTEXT_JSON_FILE]
+//   parley jinja --batch [--env hf|plain] [--now ISO-8601]
+#include <parley/jinja.hpp>
+
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* usage =
+    "usage: parley jinja [--env hf|plain] [--now YYYY-MM-DDTHH:MM:SS] TEMPLATE_FILE [CONTEXT_JSON_FILE]\n"
+    "       parley jinja --batch [--env hf|plain] [--now YYYY-MM-DDTHH:MM:SS]\n"
+    "\n"
+    "Renders a Jinja2 template (Python Jinja2 3.1 semantics) to standard output.\n"
+    "  --env hf     the Hugging Face chat-template environment (default)\n"
+    "  --env plain  Jinja2's default environment\n"
+    "  --now TIME   the time strftime_now() sees (UTC), instead of the clock\n"
+    "  --batch      read JSON lines {\"template\", \"context\", \"env\"} from standard input and\n"
+    "               write one line {\"output\": ...} or {\"error\": ...} for each\n";
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::optional<std::chrono::system_clock::time_point> parse_time(const std::string& s) {
+    std::tm tm{};
+    std::istringstream in(s);
+    in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+    if (in.fail()) {
+        std::istringstream in2(s);
+        tm = {};
+        in2 >> std::get_time(&tm, "%Y-%m-%d");
+        if (in2.fail()) return std::nullopt;
+    }
+    return std::chrono::system_clock::from_time_t(timegm(&tm));
+}
+
+parley::jinja::environment make_env(const std::string& name, const std::optional<std::chrono::system_clock::time_point>& now) {
+    parley::jinja::environment env = parley::jinja::environment::named(name);
+    if (now) {
+        const auto t = *now;
+        env.set_clock([t] { return t; });
+    }
+    return env;
+}
+
+int run_batch(const std::string& default_env, const std::optional<std::chrono::system_clock::time_point>& now) {
+    parley::jinja::environment envs[2] = {make_env("hf", now), make_env("plain", now)};
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        boost::json::object result;
+        try {
+            boost::json::value c = boost::json::parse(line);
+            const boost::json::object& obj = c.as_object();
+            std::string env_name = default_env;
+            if (auto* e = obj.if_contains("env"); e && e->is_string()) env_name = std::string(e->get_string());
+            if (env_name != "hf" && env_name != "plain") throw std::runtime_error("unknown environment " + env_name);
+            const auto& env = envs[env_name == "hf" ? 0 : 1];
+            const std::string_view src = obj.at("template").as_string();
+            static const boost::json::value empty = boost::json::object();
+            const boost::json::value* ctx = obj.if_contains("context");
+            if (!ctx || ctx->is_null()) ctx = &empty;
+            result["output"] = env.parse(src).render(*ctx);
+        } catch (const std::exception& e) {
+            result["error"] = e.what();
+        }
+        std::cout << boost::json::serialize(result) << '\n';
+        std::cout.flush();
+    }
+    return 0;
+}
+
+int jinja_main(const std::vector<std::string>& args) {
+    std::string env = "hf";
+    bool batch = false;
+    std::optional<std::chrono::system_clock::time_point> now;
+    std::vector<std::string> files;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--env" && i + 1 < args.size()) env = args[++i];
+        else if (a.rfind("--env=", 0) == 0) env = a.substr(6);
+        else if (a == "--now" && i + 1 < args.size()) {
+            now = parse_time(args[++i]);
+            if (!now) {
+                std::cerr << "error: --now expects YYYY-MM-DDTHH:MM:SS\n";
+                return 2;
+            }
+        } else if (a == "--batch") batch = true;
+        else if (a == "-h" || a == "--help") {
+            std::cout << usage;
+            return 0;
+        } else if (!a.empty() && a[0] == '-') {
+            std::cerr << "error: unknown option " << a << "\n" << usage;
+            return 2;
+        } else files.push_back(a);
+    }
+    if (env != "hf" && env != "plain") {
+        std::cerr << "error: --env must be hf or plain\n";
+        return 2;
+    }
+    if (batch) return run_batch(env, now);
+    if (files.empty() || files.size() > 2) {
+        std::cerr << usage;
+        return 2;
+    }
+    try {
+        const std::string source = read_file(files[0]);
+        boost::json::value ctx = boost::json::object();
+        if (files.size() == 2) ctx = boost::json::parse(read_file(files[1]));
+        const std::string out = make_env(env, now).parse(source, files[0]).render(ctx);
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+        std::cout << usage;
+        return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "jinja") return jinja_main({args.begin() + 1, args.end()});
+    std::cerr << "error: unknown command " << args[0] << "\n" << usage;
+    return 2;
+}
