@@ -268,6 +268,9 @@ struct string_obj final : heap_object {
 struct list_obj final : heap_object {
     std::vector<value> items;
     bool tuple = false;
+    bool group = false;  ///< groupby's (grouper, list) tuple: also has those two attributes
+    bool generator = false;  ///< the lazy result of map/select/...: iterable once, no len(), not JSON
+    mutable bool consumed = false;
 };
 
 /// Insertion-ordered dict with Python equality on keys.

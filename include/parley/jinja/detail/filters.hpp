@@ -54,6 +54,13 @@ inline value ignore_case(const value& v, bool case_sensitive) {
 
 inline std::vector<value> items_of(const value& v) { return sequence(v).to_vector(); }
 
+/// The lazy result of map/select/reject: a generator in Python.
+inline value generator(std::vector<value> items) {
+    value g = value::make_list(std::move(items));
+    g.list().generator = true;
+    return g;
+}
+
 // ---- strings ------------------------------------------------------------------------------------
 
 inline value f_upper(render_state&, const value& v, arguments&) {
@@ -317,6 +324,7 @@ inline value f_int(render_state&, const value& v, arguments& a) {
     bound_args<2> b(a, "int", p);
     const value def = b.get(0, value(0));
     const long base = int_arg(b[1], 10, "base");
+    if (v.is_undefined()) fail_undefined(v);
     if (v.is_integer()) return v;
     if (v.is_bool()) return value(static_cast<long long>(v.as_integer()));
     if (v.is_float()) {
@@ -335,6 +343,7 @@ inline value f_int(render_state&, const value& v, arguments& a) {
 inline value f_float(render_state&, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"default"};
     bound_args<1> b(a, "float", p);
+    if (v.is_undefined()) fail_undefined(v);
     if (v.is_number()) return value(v.as_number());
     if (v.is_string()) {
         double d;
@@ -353,7 +362,21 @@ inline value f_round(render_state&, const value& v, arguments& a) {
     if (!v.is_number()) type_error(std::string("type ") + type_name(v) + " doesn't define __round__ method");
     const double x = v.as_number();
     if (method == "common") {
-        if (!v.is_float()) return value(static_cast<double>(v.as_integer()));  // round(int, n) then float
+        if (!v.is_float()) {
+            // round(int, n) stays an int; negative n rounds half to even at 10**-n
+            const std::int64_t i = v.as_integer();
+            if (precision >= 0) return value(static_cast<long long>(i));
+            if (precision < -18) return value(0);
+            std::int64_t m = 1;
+            for (long k = 0; k < -precision; ++k) m *= 10;
+            std::int64_t q = i / m, r = i % m;
+            if (r < 0) {
+                r += m;
+                --q;
+            }
+            if (2 * r > m || (2 * r == m && (q & 1))) ++q;
+            return value(static_cast<long long>(q * m));
+        }
         return value(py_round(x, static_cast<int>(precision)));
     }
     const double m = std::pow(10.0, static_cast<double>(precision));
@@ -431,7 +454,23 @@ inline value f_sort(render_state& st, const value& v, arguments& a) {
     const bool cs = b.has(1) && truthy(b[1]);
     auto items = items_of(v);
     std::vector<std::pair<value, value>> keyed;
-    for (auto& it : items) keyed.emplace_back(ignore_case(b.has(2) ? attribute_arg(st, it, b[2]) : it, cs), it);
+    const bool several = b.has(2) && b[2].is_string() && b[2].as_string().find(',') != std::string_view::npos;
+    for (auto& it : items) {
+        if (several) {
+            // "a,b": sort by a tuple of attributes
+            std::vector<value> parts;
+            const std::string_view spec = b[2].as_string();
+            for (std::size_t s0 = 0; s0 <= spec.size();) {
+                std::size_t e = spec.find(',', s0);
+                if (e == std::string_view::npos) e = spec.size();
+                parts.push_back(ignore_case(attr_path(st, it, py_strip(spec.substr(s0, e - s0), std::nullopt, true, true)), cs));
+                s0 = e + 1;
+            }
+            keyed.emplace_back(value::make_list(std::move(parts), true), it);
+        } else {
+            keyed.emplace_back(ignore_case(b.has(2) ? attribute_arg(st, it, b[2]) : it, cs), it);
+        }
+    }
     std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
         return rev ? compare(y.first, x.first) < 0 : compare(x.first, y.first) < 0;
     });
@@ -594,13 +633,16 @@ inline value f_groupby(render_state& st, const value& v, arguments& a) {
             if (k.is_undefined() && b.has(1)) k = b[1];
             grouper = k;
         }
-        groups.push_back(value::make_list({grouper, value::make_list(std::move(members))}, true));
+        value gt = value::make_list({grouper, value::make_list(std::move(members))}, true);
+        gt.list().group = true;
+        groups.push_back(std::move(gt));
         i = j;
     }
     return value::make_list(std::move(groups));
 }
 
 inline value f_map(render_state& st, const value& v, arguments& a) {
+    if (!truthy(v)) return generator({});
     auto items = items_of(v);
     std::vector<value> r;
     r.reserve(items.size());
@@ -612,7 +654,7 @@ inline value f_map(render_state& st, const value& v, arguments& a) {
             if (x.is_undefined() && def.is_defined()) x = def;
             r.push_back(x);
         }
-        return value::make_list(std::move(r));
+        return generator(std::move(r));
     }
     if (a.size() == 0) type_error("map requires a filter argument");
     const std::string name = to_str(a[0]);
@@ -620,10 +662,11 @@ inline value f_map(render_state& st, const value& v, arguments& a) {
     for (std::size_t i = 1; i < a.size(); ++i) rest.push(a[i]);
     for (auto& [k, x] : a.keywords()) rest.push_keyword(k, x);
     for (auto& it : items) r.push_back(st.apply_filter(name, it, rest));
-    return value::make_list(std::move(r));
+    return generator(std::move(r));
 }
 
 inline value select_impl(render_state& st, const value& v, arguments& a, bool by_attr, bool keep) {
+    if (!truthy(v)) return generator({});
     auto items = items_of(v);
     std::size_t first = 0;
     value attribute;
@@ -646,7 +689,7 @@ inline value select_impl(render_state& st, const value& v, arguments& a, bool by
         const bool ok = has_test ? st.apply_test(test, x, rest) : truthy(x);
         if (ok == keep) r.push_back(it);
     }
-    return value::make_list(std::move(r));
+    return generator(std::move(r));
 }
 inline value f_select(render_state& st, const value& v, arguments& a) { return select_impl(st, v, a, false, true); }
 inline value f_reject(render_state& st, const value& v, arguments& a) { return select_impl(st, v, a, false, false); }

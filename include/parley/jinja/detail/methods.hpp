@@ -81,6 +81,10 @@ inline value get_attribute(const value& obj, std::string_view name, bool sandbox
         return strict ? u.as_strict() : u;
     };
     if (!name.empty() && name[0] == '_') return missing();
+    if (obj.is_list() && obj.list().group && obj.list().items.size() == 2) {
+        if (name == "grouper") return obj.list().items[0];
+        if (name == "list") return obj.list().items[1];
+    }
     if (obj.is_object()) {
         value r = obj.object().getattr(name);
         if (r.is_undefined() && r.undefined_form() == undefined_form::plain) return missing();

@@ -26,7 +26,7 @@ inline const char* type_name(const value& v) noexcept {
     case value_kind::integer: return "int";
     case value_kind::floating: return "float";
     case value_kind::string: return v.is_markup() ? "Markup" : "str";
-    case value_kind::list: return v.list().tuple ? "tuple" : "list";
+    case value_kind::list: return v.list().generator ? "generator" : v.list().tuple ? "tuple" : "list";
     case value_kind::dict: return "dict";
     case value_kind::view: return v.view_adapter()->type_name;
     case value_kind::object: return v.object().type_name();
@@ -130,6 +130,18 @@ inline void append_repr(std::string& out, const value& v) {
         return;
     case value_kind::list: {
         const auto& l = v.list();
+        if (l.generator) {
+            out += "<generator object>";
+            return;
+        }
+        if (l.group) out += "_GroupTuple(grouper=";
+        if (l.group && l.items.size() == 2) {
+            append_repr(out, l.items[0]);
+            out += ", list=";
+            append_repr(out, l.items[1]);
+            out += ')';
+            return;
+        }
         out += l.tuple ? '(' : '[';
         for (std::size_t i = 0; i < l.items.size(); ++i) {
             if (i) out += ", ";
@@ -179,7 +191,9 @@ inline std::string to_repr(const value& v) {
 inline std::size_t length(const value& v) {
     switch (v.kind()) {
     case value_kind::string: return utf8_length(v.as_string());
-    case value_kind::list: return v.list().items.size();
+    case value_kind::list:
+        if (v.list().generator) type_error("object of type 'generator' has no len()");
+        return v.list().items.size();
     case value_kind::dict: return v.dict().items.size();
     case value_kind::view: return v.view_adapter()->size(v.view_object());
     case value_kind::undefined: check_strict(v); return 0;
@@ -196,7 +210,7 @@ inline bool truthy(const value& v) {
     case value_kind::integer: return v.as_integer() != 0;
     case value_kind::floating: return v.as_float() != 0.0;
     case value_kind::string: return v.as_string().size() != 0;
-    case value_kind::list: return !v.list().items.empty();
+    case value_kind::list: return v.list().generator || !v.list().items.empty();
     case value_kind::dict: return !v.dict().items.empty();
     case value_kind::view: return v.view_adapter()->size(v.view_object()) != 0;
     case value_kind::object: return true;
@@ -209,7 +223,14 @@ class sequence {
 public:
     explicit sequence(const value& v) : src_(v) {
         switch (v.kind()) {
-        case value_kind::list: list_ = &v.list(); n_ = list_->items.size(); return;
+        case value_kind::list:
+            list_ = &v.list();
+            n_ = list_->items.size();
+            if (list_->generator) {
+                if (list_->consumed) n_ = 0;
+                list_->consumed = true;
+            }
+            return;
         case value_kind::view:
             if (v.view_adapter()->shape == view_shape::sequence) {
                 ad_ = v.view_adapter();
@@ -673,6 +694,7 @@ inline value getitem_plain(const value& v, const value& key, bool& found) {
         found = false;
         return {};
     }
+    if (v.is_list() && v.list().generator) type_error("'generator' object is not subscriptable");
     if (v.is_sequence_like() || v.is_string()) {
         if (!key.is_integer() && !key.is_bool()) {
             found = false;

@@ -979,6 +979,8 @@ private:
                 kw.kind = nk::kwarg;
                 kw.pos = cur().pos;
                 kw.sym = intern(text(cur()));
+                for (auto prev : kw_args)
+                    if (p_->nodes[prev].sym == kw.sym) fail(kw.pos, "keyword argument repeated: ", kw.pos, cur().len);
                 next();
                 next();
                 kw.a = parse_expression(true);
