@@ -134,14 +134,6 @@ inline void append_repr(std::string& out, const value& v) {
             out += "<generator object>";
             return;
         }
-        if (l.group) out += "_GroupTuple(grouper=";
-        if (l.group && l.items.size() == 2) {
-            append_repr(out, l.items[0]);
-            out += ", list=";
-            append_repr(out, l.items[1]);
-            out += ')';
-            return;
-        }
         out += l.tuple ? '(' : '[';
         for (std::size_t i = 0; i < l.items.size(); ++i) {
             if (i) out += ", ";
