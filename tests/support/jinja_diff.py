@@ -249,14 +249,43 @@ def report_case(case, verdict, mine, ref, out):
 MISSING_SHOWN = 5  # cases without a result (a program stopped early) reported in full
 
 
-def compare(cases, parley, oracle, show_all, out):
+def load_known(path):
+    """Documented differences from Jinja2: `case-name [env]  reason` per line, '#' comments."""
+    known = {}
+    if not path:
+        return known
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split(None, 2)
+            if len(parts) < 3 or parts[1] not in ("hf", "plain"):
+                raise InputError(f"{path}:{n}: expected 'CASE-NAME ENV REASON'")
+            known[(parts[0], parts[1])] = parts[2]
+    return known
+
+
+def compare(cases, parley, oracle, show_all, out, known=None):
     passed = failed = missing = 0
+    known = known or {}
+    seen_known = set()
     for i, case in enumerate(cases):
         mine = parley.results[i] if i < len(parley.results) else None
         ref = oracle.results[i] if i < len(oracle.results) else None
         ok = (mine is not None and ref is not None and mine[0] != "bad"
               and ((mine[0] == ref[0] == "output" and mine[1] == ref[1])
                    or (mine[0] == ref[0] == "error")))
+        key = (case.name, case.env)
+        if key in known:
+            seen_known.add(key)
+            if ok:
+                # a listed difference that no longer differs: the list must be updated
+                failed += 1
+                out.write(f"FAIL {case.label()}: listed as a known difference but now matches the oracle\n")
+            else:
+                out.write(f"KNOWN {case.label()}: {known[key]}\n")
+            continue
         if ok:
             passed += 1
             if show_all:
@@ -271,6 +300,8 @@ def compare(cases, parley, oracle, show_all, out):
     if missing > MISSING_SHOWN and not show_all:
         out.write(f"... and {missing - MISSING_SHOWN} more case(s) without a result "
                   f"(--show-all lists them)\n")
+    if seen_known:
+        out.write(f"{len(seen_known)} known difference(s) from Jinja2 (listed with their reasons above)\n")
     return passed, failed
 
 
@@ -280,6 +311,8 @@ def main(argv=None):
     ap.add_argument("--oracle", required=True, help="the reference renderer (jinja-oracle)")
     ap.add_argument("--filter", default=None, help="run only cases whose name contains SUBSTR")
     ap.add_argument("--show-all", action="store_true", help="print every case's result")
+    ap.add_argument("--known", default=None,
+                    help="file listing documented differences (CASE ENV REASON per line)")
     ap.add_argument("--now", default=None,
                     help="passed to parley as --now: the oracle's fixed clock for strftime_now()")
     sub = ap.add_subparsers(dest="mode", required=True)
@@ -301,6 +334,11 @@ def main(argv=None):
             cases = load_corpus(a.templates, a.contexts)
         else:
             cases = load_cases(a.paths)
+        known = load_known(a.known)
+        names = {(c.name, c.env) for c in cases}
+        unknown = [k for k in known if k not in names]
+        if unknown and a.filter is None:
+            raise InputError(f"{a.known}: no such case: {unknown[0][0]} [{unknown[0][1]}]")
     except InputError as e:
         out.write(f"error: {e}\n0 passed, 1 failed\n")
         return 1
@@ -325,7 +363,7 @@ def main(argv=None):
     if cases and len(oracle.results) == len(cases) and rendered == 0:
         out.write("warning: the oracle renders none of the cases\n")
 
-    passed, failed = compare(cases, parley, oracle, a.show_all, out)
+    passed, failed = compare(cases, parley, oracle, a.show_all, out, known)
     broken = False
     for run in (parley, oracle):
         for p in run.problems:
