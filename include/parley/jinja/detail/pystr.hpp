@@ -286,7 +286,8 @@ class unit_set {
 public:
     explicit unit_set(std::string_view chars) noexcept : chars_(chars) {
         ascii_only_ = true;
-        for (unsigned char b : chars) {
+        for (const char ch : chars) {
+            const auto b = static_cast<unsigned char>(ch);
             if (b >= 0x80) {
                 ascii_only_ = false;
                 break;
@@ -1581,10 +1582,11 @@ inline void url_quote(std::string& out, std::string_view s, std::string_view saf
     for (unsigned char c = 0; c < 128; ++c)
         keep[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
                   c == '.' || c == '-' || c == '~';
-    for (const unsigned char c : safe)
-        if (c < 0x80) keep[c] = true;
+    for (const char ch : safe)
+        if (static_cast<unsigned char>(ch) < 0x80) keep[static_cast<unsigned char>(ch)] = true;
     out.reserve(out.size() + s.size());
-    for (const unsigned char c : s) {
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
         if (c < 0x80 && keep[c]) {
             out += char(c);
         } else {
@@ -1605,7 +1607,7 @@ inline void jinja_truncate(std::string& out, std::string_view s, long length, bo
                                     std::to_string(length));
     if (leeway < 0) throw std::invalid_argument("expected leeway >= 0, got " + std::to_string(leeway));
     const long len = static_cast<long>(utf8_length(s));
-    if (len <= length + leeway) {
+    if (len - leeway <= length) {
         out += s;
         return;
     }
