@@ -651,8 +651,10 @@ inline void jinja_title(std::string& out, std::string_view s) {
     using namespace pystr_impl;
     out.reserve(out.size() + s.size());
     auto is_sep = [](const unit& u) {
-        return u.cp == '-' || u.cp == '(' || u.cp == '{' || u.cp == '[' || u.cp == '<' ||
-               (u.valid && is_space(u.cp));
+        if (u.cp < 0x80)
+            return u.cp == '-' || u.cp == '(' || u.cp == '{' || u.cp == '[' || u.cp == '<' ||
+                   (latin1_flags[u.cp] & tables::flag_space) != 0;
+        return u.valid && is_space(u.cp);
     };
     std::size_t i = 0;
     while (i < s.size()) {
@@ -932,6 +934,10 @@ inline std::vector<std::string_view> py_split(std::string_view s, std::optional<
         return parts;
     }
     auto space_at = [&](std::size_t i, std::size_t& len) {
+        if (bytes(s)[i] < 0x80) {
+            len = 1;
+            return (latin1_flags[bytes(s)[i]] & tables::flag_space) != 0;
+        }
         const unit u = decode_unit(s, i);
         len = u.len;
         return u.valid && is_space(u.cp);
