@@ -119,9 +119,8 @@ inline value get_item(const value& obj, const value& key, bool sandboxed, bool s
             if (a.is_defined()) return a;
         }
         if (has_method(obj, key.as_string())) return get_attribute(obj, key.as_string(), sandboxed, strict);
-        value u = value::undefined(undefined_form::attribute, key.as_string(), type_name(obj));
         // the key's text may not outlive this value: keep the type only
-        u = value::undefined(undefined_form::plain, {}, type_name(obj));
+        value u = value::undefined(undefined_form::plain, {}, type_name(obj));
         return strict ? u.as_strict() : u;
     }
     value u;

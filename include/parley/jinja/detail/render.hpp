@@ -100,6 +100,14 @@ private:
         vars_.resize(frames_.back().begin);
         frames_.pop_back();
     }
+    // a child scope for the lifetime of the guard
+    struct scope {
+        render_state& s;
+        scope(render_state& st, std::uint32_t parent) : s(st) { s.push_frame(parent); }
+        ~scope() { s.pop_frame(); }
+        scope(const scope&) = delete;
+        scope& operator=(const scope&) = delete;
+    };
     std::size_t frame_end(std::uint32_t f) const {
         return f + 1 < frames_.size() ? frames_[f + 1].begin : vars_.size();
     }
@@ -187,16 +195,19 @@ private:
     // renders a statement list into a fresh string
     std::string capture(const node& body) {
         std::string buf;
-        std::string* saved = out_;
+        struct redirect {
+            std::string*& out;
+            std::string* saved;
+            ~redirect() { out = saved; }
+        } guard{out_, out_};
         out_ = &buf;
-        try {
-            exec_list(body);
-        } catch (...) {
-            out_ = saved;
-            throw;
-        }
-        out_ = saved;
+        exec_list(body);
         return buf;
+    }
+    // renders a block's body in a child scope into a fresh string
+    std::string capture_scoped(const node& body) {
+        scope sc(*this, top());
+        return capture(body);
     }
     value captured(std::string s) { return autoescape_ ? value::markup(std::move(s)) : value(std::move(s)); }
 
@@ -237,16 +248,7 @@ private:
         case nk::for_: return exec_for(x, eval(n(x.b)), 0, nullptr);
         case nk::set: assign(n(x.a), eval(n(x.b))); return flow::normal;
         case nk::set_block: {
-            push_frame(top());
-            std::string s;
-            try {
-                s = capture(n(x.b));
-            } catch (...) {
-                pop_frame();
-                throw;
-            }
-            pop_frame();
-            value v = captured(std::move(s));
+            value v = captured(capture_scoped(n(x.b)));
             if (x.c != none) v = apply_filter_chain(n(x.c), v);
             assign(n(x.a), v);
             return flow::normal;
@@ -266,58 +268,30 @@ private:
             return flow::normal;
         }
         case nk::filter_block: {
-            push_frame(top());
-            std::string s;
-            try {
-                s = capture(n(x.b));
-            } catch (...) {
-                pop_frame();
-                throw;
-            }
-            pop_frame();
-            write(apply_filter_chain(n(x.a), captured(std::move(s))));
+            write(apply_filter_chain(n(x.a), captured(capture_scoped(n(x.b)))));
             return flow::normal;
         }
         case nk::with: {
             const node& assigns = n(x.a);
             std::vector<value> vals;
             for (std::uint32_t k = 0; k < assigns.b; ++k) vals.push_back(eval(n(n(list_item(assigns.a, k)).b)));
-            push_frame(top());
-            flow f;
-            try {
-                for (std::uint32_t k = 0; k < assigns.b; ++k) assign(n(n(list_item(assigns.a, k)).a), vals[k]);
-                f = exec_list(n(x.b));
-            } catch (...) {
-                pop_frame();
-                throw;
-            }
-            pop_frame();
-            return f;
+            scope sc(*this, top());
+            for (std::uint32_t k = 0; k < assigns.b; ++k) assign(n(n(list_item(assigns.a, k)).a), vals[k]);
+            return exec_list(n(x.b));
         }
         case nk::block: {
-            push_frame(top());
-            flow f;
-            try {
-                f = exec_list(n(x.a));
-            } catch (...) {
-                pop_frame();
-                throw;
-            }
-            pop_frame();
-            return f;
+            scope sc(*this, top());
+            return exec_list(n(x.a));
         }
         case nk::autoescape: {
-            const bool saved = autoescape_;
-            autoescape_ = truthy(eval(n(x.a)));
-            flow f;
-            try {
-                f = exec_list(n(x.b));
-            } catch (...) {
-                autoescape_ = saved;
-                throw;
-            }
-            autoescape_ = saved;
-            return f;
+            const bool on = truthy(eval(n(x.a)));
+            struct restore {
+                bool& flag;
+                bool saved;
+                ~restore() { flag = saved; }
+            } guard{autoescape_, autoescape_};
+            autoescape_ = on;
+            return exec_list(n(x.b));
         }
         case nk::break_: return flow::break_;
         case nk::continue_: return flow::continue_;
@@ -684,9 +658,9 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args) {
     // the macro's scope: a child of the scope it was defined in
     std::uint32_t parent = m.frame;
     if (parent >= frames_.size() || frames_[parent].serial != m.serial) parent = 0;
-    push_frame(parent);
     std::string s;
-    try {
+    {
+        scope sc(*this, parent);
         for (std::size_t k = 0; k < nparams; ++k) {
             const node& prm = n(list_item(params.a, static_cast<std::uint32_t>(k)));
             if (given[k]) {
@@ -713,11 +687,7 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args) {
             set_var(kwargs_sym_, d);
         }
         s = capture(n(m.body));
-    } catch (...) {
-        pop_frame();
-        throw;
     }
-    pop_frame();
     return captured(std::move(s));
 }
 
