@@ -129,7 +129,8 @@ public:
     void add_global(std::string name, boost::json::value v);
 
     /// Parses a template. Throws template_error (with line, column and the source line) on a
-    /// syntax error, an unknown filter or an unknown test.
+    /// syntax error, or an unknown filter or test outside an `if` (inside one, as in Jinja2, the
+    /// name fails only when it is used).
     parsed_template parse(std::string_view source, std::string name = {}) const;
 
 private:

@@ -3,6 +3,7 @@
 #define PARLEY_JINJA_IMPL_ENVIRONMENT_HPP
 
 #include <parley/jinja/detail/builtins.hpp>
+#include <parley/jinja/detail/check.hpp>
 #include <parley/jinja/detail/cpp_view.hpp>
 #include <parley/jinja/detail/parser.hpp>
 #include <parley/jinja/environment.hpp>
@@ -159,6 +160,18 @@ inline parsed_template environment::parse(std::string_view source, std::string n
         const std::string_view s = t.prog_.sym_name(static_cast<std::uint32_t>(k));
         if (auto it = data_->filters.find(s); it != data_->filters.end()) t.filters_[k] = &it->second;
         if (auto it = data_->tests.find(s); it != data_->tests.end()) t.tests_[k] = &it->second;
+    }
+    // Like Jinja2, an unknown filter or test is a parse error, except in an `if` or an inline
+    // if-expression (see detail::name_checker), where it fails when it is used.
+    const detail::unknown_name unknown = detail::find_unknown_name(
+        t.prog_, [&](std::uint32_t sym) { return t.filters_[sym] != nullptr; },
+        [&](std::uint32_t sym) { return t.tests_[sym] != nullptr; });
+    if (unknown) {
+        const detail::node& n = t.prog_.nodes[unknown.node];
+        t.throw_error(errc::template_unknown_name,
+                      std::string(unknown.is_filter ? "unknown filter '" : "unknown test '") +
+                          std::string(t.prog_.sym_name(n.sym)) + "'",
+                      n.pos);
     }
     return t;
 }

@@ -1,0 +1,155 @@
+// parley/jinja/detail/check.hpp: checks of a parsed program against its environment, done
+// once after parsing (constexpr, so the compile-time front end can run them too).
+#ifndef PARLEY_JINJA_DETAIL_CHECK_HPP
+#define PARLEY_JINJA_DETAIL_CHECK_HPP
+
+#include <parley/jinja/detail/ast.hpp>
+
+#include <cstdint>
+
+namespace parley::jinja::detail {
+
+/// A filter or test the environment does not have, used where Jinja2 refuses it at compile time.
+struct unknown_name {
+    std::uint32_t node = none;  ///< the filter or test node, or `none` when every name is known
+    bool is_filter = false;
+    constexpr explicit operator bool() const noexcept { return node != none; }
+};
+
+/// Finds the first filter or test whose name `has_filter(sym)` / `has_test(sym)` rejects and that
+/// Jinja2 rejects when it compiles the template. Jinja2 lets an unknown name through when it sits
+/// in a "soft" frame: anywhere in an `if` statement (test, branches) or in an inline `x if c else
+/// y`, until a construct opens a frame of its own (a loop's body, filter and else; a macro or call
+/// block's body and defaults; a set or filter block; a `with` body); there the name fails only if
+/// it is used. Expressions a construct evaluates in the enclosing frame (a loop's iterable, the
+/// call of a call block, `with` values, `set` values) keep the enclosing frame's softness.
+template <class HasFilter, class HasTest>
+class name_checker {
+public:
+    constexpr name_checker(const program& p, HasFilter has_filter, HasTest has_test)
+        : p_(p), has_filter_(has_filter), has_test_(has_test) {}
+
+    constexpr unknown_name run() {
+        visit(p_.root, false);
+        return found_;
+    }
+
+private:
+    constexpr void visit_range(std::uint32_t begin, std::uint32_t count, bool soft) {
+        for (std::uint32_t k = 0; k < count && !found_; ++k) visit(p_.lists[begin + k], soft);
+    }
+
+    constexpr void visit(std::uint32_t idx, bool soft) {
+        if (idx == none || found_) return;
+        const node& n = p_.nodes[idx];
+        switch (n.kind) {
+        case nk::if_:
+        case nk::condexpr:
+            visit(n.a, true);
+            visit(n.b, true);
+            visit(n.c, true);
+            break;
+        case nk::for_:
+            visit(n.b, soft);
+            visit(n.c, false);
+            visit(n.d, false);
+            visit(n.e, false);
+            break;
+        case nk::set:
+        case nk::print:
+        case nk::getattr:
+        case nk::kwarg:
+        case nk::neg:
+        case nk::pos:
+        case nk::not_:
+        case nk::operand:
+            visit(n.a, soft);
+            if (n.kind == nk::set) visit(n.b, soft);
+            break;
+        case nk::set_block:
+        case nk::filter_block:
+        case nk::macro:
+        case nk::param:
+        case nk::block:
+            visit(n.a, false);
+            visit(n.b, false);
+            visit(n.c, false);
+            break;
+        case nk::call_block:
+            visit(n.a, soft);
+            visit(n.b, false);
+            visit(n.c, false);
+            break;
+        case nk::with:
+            if (n.a != none) {
+                const node& assigns = p_.nodes[n.a];
+                for (std::uint32_t k = 0; k < assigns.b && !found_; ++k) visit(p_.nodes[p_.lists[assigns.a + k]].b, soft);
+            }
+            visit(n.b, false);
+            break;
+        case nk::autoescape:
+            visit(n.a, soft);
+            visit(n.b, soft);
+            break;
+        case nk::stmts:
+        case nk::concat:
+        case nk::list:
+        case nk::tuple:
+        case nk::dict:
+            visit_range(n.a, n.b, soft);
+            break;
+        case nk::getitem:
+        case nk::binop:
+        case nk::and_:
+        case nk::or_:
+            visit(n.a, soft);
+            visit(n.b, soft);
+            break;
+        case nk::slice:
+            visit(n.a, soft);
+            visit(n.b, soft);
+            visit(n.c, soft);
+            break;
+        case nk::call:
+            visit(n.a, soft);
+            visit(n.b, soft);
+            break;
+        case nk::args:
+            visit_range(n.a, n.b, soft);
+            visit_range(n.c, n.d, soft);
+            visit(n.e, soft);
+            visit(n.f, soft);
+            break;
+        case nk::compare:
+            visit(n.a, soft);
+            visit_range(n.b, n.c, soft);
+            break;
+        case nk::filter:
+        case nk::test:
+            if (!soft && !(n.kind == nk::filter ? has_filter_(n.sym) : has_test_(n.sym))) {
+                found_ = unknown_name{idx, n.kind == nk::filter};
+                return;
+            }
+            visit(n.a, soft);
+            visit(n.b, soft);
+            break;
+        default:  // text, literals, names, break/continue, nsref: nothing below
+            break;
+        }
+    }
+
+    const program& p_;
+    HasFilter has_filter_;
+    HasTest has_test_;
+    unknown_name found_{};
+};
+
+/// The first filter or test Jinja2 would refuse at compile time (see name_checker).
+template <class HasFilter, class HasTest>
+constexpr unknown_name find_unknown_name(const program& p, HasFilter has_filter, HasTest has_test) {
+    return name_checker<HasFilter, HasTest>(p, has_filter, has_test).run();
+}
+
+}  // namespace parley::jinja::detail
+
+#endif
