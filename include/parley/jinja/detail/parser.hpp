@@ -158,7 +158,7 @@ private:
                 next();
             } else if (t.type == tk::var_begin) {
                 next();
-                const std::uint32_t e = parse_tuple(false, true, nullptr, false);
+                const std::uint32_t e = parse_tuple(false, true, false);
                 std::uint32_t pr = add(nk::print, t.pos);
                 at(pr).a = e;
                 body.push_back(pr);
@@ -224,7 +224,7 @@ private:
         else if (n == "print") {
             next();
             r = add(nk::print, t.pos);
-            const std::uint32_t e = parse_tuple(false, true, nullptr, false);
+            const std::uint32_t e = parse_tuple(false, true, false);
             at(r).a = e;
         } else if ((n == "break" || n == "continue") && opt_.loop_controls) {
             if (loop_depth_ == 0) {
@@ -248,13 +248,10 @@ private:
     constexpr std::uint32_t parse_for() {
         const std::uint32_t pos = cur().pos;
         next();
-        constexpr std::string_view in_kw[] = {"in"};
-        const end_set in_end{in_kw, 1};
-        const std::uint32_t target = parse_assign_target(true, false, &in_end, false);
+        ++for_nesting_;
+        const std::uint32_t target = parse_assign_target(true, false, false);
         expect_name("in", "expected 'in', got ");
-        constexpr std::string_view rec_kw[] = {"recursive"};
-        const end_set rec_end{rec_kw, 1};
-        const std::uint32_t iter = parse_tuple(false, false, &rec_end, false);
+        const std::uint32_t iter = parse_tuple(false, false, false);
         std::uint32_t test = none;
         if (is_name(cur(), "if")) {
             next();
@@ -279,6 +276,7 @@ private:
             next();
         }
         --open_;
+        --for_nesting_;
         node n;
         n.kind = nk::for_;
         n.pos = pos;
@@ -294,7 +292,7 @@ private:
     constexpr std::uint32_t parse_if() {
         const std::uint32_t pos = cur().pos;
         next();
-        const std::uint32_t test = parse_tuple(false, false, nullptr, false);
+        const std::uint32_t test = parse_tuple(false, false, false);
         constexpr std::string_view ends[] = {"elif", "else", "endif"};
         ++open_;
         const std::uint32_t body = parse_body({ends, 3}, false);
@@ -332,14 +330,14 @@ private:
     constexpr std::uint32_t parse_set() {
         const std::uint32_t pos = cur().pos;
         next();
-        const std::uint32_t target = parse_assign_target(true, false, nullptr, true);
+        const std::uint32_t target = parse_assign_target(true, false, true);
         if (cur().type == tk::assign) {
             next();
             node n;
             n.kind = nk::set;
             n.pos = pos;
             n.a = target;
-            n.b = parse_tuple(false, true, nullptr, false);
+            n.b = parse_tuple(false, true, false);
             return add(n);
         }
         const std::uint32_t filt = cur().type == tk::pipe ? parse_filter(none, false) : none;
@@ -372,6 +370,8 @@ private:
             prm.kind = nk::param;
             prm.pos = cur().pos;
             prm.sym = intern(text(cur()));
+            for (const std::uint32_t other : params)
+                if (at(other).sym == prm.sym) fail(prm.pos, "duplicate parameter ", cur().pos, cur().len);
             next();
             if (cur().type == tk::assign) {
                 next();
@@ -386,16 +386,33 @@ private:
         return make_list(nk::stmts, pos, params);
     }
 
-    // runs `body` with the macro usage flags collected for a macro-like node
-    constexpr std::uint8_t begin_scope_flags() {
-        const std::uint8_t saved = uses_;
-        uses_ = 0;
-        return saved;
+    // Jinja2: a body that uses `caller` gets it from the call block, so an explicit `caller`
+    // parameter must have a default.
+    constexpr void check_caller_param(std::uint32_t params, std::uint8_t uses) {
+        if (!ok() || !(uses & flag_uses_caller) || params == none) return;
+        const node& list = at(params);
+        for (std::uint32_t k = 0; k < list.b; ++k) {
+            const node& prm = at(p_->lists[list.a + k]);
+            if (prm.a == none && p_->sym_name(prm.sym) == "caller")
+                fail(prm.pos, "the 'caller' parameter needs a default (the body calls caller())");
+        }
     }
-    constexpr std::uint8_t end_scope_flags(std::uint8_t saved) {
-        const std::uint8_t mine = uses_;
-        uses_ = static_cast<std::uint8_t>(saved | mine);
-        return mine;
+
+    // The body of a macro or call block, up to its end tag: a scope of its own for the names
+    // caller/varargs/kwargs (whose uses go to `flags`) and outside any loop for break/continue.
+    constexpr std::uint32_t parse_function_body(const end_set& ends, std::uint32_t params, std::uint8_t& flags) {
+        const std::uint8_t outer_uses = uses_;
+        const unsigned outer_loops = loop_depth_;
+        uses_ = 0;
+        loop_depth_ = 0;
+        ++open_;
+        const std::uint32_t body = parse_body(ends, true);
+        --open_;
+        flags = uses_;
+        uses_ = static_cast<std::uint8_t>(outer_uses | flags);
+        loop_depth_ = outer_loops;
+        check_caller_param(params, flags);
+        return body;
     }
 
     constexpr std::uint32_t parse_macro() {
@@ -411,15 +428,8 @@ private:
         n.sym = intern(text(cur()));
         next();
         n.a = parse_signature();
-        const std::uint8_t saved = begin_scope_flags();
-        const unsigned loops = loop_depth_;
-        loop_depth_ = 0;
         constexpr std::string_view ends[] = {"endmacro"};
-        ++open_;
-        n.b = parse_body({ends, 1}, true);
-        --open_;
-        loop_depth_ = loops;
-        n.flags = end_scope_flags(saved);
+        n.b = parse_function_body({ends, 1}, n.a, n.flags);
         return add(n);
     }
 
@@ -436,15 +446,8 @@ private:
         }
         n.a = parse_expression(true);
         if (ok() && at(n.a).kind != nk::call) fail(at(n.a).pos, "expected a call after 'call'");
-        const std::uint8_t saved2 = begin_scope_flags();
-        const unsigned loops = loop_depth_;
-        loop_depth_ = 0;
         constexpr std::string_view ends[] = {"endcall"};
-        ++open_;
-        n.c = parse_body({ends, 1}, true);
-        --open_;
-        loop_depth_ = loops;
-        n.flags = end_scope_flags(saved2);
+        n.c = parse_function_body({ends, 1}, n.b, n.flags);
         return add(n);
     }
 
@@ -471,7 +474,11 @@ private:
             node st;
             st.kind = nk::set;
             st.pos = cur().pos;
-            st.a = parse_assign_target(true, false, nullptr, false);
+            // `with` names are parameters of the block's scope, not assignments: `loop` is allowed
+            const unsigned fors = for_nesting_;
+            for_nesting_ = 0;
+            st.a = parse_assign_target(true, false, false);
+            for_nesting_ = fors;
             expect(tk::assign, "expected '=', got ");
             st.b = parse_expression(true);
             assigns.push_back(add(st));
@@ -527,8 +534,7 @@ private:
     }
 
     // ---- assignment targets -------------------------------------------------------------------
-    constexpr std::uint32_t parse_assign_target(bool with_tuple, bool name_only, const end_set* extra,
-                                                bool with_namespace) {
+    constexpr std::uint32_t parse_assign_target(bool with_tuple, bool name_only, bool with_namespace) {
         std::uint32_t target;
         if (name_only) {
             if (cur().type != tk::name) {
@@ -539,12 +545,23 @@ private:
             at(target).sym = intern(text(cur()));
             next();
         } else if (with_tuple) {
-            target = parse_tuple(true, true, extra, false, with_namespace);
+            target = parse_tuple(true, true, false, with_namespace);
         } else {
             target = parse_primary(with_namespace);
         }
         if (ok() && !can_assign(target)) fail(at(target).pos, "cannot assign to this expression");
+        if (ok() && for_nesting_ > 0) check_loop_store(target);
         return target;
+    }
+
+    // Jinja2 refuses an assignment to `loop` anywhere in a for statement (target or body).
+    constexpr void check_loop_store(std::uint32_t target) {
+        const node& x = at(target);
+        if (x.kind == nk::name && p_->sym_name(x.sym) == "loop") {
+            fail(x.pos, "cannot assign to the special variable 'loop' inside a for loop");
+        } else if (x.kind == nk::tuple) {
+            for (std::uint32_t k = 0; k < x.b; ++k) check_loop_store(p_->lists[x.a + k]);
+        }
     }
 
     constexpr bool can_assign(std::uint32_t n) const {
@@ -566,20 +583,22 @@ private:
     }
 
     // ---- expressions --------------------------------------------------------------------------
-    constexpr bool is_tuple_end(const end_set* extra) const {
+    // Jinja2 3.1 passes a loop's extra end words ("in" after a target, "recursive" after the
+    // iterable) in a way that never matches, so only these tokens end a tuple: a trailing comma
+    // in `for a, in x` makes `in` the next item (and the template an error), as there.
+    constexpr bool is_tuple_end() const {
         const tk t = cur().type;
-        if (t == tk::var_end || t == tk::block_end || t == tk::rparen || t == tk::eof) return true;
-        return extra && t == tk::name && extra->has(text(cur()));
+        return t == tk::var_end || t == tk::block_end || t == tk::rparen || t == tk::eof;
     }
 
-    constexpr std::uint32_t parse_tuple(bool simplified, bool with_condexpr, const end_set* extra,
-                                        bool explicit_parens, bool with_namespace = false) {
+    constexpr std::uint32_t parse_tuple(bool simplified, bool with_condexpr, bool explicit_parens,
+                                        bool with_namespace = false) {
         const std::uint32_t pos = cur().pos;
         std::vector<std::uint32_t> items;
         bool is_tuple = false;
         while (ok()) {
             if (!items.empty()) expect(tk::comma, "expected ',', got ");
-            if (!ok() || is_tuple_end(extra)) break;
+            if (!ok() || is_tuple_end()) break;
             items.push_back(simplified ? parse_primary(with_namespace) : parse_expression(with_condexpr));
             if (cur().type == tk::comma) {
                 is_tuple = true;
@@ -834,7 +853,7 @@ private:
         }
         if (t.type == tk::lparen) {
             next();
-            const std::uint32_t n = parse_tuple(false, true, nullptr, true);
+            const std::uint32_t n = parse_tuple(false, true, true);
             expect(tk::rparen, "expected ')', got ");
             return n;
         }
@@ -1192,7 +1211,8 @@ private:
     syntax_error err_{};
     unsigned depth_ = 0;
     unsigned open_ = 0;
-    unsigned loop_depth_ = 0;
+    unsigned loop_depth_ = 0;  // loops around the current statement, for break/continue (not across macros)
+    unsigned for_nesting_ = 0;  // for statements being parsed, macros included
     std::uint8_t uses_ = 0;
 };
 

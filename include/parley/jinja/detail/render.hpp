@@ -616,7 +616,10 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args) {
     } guard{call_depth_};
     const node& params = n(m.params);
     const std::uint8_t flags = m.def->flags;
-    const bool uses_caller = (flags & flag_uses_caller) != 0;
+    // a `caller` parameter of the macro's own takes the place of the special one
+    bool uses_caller = (flags & flag_uses_caller) != 0;
+    for (std::uint32_t k = 0; uses_caller && k < params.b; ++k)
+        if (n(list_item(params.a, k)).sym == caller_sym_) uses_caller = false;
     const bool catch_kwargs = (flags & flag_uses_kwargs) != 0;
     const bool catch_varargs = (flags & flag_uses_varargs) != 0;
     const auto& pos = args.positional();
