@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
 """parley's Jinja engine against Python Jinja2, same cases, same run: prints a Markdown table.
 
-    compare.py [BENCHMARK_BINARY] [--clock cpu|real] [--repetitions N] [--min-time SECONDS]
+    compare.py [BENCHMARK_BINARY] [--clock cpu|real] [--rounds N] [--min-time SECONDS]
 
 BENCHMARK_BINARY defaults to build/gcc/benchmarks/parley-bench-jinja_bench; it must be built
 with optimisation and NDEBUG (the gcc and clang presets are RelWithDebInfo: -O2 -g -DNDEBUG).
 This script builds nothing. It
 
   1. runs the binary with --dump=DIR: the cases (template files, contexts, parley's outputs);
-  2. runs benchmarks/jinja_peer.py DIR with a Python that has Jinja2 (python3 on PATH, else
-     /usr/bin/python3): checks that Jinja2's output equals parley's on every render case, then
-     times Jinja2 on every case;
-  3. runs the binary with --benchmark_format=json;
+  2. --rounds times: runs the binary with --benchmark_format=json (which first checks that the
+     engine's ChatML output equals the hand-written loop's), then benchmarks/jinja_peer.py DIR
+     with a Python that has Jinja2 (python3 on PATH, else /usr/bin/python3), which checks that
+     Jinja2's output equals parley's on every render case and times Jinja2 on every case;
 
 and prints the table with the targets of docs/benchmarks.md. Exit status: 0 when every output
 matched and every target is met, 1 otherwise.
@@ -102,9 +102,10 @@ def main():
     ap.add_argument("binary", nargs="?", default=DEFAULT_BINARY)
     ap.add_argument("--clock", choices=["cpu", "real"], default="cpu",
                     help="CPU time of the process (default) or wall-clock time")
-    ap.add_argument("--repetitions", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="how many times each side times each case (the table shows the median)")
     ap.add_argument("--min-time", type=float, default=0.2,
-                    help="seconds per repetition of each case, on both sides")
+                    help="seconds per timing of each case, on both sides")
     a = ap.parse_args()
     if not os.access(a.binary, os.X_OK):
         sys.exit(f"compare.py: no benchmark program at {a.binary}: build the target "
@@ -114,36 +115,37 @@ def main():
     revision = git_revision()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
 
+    # Rounds alternate between the two sides, so that both meet the same machine conditions
+    # (other processes, frequency changes); each round times every case once on each side.
+    ours, theirs = {}, {}
+    python = python_with_jinja2()
     with tempfile.TemporaryDirectory(prefix="parley-bench-") as cases_dir:
         run([a.binary, f"--dump={cases_dir}"])
-        python = python_with_jinja2()
-        peer_cmd = [python, os.path.join(HERE, "jinja_peer.py"), cases_dir,
-                    "--min-time", str(a.min_time), "--repetitions", str(a.repetitions)]
-        p = subprocess.run(peer_cmd, capture_output=True, text=True)
-        if p.returncode != 0 or not p.stdout.strip():
-            sys.stderr.write(p.stderr)
-            sys.exit("compare.py: Python Jinja2 and parley disagree, or the peer failed")
-        peer = json.loads(p.stdout)
+        for _ in range(a.rounds):
+            bench = json.loads(run([a.binary, "--benchmark_format=json",
+                                    f"--benchmark_min_time={a.min_time}"]))
+            context = bench["context"]
+            if context.get("parley_optimized") != "yes" or context.get("parley_ndebug") != "yes":
+                sys.exit("compare.py: the benchmark program was built without optimisation or "
+                         "without NDEBUG: configure with CMAKE_BUILD_TYPE=RelWithDebInfo or Release")
+            for b in bench["benchmarks"]:
+                if b.get("error_occurred"):
+                    sys.exit(f"compare.py: {b['name']}: {b.get('error_message', 'error')}")
+                unit = UNIT_NS[b.get("time_unit", "ns")]
+                ours.setdefault(b["name"], []).append(
+                    {"cpu_ns": b["cpu_time"] * unit, "real_ns": b["real_time"] * unit})
 
-    bench = json.loads(run([a.binary, "--benchmark_format=json",
-                            f"--benchmark_repetitions={a.repetitions}",
-                            f"--benchmark_min_time={a.min_time}"]))
-    context = bench["context"]
-    if context.get("parley_optimized") != "yes" or context.get("parley_ndebug") != "yes":
-        sys.exit("compare.py: the benchmark program was built without optimisation or without "
-                 "NDEBUG: configure with CMAKE_BUILD_TYPE=RelWithDebInfo or Release")
-
-    ours = {}
-    for b in bench["benchmarks"]:
-        if b.get("error_occurred"):
-            sys.exit(f"compare.py: {b['name']}: {b.get('error_message', 'error')}")
-        if b.get("run_type", "iteration") != "iteration":
-            continue
-        unit = UNIT_NS[b.get("time_unit", "ns")]
-        ours.setdefault(b.get("run_name", b["name"]), []).append(
-            {"cpu_ns": b["cpu_time"] * unit, "real_ns": b["real_time"] * unit})
+            p = subprocess.run([python, os.path.join(HERE, "jinja_peer.py"), cases_dir,
+                                "--min-time", str(a.min_time), "--repetitions", "1"],
+                               capture_output=True, text=True)
+            if p.returncode != 0 or not p.stdout.strip():
+                sys.stderr.write(p.stderr)
+                sys.exit("compare.py: Python Jinja2 and parley disagree, or the peer failed")
+            peer = json.loads(p.stdout)
+            for r in peer["results"]:
+                theirs.setdefault(r["name"], []).extend(r["runs"])
     parley = {name: statistics.median(r[key] for r in runs) for name, runs in ours.items()}
-    jinja = {r["name"]: statistics.median(x[key] for x in r["runs"]) for r in peer["results"]}
+    jinja = {name: statistics.median(r[key] for r in runs) for name, runs in theirs.items()}
 
     missed = []
     out = []
@@ -189,8 +191,8 @@ def main():
                f"Google Benchmark library built as {context.get('library_build_type', 'unknown')}")
     out.append(f"- Python {peer['python']} ({peer['python_implementation']}), "
                f"Jinja2 {peer['jinja2']}")
-    out.append(f"- Times: {clock}; median of {a.repetitions} repetitions of at least "
-               f"{a.min_time:g} s each, per call")
+    out.append(f"- Times: {clock}, per call; median of {a.rounds} rounds that alternate between "
+               f"parley and Jinja2, each timing every case for at least {a.min_time:g} s")
     print("\n".join(out))
     if missed:
         sys.stderr.write("targets missed:\n" + "".join(f"  {m}\n" for m in missed))
