@@ -64,6 +64,8 @@ struct dict_obj;
 struct object_obj;
 
 /// Which message an undefined value gives when it is used.
+/// `name`: a variable; `attribute`: an attribute or string key of a `type` object; `item`: an
+/// integer index of a `type` object; `hint`: the text is the whole message.
 enum class undefined_form : std::uint8_t { plain, name, attribute, item, hint };
 
 }  // namespace detail
@@ -114,6 +116,21 @@ public:
         v.s_ = name.data();
         v.n_ = static_cast<std::uint32_t>(name.size());
         v.hint_ = type_name;
+        return v;
+    }
+    /// An undefined value for a missing integer index of a `type_name` object.
+    static value undefined_item(std::int64_t index, const char* type_name) noexcept {
+        value v;
+        v.flags_ = static_cast<std::uint8_t>(detail::undefined_form::item);
+        v.i_ = index;
+        v.hint_ = type_name;
+        return v;
+    }
+    /// An undefined value whose message (owned) is `message`.
+    static value undefined_message(std::string message) {
+        value v(std::move(message));
+        v.kind_ = value_kind::undefined;
+        v.flags_ = static_cast<std::uint8_t>(detail::undefined_form::hint) | flag_owned_text;
         return v;
     }
     static value make_list(std::vector<value> items, bool tuple = false);
@@ -205,7 +222,10 @@ public:
         return v;
     }
     std::string_view undefined_name() const noexcept { return {s_, n_}; }
-    const char* undefined_type() const noexcept { return hint_; }
+    std::int64_t undefined_index() const noexcept { return i_; }
+    const char* undefined_type() const noexcept { return (flags_ & flag_owned_text) ? nullptr : hint_; }
+    /// A string whose characters are owned by the value (rather than viewed in place).
+    bool owns_text() const noexcept { return kind_ == value_kind::string && owner_; }
 
     /// Part of a string (byte offsets), sharing its storage.
     value substr(std::size_t pos, std::size_t len) const {
@@ -227,6 +247,11 @@ private:
     static constexpr std::uint8_t flag_markup = 1;
     static constexpr std::uint8_t flag_strict = 0x10;
     static constexpr std::uint8_t flag_borrowed = 0x20;
+    static constexpr std::uint8_t flag_owned_text = 0x40;  ///< an undefined with an owned message
+
+    bool shares_text() const noexcept {
+        return kind_ == value_kind::string || (kind_ == value_kind::undefined && (flags_ & flag_owned_text));
+    }
 
     bool owns_heap() const noexcept {
         return (kind_ == value_kind::list || kind_ == value_kind::dict || kind_ == value_kind::object) &&
@@ -234,7 +259,7 @@ private:
     }
     void retain() const noexcept {
         if (owns_heap()) ++h_->refs;
-        else if (kind_ == value_kind::string && owner_) ++owner_->refs;
+        else if (shares_text() && owner_) ++owner_->refs;
     }
     void release() noexcept;
 
@@ -270,6 +295,9 @@ struct list_obj final : heap_object {
     bool tuple = false;
     bool group = false;  ///< groupby's (grouper, list) tuple: also has those two attributes
     bool generator = false;  ///< the lazy result of map/select/...: iterable once, no len(), not JSON
+    /// "dict_keys", "dict_values" or "dict_items" for what those dict methods return: iterable
+    /// like a list, but printed as `dict_keys([...])`, not indexable, not JSON.
+    const char* view_name = nullptr;
     mutable bool consumed = false;
 };
 
@@ -349,7 +377,7 @@ inline value value::borrow_object(const detail::object_obj* o) noexcept {
 inline void value::release() noexcept {
     detail::heap_object* h = nullptr;
     if (owns_heap()) h = h_;
-    else if (kind_ == value_kind::string) h = owner_;
+    else if (shares_text()) h = owner_;
     if (h && --h->refs == 0) delete h;
 }
 

@@ -26,7 +26,7 @@ inline bool t_iterable(render_state&, const value& v, arguments&) {
     return v.is_string() || v.is_sequence_like() || v.is_mapping_like() || v.is_undefined();
 }
 inline bool t_sequence(render_state&, const value& v, arguments&) {
-    if (v.is_list() && v.list().generator) return false;
+    if (sequence_type(v) == seq_type::other) return false;  // generators and dict views have no __getitem__
     return v.is_string() || v.is_sequence_like() || v.is_mapping_like();
 }
 inline bool t_callable(render_state&, const value& v, arguments&) { return v.is_object() && v.object().callable(); }

@@ -51,7 +51,8 @@ inline void dump_value(std::string& out, const value& v, const dump_options& o, 
     case value_kind::floating: json_float(out, v.as_float()); return;
     case value_kind::string: json_string(out, v.as_string(), o.ensure_ascii); return;
     case value_kind::list:
-        if (v.list().generator) type_error("Object of type generator is not JSON serializable");
+        if (sequence_type(v) == seq_type::other)
+            type_error(std::string("Object of type ") + type_name(v) + " is not JSON serializable");
         [[fallthrough]];
     case value_kind::view:
         if (v.is_sequence_like()) {

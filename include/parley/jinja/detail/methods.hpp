@@ -53,7 +53,7 @@ inline bool is_mutating(const value& self, std::string_view n) {
 inline bool has_method(const value& self, std::string_view n) {
     if (self.is_string()) return is_str_method(n);
     if (self.is_list() && self.list().tuple) return n == "count" || n == "index";
-    if (self.is_sequence_like()) return is_list_method(n);
+    if (self.is_sequence_like()) return sequence_type(self) == seq_type::list && is_list_method(n);
     if (self.is_mapping_like()) return is_dict_method(n);
     return false;
 }
@@ -113,17 +113,27 @@ inline value get_item(const value& obj, const value& key, bool sandboxed, bool s
     bool found = false;
     value r = getitem_plain(obj, key, found);
     if (found) return r;
+    value u;
     if (key.is_string()) {
         if (obj.is_object()) {
             value a = obj.object().getattr(key.as_string());
             if (a.is_defined()) return a;
         }
         if (has_method(obj, key.as_string())) return get_attribute(obj, key.as_string(), sandboxed, strict);
-        // the key's text may not outlive this value: keep the type only
-        value u = value::undefined(undefined_form::plain, {}, type_name(obj));
-        return strict ? u.as_strict() : u;
+        // Jinja2 words a missing string key as a missing attribute. A key viewed in place (from
+        // the template or the context) outlives the undefined value; a computed one is copied.
+        if (key.owns_text())
+            u = value::undefined_message("'" + std::string(type_name(obj)) + " object' has no attribute " +
+                                         quoted(key.as_string()));
+        else
+            u = value::undefined(undefined_form::attribute, key.as_string(), type_name(obj));
+    } else if (key.is_integer()) {
+        u = value::undefined_item(key.as_integer(), type_name(obj));
+    } else {
+        std::string m = std::string(type_name(obj)) + " object has no element ";
+        append_repr(m, key);
+        u = value::undefined_message(std::move(m));
     }
-    value u;
     return strict ? u.as_strict() : u;
 }
 
@@ -487,7 +497,9 @@ inline value dict_method(const value& self, std::string_view name, arguments& ar
             if (name == "items") r.push_back(value::make_list({k, v}, true));
             else r.push_back(name == "keys" ? k : v);
         });
-        return value::make_list(std::move(r));
+        value view = value::make_list(std::move(r));
+        view.list().view_name = name == "items" ? "dict_items" : name == "keys" ? "dict_keys" : "dict_values";
+        return view;
     }
     if (name == "get") {
         if (args.size() < 1 || args.size() > 2) type_error("get expected 1 or 2 arguments");

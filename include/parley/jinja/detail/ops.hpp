@@ -8,6 +8,7 @@
 #include <parley/jinja/detail/pystr.hpp>
 #include <parley/jinja/value.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -26,12 +27,30 @@ inline const char* type_name(const value& v) noexcept {
     case value_kind::integer: return "int";
     case value_kind::floating: return "float";
     case value_kind::string: return v.is_markup() ? "Markup" : "str";
-    case value_kind::list: return v.list().generator ? "generator" : v.list().tuple ? "tuple" : "list";
+    case value_kind::list:
+        if (v.list().view_name) return v.list().view_name;
+        return v.list().generator ? "generator" : v.list().tuple ? "tuple" : "list";
     case value_kind::dict: return "dict";
     case value_kind::view: return v.view_adapter()->type_name;
     case value_kind::object: return v.object().type_name();
     }
     return "object";
+}
+
+/// Python's type of a sequence, as far as operators care: `+`, `*`, `<` and `==` between
+/// sequences only mix lists with lists and tuples with tuples; a generator or a dict view
+/// (`other`) takes part in none of them.
+enum class seq_type { list, tuple, other };
+inline seq_type sequence_type(const value& v) noexcept {
+    if (!v.is_list()) return seq_type::list;  // viewed sequences (JSON arrays, vectors) are lists
+    const list_obj& l = v.list();
+    if (l.generator || l.view_name) return seq_type::other;
+    return l.tuple ? seq_type::tuple : seq_type::list;
+}
+/// `a` and `b` are sequences of the same type, lists or tuples.
+inline bool same_sequence_type(const value& a, const value& b) noexcept {
+    const seq_type t = sequence_type(a);
+    return t != seq_type::other && t == sequence_type(b);
 }
 
 inline std::string quoted(std::string_view s) {
@@ -51,8 +70,8 @@ inline std::string quoted(std::string_view s) {
             quoted(name);
         break;
     case undefined_form::item:
-        m = "'" + std::string(u.undefined_type() ? u.undefined_type() : "object") + " object' has no element " +
-            quoted(name);
+        m = std::string(u.undefined_type() ? u.undefined_type() : "object") + " object has no element " +
+            std::to_string(u.undefined_index());
         break;
     case undefined_form::hint: m = std::string(name); break;
     default: m = "undefined value"; break;
@@ -134,6 +153,10 @@ inline void append_repr(std::string& out, const value& v) {
             out += "<generator object>";
             return;
         }
+        if (l.view_name) {
+            out += l.view_name;
+            out += '(';
+        }
         out += l.tuple ? '(' : '[';
         for (std::size_t i = 0; i < l.items.size(); ++i) {
             if (i) out += ", ";
@@ -141,6 +164,7 @@ inline void append_repr(std::string& out, const value& v) {
         }
         if (l.tuple && l.items.size() == 1) out += ',';
         out += l.tuple ? ')' : ']';
+        if (l.view_name) out += ')';
         return;
     }
     case value_kind::view:
@@ -319,8 +343,20 @@ inline bool equals(const value& a, const value& b) {
     if (a.is_string() && b.is_string()) return a.as_string() == b.as_string();
     if (a.is_none() || b.is_none()) return a.is_none() && b.is_none();
     if (a.is_undefined() || b.is_undefined()) return a.is_undefined() && b.is_undefined();
-    const bool at = a.is_list() && a.list().tuple, bt = b.is_list() && b.list().tuple;
-    if (a.is_sequence_like() && b.is_sequence_like()) return at == bt && seq_equals(a, b);
+    if (a.is_sequence_like() && b.is_sequence_like()) {
+        if (same_sequence_type(a, b)) return seq_equals(a, b);
+        if (!a.is_list() || !b.is_list()) return false;
+        const list_obj &x = a.list(), &y = b.list();
+        // keys and items views compare as sets; values views and generators by identity
+        if (x.view_name && x.view_name == y.view_name && std::string_view(x.view_name) != "dict_values") {
+            if (x.items.size() != y.items.size()) return false;
+            for (const value& item : x.items)
+                if (std::none_of(y.items.begin(), y.items.end(), [&](const value& other) { return equals(item, other); }))
+                    return false;
+            return true;
+        }
+        return &x == &y;
+    }
     if (a.is_mapping_like() && b.is_mapping_like()) {
         if (length(a) != length(b)) return false;
         bool same = true;
@@ -371,8 +407,7 @@ inline int compare(const value& a, const value& b, op o = op::lt) {
         const int c = a.as_string().compare(b.as_string());
         return c < 0 ? -1 : c > 0 ? 1 : 0;
     }
-    const bool at = a.is_list() && a.list().tuple, bt = b.is_list() && b.list().tuple;
-    if (a.is_sequence_like() && b.is_sequence_like() && at == bt) {
+    if (a.is_sequence_like() && b.is_sequence_like() && same_sequence_type(a, b)) {
         sequence x(a), y(b);
         const std::size_t n = std::min(x.size(), y.size());
         for (std::size_t i = 0; i < n; ++i) {
@@ -560,8 +595,8 @@ inline value arith(op o, const value& a, const value& b, std::size_t max_size) {
                 raise(errc::template_limit, "string concatenation would exceed the output size limit");
             return concat_strings(a, b);
         }
-        const bool at = a.is_list() && a.list().tuple, bt = b.is_list() && b.list().tuple;
-        if (a.is_sequence_like() && b.is_sequence_like() && at == bt) {
+        if (a.is_sequence_like() && b.is_sequence_like() && same_sequence_type(a, b)) {
+            const bool at = sequence_type(a) == seq_type::tuple;
             sequence x(a), y(b);
             std::vector<value> r;
             r.reserve(x.size() + y.size());
@@ -573,9 +608,12 @@ inline value arith(op o, const value& a, const value& b, std::size_t max_size) {
             type_error(std::string("can only concatenate str (not \"") + type_name(b) + "\") to str");
     }
     if (o == op::mul) {
-        if ((a.is_string() || a.is_sequence_like()) && (b.is_integer() || b.is_bool()))
+        const auto repeatable = [](const value& v) {
+            return v.is_string() || (v.is_sequence_like() && sequence_type(v) != seq_type::other);
+        };
+        if (repeatable(a) && (b.is_integer() || b.is_bool()))
             return repeat(a, b.as_integer(), max_size);
-        if ((b.is_string() || b.is_sequence_like()) && (a.is_integer() || a.is_bool()))
+        if (repeatable(b) && (a.is_integer() || a.is_bool()))
             return repeat(b, a.as_integer(), max_size);
     }
     operand_error(o, a, b);
@@ -666,7 +704,7 @@ inline value slice(const value& v, const value& start, const value& stop, const 
             r.append(s.substr(cps[i].first, cps[i].second));
         return v.is_markup() ? value::markup(std::move(r)) : value(std::move(r));
     }
-    if (v.is_sequence_like()) {
+    if (v.is_sequence_like() && sequence_type(v) != seq_type::other) {
         sequence items(v);
         std::vector<value> r;
         for (std::size_t i : slice_positions(static_cast<std::int64_t>(items.size()), start, stop, step))
@@ -686,7 +724,10 @@ inline value getitem_plain(const value& v, const value& key, bool& found) {
         found = false;
         return {};
     }
-    if (v.is_list() && v.list().generator) type_error("'generator' object is not subscriptable");
+    if (sequence_type(v) == seq_type::other) {  // Python's TypeError, which Jinja2 turns into an undefined
+        found = false;
+        return {};
+    }
     if (v.is_sequence_like() || v.is_string()) {
         if (!key.is_integer() && !key.is_bool()) {
             found = false;
