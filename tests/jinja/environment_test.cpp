@@ -1,0 +1,860 @@
+// Tests of parley/jinja/environment.hpp: parsing and rendering through an environment; the exact
+// text of errors (name:line:col, source line, caret) and their codes; strict undefined; limits
+// for untrusted templates; user filters, tests, functions, globals and clock; parse once and
+// render many times, also from several threads.
+#include <parley/jinja/environment.hpp>
+
+#include <parley/jinja.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace {
+
+namespace pj = parley::jinja;
+using parley::errc;
+
+boost::json::value sample_context() {
+    return boost::json::parse(R"({"x": 1, "zero": 0, "s": "str", "items": [1, 2, 3], "user": {"name": "Ann"}})");
+}
+
+// Parses and renders; returns the template_error thrown, or nothing (and fails) when none was.
+std::optional<parley::template_error> error_of(const pj::environment& env, std::string_view src,
+                                               const boost::json::value& ctx = sample_context(),
+                                               std::string name = "t.j2") {
+    try {
+        const std::string out = env.parse(src, std::move(name)).render(ctx);
+        FAIL_CHECK("no error; the output was: ", out);
+    } catch (const parley::template_error& e) {
+        return e;
+    }
+    return std::nullopt;
+}
+
+// The full text of the error a template gives in the plain environment.
+std::string what_of(std::string_view src, const pj::environment& env = pj::environment::plain()) {
+    const auto e = error_of(env, src);
+    return e ? std::string(e->what()) : std::string("<no error>");
+}
+
+errc code_of(std::string_view src, const pj::environment& env = pj::environment::plain()) {
+    const auto e = error_of(env, src);
+    return e ? static_cast<errc>(e->code().value()) : errc{};
+}
+
+pj::environment strict_env() {
+    pj::options o;
+    o.undefined = pj::undefined_behavior::strict;
+    return pj::environment(o);
+}
+
+pj::environment limited_env() {
+    pj::options o;
+    o.limit.max_output = 100;
+    o.limit.max_loop_iterations = 50;
+    o.limit.max_call_depth = 10;
+    o.limit.max_range = 20;
+    return pj::environment(o);
+}
+
+std::string render(const pj::environment& env, std::string_view src,
+                   const boost::json::value& ctx = sample_context()) {
+    return env.parse(src, "t.j2").render(ctx);
+}
+
+}  // namespace
+
+// ---- syntax errors ----------------------------------------------------------------------------
+
+TEST_CASE("errors: an unexpected token names the token and points at it") {
+    CHECK(what_of("{{ x + }}") ==
+          "t.j2:1:8: unexpected '}}'\n"
+          "  {{ x + }}\n"
+          "         ^");
+    CHECK(what_of("{{ 1 2 }}") ==
+          "t.j2:1:6: expected '}}', got '2'\n"
+          "  {{ 1 2 }}\n"
+          "       ^");
+    CHECK(what_of("{{ }}") ==
+          "t.j2:1:4: expected an expression, got '}}'\n"
+          "  {{ }}\n"
+          "     ^");
+    CHECK(what_of("{{ a ] }}") ==
+          "t.j2:1:6: unexpected ']'\n"
+          "  {{ a ] }}\n"
+          "       ^");
+    CHECK(what_of("{{ x|default(1, }}") ==
+          "t.j2:1:17: unexpected '}', a bracket is not closed\n"
+          "  {{ x|default(1, }}\n"
+          "                  ^");
+    CHECK(what_of("{% for x on y %}{% endfor %}") ==
+          "t.j2:1:10: expected 'in', got 'on'\n"
+          "  {% for x on y %}{% endfor %}\n"
+          "           ^");
+    CHECK(what_of("{{ @ }}") ==
+          "t.j2:1:4: unexpected character '@'\n"
+          "  {{ @ }}\n"
+          "     ^");
+}
+
+TEST_CASE("errors: a missing end tag is reported at the end of the template and names the tag") {
+    CHECK(what_of("{% for i in items %}{{ i }}") ==
+          "t.j2:1:28: unexpected end of template, expected 'endfor'\n"
+          "  {% for i in items %}{{ i }}\n"
+          "                             ^");
+    CHECK(what_of("{% if x %}a") ==
+          "t.j2:1:12: unexpected end of template, expected 'endif'\n"
+          "  {% if x %}a\n"
+          "             ^");
+    CHECK(what_of("{% macro m() %}body") ==
+          "t.j2:1:20: unexpected end of template, expected 'endmacro'\n"
+          "  {% macro m() %}body\n"
+          "                     ^");
+    CHECK(what_of("{{ x") ==
+          "t.j2:1:5: unexpected end of template, expected '}}'\n"
+          "  {{ x\n"
+          "      ^");
+    CHECK(what_of("{% if x") ==
+          "t.j2:1:8: unexpected end of template, expected '%}'\n"
+          "  {% if x\n"
+          "         ^");
+}
+
+TEST_CASE("errors: unclosed strings, comments and raw blocks point at where they open") {
+    CHECK(what_of("{{ 'abc }}") ==
+          "t.j2:1:4: unterminated string literal\n"
+          "  {{ 'abc }}\n"
+          "     ^");
+    CHECK(what_of("Hi {# note") ==
+          "t.j2:1:4: missing end of comment tag\n"
+          "  Hi {# note\n"
+          "     ^");
+    CHECK(what_of("a {% raw %} b") ==
+          "t.j2:1:3: missing end of raw directive\n"
+          "  a {% raw %} b\n"
+          "    ^");
+}
+
+TEST_CASE("errors: an unknown tag is named") {
+    CHECK(what_of("{% foo %}") ==
+          "t.j2:1:4: unknown tag 'foo'\n"
+          "  {% foo %}\n"
+          "     ^");
+    CHECK(what_of("{% endfor %}") ==
+          "t.j2:1:4: unknown tag 'endfor'\n"
+          "  {% endfor %}\n"
+          "     ^");
+    CHECK(what_of("{% include 'header.j2' %}") ==
+          "t.j2:1:4: tag 'include' needs a template loader, which this environment does not have\n"
+          "  {% include 'header.j2' %}\n"
+          "     ^");
+    // loop controls are tags only where enabled
+    CHECK(what_of("{% break %}") ==
+          "t.j2:1:4: unknown tag 'break'\n"
+          "  {% break %}\n"
+          "     ^");
+    CHECK(what_of("{% break %}", pj::environment::hf()) ==
+          "t.j2:1:4: 'break' outside of a loop\n"
+          "  {% break %}\n"
+          "     ^");
+}
+
+TEST_CASE("errors: other syntax errors name the construct") {
+    CHECK(what_of("{% macro m(a=1, b) %}{% endmacro %}") ==
+          "t.j2:1:17: non-default argument follows default argument\n"
+          "  {% macro m(a=1, b) %}{% endmacro %}\n"
+          "                  ^");
+    CHECK(what_of("{% set 1 = 2 %}") ==
+          "t.j2:1:8: cannot assign to this expression\n"
+          "  {% set 1 = 2 %}\n"
+          "         ^");
+    CHECK(what_of("{{ f(a=1, a=2) }}") ==
+          "t.j2:1:11: keyword argument repeated: 'a'\n"
+          "  {{ f(a=1, a=2) }}\n"
+          "            ^");
+    CHECK(what_of("{{ x is defined is defined }}") ==
+          "t.j2:1:17: you cannot chain multiple tests with 'is'\n"
+          "  {{ x is defined is defined }}\n"
+          "                  ^");
+    CHECK(what_of("{% block a %}{% endblock b %}") ==
+          "t.j2:1:26: mismatched block name 'b'\n"
+          "  {% block a %}{% endblock b %}\n"
+          "                           ^");
+    CHECK(what_of("{{ 99999999999999999999 }}") ==
+          "t.j2:1:4: integer literal too large\n"
+          "  {{ 99999999999999999999 }}\n"
+          "     ^");
+    CHECK(what_of(R"({{ '\x4' }})") ==
+          "t.j2:1:4: truncated \\xXX escape in string literal\n"
+          "  {{ '\\x4' }}\n"
+          "     ^");
+}
+
+TEST_CASE("errors: syntax errors are thrown by parse, with errc::template_syntax") {
+    const auto env = pj::environment::plain();
+    try {
+        (void)env.parse("{{ x + }}", "p.j2");
+        FAIL("parse succeeded");
+    } catch (const parley::template_error& e) {
+        CHECK(e.code() == errc::template_syntax);
+        CHECK(e.message() == "unexpected '}}'");
+        CHECK(e.where().name == "p.j2");
+        CHECK(e.where().line == 1);
+        CHECK(e.where().column == 8);
+    }
+}
+
+TEST_CASE("errors: an unnamed template reads <template>") {
+    try {
+        (void)pj::environment::plain().parse("{% foo %}");
+        FAIL("parse succeeded");
+    } catch (const parley::template_error& e) {
+        CHECK(std::string(e.what()) == "<template>:1:4: unknown tag 'foo'\n  {% foo %}\n     ^");
+    }
+}
+
+// ---- unknown filters and tests ------------------------------------------------------------------
+
+TEST_CASE("errors: an unknown filter or test is a parse error naming it, at its position") {
+    CHECK(what_of("{{ items|lenght }}") ==
+          "t.j2:1:10: unknown filter 'lenght'\n"
+          "  {{ items|lenght }}\n"
+          "           ^");
+    CHECK(what_of("{% for i in items %}{{ i is fooo }}{% endfor %}") ==
+          "t.j2:1:29: unknown test 'fooo'\n"
+          "  {% for i in items %}{{ i is fooo }}{% endfor %}\n"
+          "                              ^");
+    try {
+        (void)pj::environment::plain().parse("line 1\n{{ x|lenght }}", "p.j2");
+        FAIL("parse accepted an unknown filter");
+    } catch (const parley::template_error& e) {
+        CHECK(e.code() == errc::template_unknown_name);
+        CHECK(e.where().line == 2);
+        CHECK(e.where().column == 6);
+    }
+    CHECK(code_of("{{ x is fooo }}") == errc::template_unknown_name);
+}
+
+TEST_CASE("errors: as in Jinja2, inside an if an unknown filter or test fails only when used") {
+    const auto t = pj::environment::plain().parse("{% if x %}{{ x|lenght }}{% endif %}", "soft.j2");
+    CHECK(t.render(boost::json::parse(R"({"x": 0})")) == "");
+    CHECK(what_of("{% if x %}{{ x|lenght }}{% endif %}") ==
+          "t.j2:1:16: unknown filter 'lenght'\n"
+          "  {% if x %}{{ x|lenght }}{% endif %}\n"
+          "                 ^");
+    CHECK(what_of("{% if x is fooo %}{% endif %}") ==
+          "t.j2:1:12: unknown test 'fooo'\n"
+          "  {% if x is fooo %}{% endif %}\n"
+          "             ^");
+    // names given as strings are only known at run time
+    CHECK(what_of("{{ items|map('shout')|list }}") ==
+          "t.j2:1:10: unknown filter 'shout'\n"
+          "  {{ items|map('shout')|list }}\n"
+          "           ^");
+    CHECK(what_of("{{ items|select('big')|list }}") ==
+          "t.j2:1:10: unknown test 'big'\n"
+          "  {{ items|select('big')|list }}\n"
+          "           ^");
+    CHECK(code_of("{{ items|map('shout')|list }}") == errc::template_unknown_name);
+}
+
+// ---- render errors ------------------------------------------------------------------------------
+
+TEST_CASE("errors: calling something that is not callable") {
+    CHECK(what_of("{{ x() }}") ==
+          "t.j2:1:5: 'int' object is not callable\n"
+          "  {{ x() }}\n"
+          "      ^");
+    CHECK(what_of("{{ s('a') }}") ==
+          "t.j2:1:5: 'str' object is not callable\n"
+          "  {{ s('a') }}\n"
+          "      ^");
+    CHECK(code_of("{{ x() }}") == errc::template_type);
+}
+
+TEST_CASE("errors: division by zero points at the operator") {
+    CHECK(what_of("{{ x / zero }}") ==
+          "t.j2:1:6: division by zero\n"
+          "  {{ x / zero }}\n"
+          "       ^");
+    CHECK(what_of("{{ x // zero }}") ==
+          "t.j2:1:6: integer division or modulo by zero\n"
+          "  {{ x // zero }}\n"
+          "       ^");
+    CHECK(what_of("{{ x % zero }}") ==
+          "t.j2:1:6: integer division or modulo by zero\n"
+          "  {{ x % zero }}\n"
+          "       ^");
+    CHECK(what_of("{{ 1.5 / zero }}") ==
+          "t.j2:1:8: float division by zero\n"
+          "  {{ 1.5 / zero }}\n"
+          "         ^");
+    CHECK(code_of("{{ x / zero }}") == errc::template_value);
+}
+
+TEST_CASE("errors: type errors name both types") {
+    CHECK(what_of("{{ s + 1 }}") ==
+          "t.j2:1:6: can only concatenate str (not \"int\") to str\n"
+          "  {{ s + 1 }}\n"
+          "       ^");
+    CHECK(what_of("{{ x + s }}") ==
+          "t.j2:1:6: unsupported operand type(s) for +: 'int' and 'str'\n"
+          "  {{ x + s }}\n"
+          "       ^");
+    CHECK(what_of("{{ 2 ** 100 }}") ==
+          "t.j2:1:6: integer result too large (parley integers are 64-bit)\n"
+          "  {{ 2 ** 100 }}\n"
+          "       ^");
+    CHECK(what_of("{% set a, b = [1, 2, 3] %}") ==
+          "t.j2:1:8: too many values to unpack (expected 2)\n"
+          "  {% set a, b = [1, 2, 3] %}\n"
+          "         ^");
+    CHECK(what_of("{{ s.upper(1) }}") ==
+          "t.j2:1:11: upper() takes exactly 0 argument(s) (1 given)\n"
+          "  {{ s.upper(1) }}\n"
+          "            ^");
+    CHECK(what_of("{{ items|join(',', 'a', 'b') }}") ==
+          "t.j2:1:10: join() takes at most 2 argument(s) (3 given)\n"
+          "  {{ items|join(',', 'a', 'b') }}\n"
+          "           ^");
+    CHECK(code_of("{{ s + 1 }}") == errc::template_type);
+}
+
+TEST_CASE("errors: an attribute of an undefined value is an undefined error naming the value") {
+    // message and line only: the column of an undefined-value error (the point of use or the
+    // undefined name) is not pinned here
+    const auto e = error_of(pj::environment::plain(), "{{ missing.attr }}");
+    REQUIRE(e);
+    CHECK(e->code() == errc::template_undefined);
+    CHECK(e->message() == "'missing' is undefined");
+    CHECK(e->where().line == 1);
+
+    const auto nested = error_of(pj::environment::plain(), "{{ user.name.first.x }}");
+    REQUIRE(nested);
+    CHECK(nested->code() == errc::template_undefined);
+    CHECK(nested->message() == "'str object' has no attribute 'first'");
+
+    // printing an undefined value is not an error in the default environment
+    CHECK(render(pj::environment::plain(), "[{{ missing }}][{{ user.nope }}][{{ items[10] }}]") == "[][][]");
+}
+
+TEST_CASE("errors: raise_exception in the hf environment gives the template's message") {
+    CHECK(what_of("{{ raise_exception('bad input') }}", pj::environment::hf()) ==
+          "t.j2:1:19: bad input\n"
+          "  {{ raise_exception('bad input') }}\n"
+          "                    ^");
+    CHECK(code_of("{{ raise_exception('bad input') }}", pj::environment::hf()) == errc::template_raised);
+    CHECK(what_of("{% if true %}{{ raise_exception() }}{% endif %}", pj::environment::hf()) ==
+          "t.j2:1:32: raise_exception() called\n"
+          "  {% if true %}{{ raise_exception() }}{% endif %}\n"
+          "                                 ^");
+    // the plain environment has no raise_exception
+    const auto e = error_of(pj::environment::plain(), "{{ raise_exception('x') }}");
+    REQUIRE(e);
+    CHECK(e->code() == errc::template_undefined);
+    CHECK(e->message() == "'raise_exception' is undefined");
+}
+
+TEST_CASE("errors: the line, column and excerpt are those of the error in a multi-line template") {
+    CHECK(what_of("line one\nline two\n  {{ x + }}\nline four") ==
+          "t.j2:3:10: unexpected '}}'\n"
+          "    {{ x + }}\n"
+          "           ^");
+    CHECK(what_of("{% for i in items %}\n{{ i }}\n{{ i // zero }}\n{% endfor %}") ==
+          "t.j2:3:6: integer division or modulo by zero\n"
+          "  {{ i // zero }}\n"
+          "       ^");
+    CHECK(what_of("{% macro m(v) %}\n\n  {{ v() }}\n{% endmacro %}\n{{ m(x) }}") ==
+          "t.j2:3:7: 'int' object is not callable\n"
+          "    {{ v() }}\n"
+          "        ^");
+    CHECK(what_of("a\nb\n{% for i in items %}\n{{ i }}") ==
+          "t.j2:4:8: unexpected end of template, expected 'endfor'\n"
+          "  {{ i }}\n"
+          "         ^");
+    // \r\n line ends count as one line end
+    CHECK(what_of("one\r\ntwo\r\n{{ x + }}") ==
+          "t.j2:3:8: unexpected '}}'\n"
+          "  {{ x + }}\n"
+          "         ^");
+    CHECK(what_of("{% if x %}\n  {% for i in items %}\n    {{ i + }}\n  {% endfor %}\n{% endif %}") ==
+          "t.j2:3:12: unexpected '}}'\n"
+          "      {{ i + }}\n"
+          "             ^");
+}
+
+TEST_CASE("errors: columns count code points, not bytes") {
+    // "é" and "€" are 2 and 3 bytes; the caret stays under the operator
+    CHECK(what_of("é€ {{ x / zero }}") ==
+          "t.j2:1:9: division by zero\n"
+          "  é€ {{ x / zero }}\n"
+          "          ^");
+}
+
+TEST_CASE("errors: every error condition has its own code") {
+    CHECK(code_of("{% for %}") == errc::template_syntax);
+    CHECK(code_of("{{ x|nope }}") == errc::template_unknown_name);
+    CHECK(code_of("{{ x is nope }}") == errc::template_unknown_name);
+    CHECK(code_of("{{ missing.a }}") == errc::template_undefined);
+    CHECK(code_of("{{ x + s }}") == errc::template_type);
+    CHECK(code_of("{{ x / zero }}") == errc::template_value);
+    CHECK(code_of("{{ 'a' * 10**9 }}") == errc::template_limit);
+    CHECK(code_of("{{ raise_exception('no') }}", pj::environment::hf()) == errc::template_raised);
+}
+
+// ---- strict undefined ---------------------------------------------------------------------------
+
+TEST_CASE("strict undefined: every use of an undefined value is an error") {
+    const auto env = strict_env();
+    struct use {
+        std::string_view src;
+        std::string_view message;
+    };
+    const use uses[] = {
+        {"{{ missing }}", "'missing' is undefined"},
+        {"{{ missing ~ 'a' }}", "'missing' is undefined"},
+        {"{{ missing + 1 }}", "'missing' is undefined"},
+        {"{{ missing|upper }}", "'missing' is undefined"},
+        {"{{ missing|length }}", "'missing' is undefined"},
+        {"{{ missing.attr }}", "'missing' is undefined"},
+        {"{{ missing == 1 }}", "'missing' is undefined"},
+        {"{% if missing %}{% endif %}", "'missing' is undefined"},
+        {"{% for i in missing %}{% endfor %}", "'missing' is undefined"},
+        {"{{ [missing] }}", "'missing' is undefined"},
+        {"{{ user.nope }}", "'dict object' has no attribute 'nope'"},
+        {"{% set y = missing %}{{ y }}", "'missing' is undefined"},
+    };
+    for (const auto& u : uses) {
+        CAPTURE(u.src);
+        const auto e = error_of(env, u.src);
+        REQUIRE(e);
+        CHECK(e->code() == errc::template_undefined);
+        CHECK(e->message() == u.message);
+        CHECK(e->where().name == "t.j2");
+        CHECK(e->where().line == 1);
+    }
+}
+
+TEST_CASE("strict undefined: is defined, default and assignment do not use the value") {
+    const auto env = strict_env();
+    CHECK(render(env, "{{ missing is defined }} {{ missing is undefined }} {{ user.nope is defined }}") ==
+          "False True False");
+    CHECK(render(env, "{{ missing|default('d') }} {{ missing|d('e') }} {{ user.nope|default(1) }}") == "d e 1");
+    CHECK(render(env, "{% set y = missing %}ok") == "ok");
+    CHECK(render(env, "{{ user.name }} {{ x }}") == "Ann 1");
+}
+
+TEST_CASE("strict undefined: the same templates are fine in the default (lenient) environment") {
+    const auto env = pj::environment::plain();
+    CHECK(render(env, "[{{ missing }}][{{ missing ~ 'a' }}][{{ missing|upper }}][{{ missing|length }}]") ==
+          "[][a][][0]");
+    CHECK(render(env, "{% if missing %}yes{% else %}no{% endif %}{% for i in missing %}x{% endfor %}") == "no");
+    CHECK(render(env, "{{ missing == 1 }} {{ user.nope }}") == "False ");
+}
+
+// ---- limits -------------------------------------------------------------------------------------
+
+TEST_CASE("limits: output size") {
+    const auto env = limited_env();
+    CHECK(what_of("{% for i in range(20) %}{{ i }}-----{% endfor %}", env) ==
+          "t.j2:1:32: output size limit reached (100 bytes)\n"
+          "  {% for i in range(20) %}{{ i }}-----{% endfor %}\n"
+          "                                 ^");
+    CHECK(code_of("{% for i in range(20) %}{{ i }}-----{% endfor %}", env) == errc::template_limit);
+    // captured blocks count too
+    const auto e = error_of(env, "{% set s %}{% for i in range(20) %}xxxxxxxxx{% endfor %}{% endset %}ok");
+    REQUIRE(e);
+    CHECK(e->code() == errc::template_limit);
+    CHECK(e->message() == "output size limit reached (100 bytes)");
+    // exactly at the limit is fine
+    CHECK(render(env, "{{ 'ab' * 50 }}").size() == 100);
+}
+
+TEST_CASE("limits: string and list repetition and concatenation") {
+    CHECK(what_of("{{ 'a' * 10**9 }}") ==
+          "t.j2:1:8: string repetition would exceed the output size limit (67108864 bytes)\n"
+          "  {{ 'a' * 10**9 }}\n"
+          "         ^");
+    const auto env = limited_env();
+    CHECK(what_of("{{ 'ab' * 51 }}", env) ==
+          "t.j2:1:9: string repetition would exceed the output size limit (100 bytes)\n"
+          "  {{ 'ab' * 51 }}\n"
+          "          ^");
+    CHECK(what_of("{% set s = ('ab' * 40) ~ ('ab' * 40) %}ok", env) ==
+          "t.j2:1:12: string concatenation would exceed the output size limit\n"
+          "  {% set s = ('ab' * 40) ~ ('ab' * 40) %}ok\n"
+          "             ^");
+    CHECK(code_of("{{ [1] * 10**9 }}") == errc::template_limit);
+    CHECK(code_of("{{ ('a' * 60000000)|replace('a', 'aaaaaaaa')|length }}") == errc::template_limit);
+}
+
+TEST_CASE("limits: loop iterations, counted over all loops of a render") {
+    const auto env = limited_env();
+    CHECK(what_of("{% for i in range(5) %}{% for j in range(20) %}{% endfor %}{% endfor %}", env) ==
+          "t.j2:1:27: loop iteration limit reached (50)\n"
+          "  {% for i in range(5) %}{% for j in range(20) %}{% endfor %}{% endfor %}\n"
+          "                            ^");
+    // 5 + 5 * 9 = 50 iterations is within the limit
+    CHECK(render(env, "{% for i in range(5) %}{% for j in range(9) %}{% endfor %}{% endfor %}done") == "done");
+    CHECK(code_of("{% for c in 'x' * 60 %}{% endfor %}", env) == errc::template_limit);
+    // the count starts again with every render
+    const auto t = env.parse("{% for i in range(20) %}{% endfor %}{% for i in range(20) %}{% endfor %}ok");
+    for (int k = 0; k < 3; ++k) CHECK(t.render(boost::json::object{}) == "ok");
+}
+
+TEST_CASE("limits: macro call depth and recursive loops") {
+    const auto env = limited_env();
+    CHECK(what_of("{% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}", env) ==
+          "t.j2:1:21: macro recursion limit reached (10 nested calls)\n"
+          "  {% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}\n"
+          "                      ^");
+    // ten nested calls are allowed, eleven are not
+    CHECK(render(env, "{% macro r(n) %}{% if n < 10 %}{{ r(n + 1) }}{% endif %}{{ n }}{% endmacro %}{{ r(1) }}") ==
+          "10987654321");
+    CHECK(code_of("{% macro r(n) %}{% if n < 11 %}{{ r(n + 1) }}{% endif %}{% endmacro %}{{ r(1) }}", env) ==
+          errc::template_limit);
+    CHECK(what_of("{% for a in [1] recursive %}{{ loop([1]) }}{% endfor %}", env) ==
+          "t.j2:1:36: recursive loop depth limit reached (10)\n"
+          "  {% for a in [1] recursive %}{{ loop([1]) }}{% endfor %}\n"
+          "                                     ^");
+    // the default limit stops runaway recursion too
+    CHECK(code_of("{% macro r() %}{{ r() }}{% endmacro %}{{ r() }}") == errc::template_limit);
+}
+
+TEST_CASE("limits: range size") {
+    const auto env = limited_env();
+    CHECK(what_of("{{ range(21)|length }}", env) ==
+          "t.j2:1:9: range too big: it would have 21 items (limit 20)\n"
+          "  {{ range(21)|length }}\n"
+          "          ^");
+    CHECK(render(env, "{{ range(20)|length }} {{ range(0, 100, 5)|length }}") == "20 20");
+    CHECK(what_of("{% for i in range(100000000) %}{% endfor %}") ==
+          "t.j2:1:18: range too big: it would have 100000000 items (limit 10000000)\n"
+          "  {% for i in range(100000000) %}{% endfor %}\n"
+          "                   ^");
+    // the hf sandbox allows at most 100000
+    CHECK(what_of("{{ range(100001)|length }}", pj::environment::hf()) ==
+          "t.j2:1:9: range too big: it would have 100001 items (limit 100000)\n"
+          "  {{ range(100001)|length }}\n"
+          "          ^");
+    CHECK(render(pj::environment::hf(), "{{ range(100000)|length }}") == "100000");
+}
+
+TEST_CASE("limits: deep nesting in the parser is an error, not a stack overflow") {
+    const std::string parens = "{{ " + std::string(100000, '(') + "1" + std::string(100000, ')') + " }}";
+    const auto p = error_of(pj::environment::plain(), parens);
+    REQUIRE(p);
+    CHECK(p->message() == "brackets nested too deeply");
+    CHECK(p->where().line == 1);
+    CHECK(p->where().column == 68);  // the first bracket beyond the limit
+
+    const std::string brackets = "{{ " + std::string(100000, '[') + std::string(100000, ']') + " }}";
+    const auto b = error_of(pj::environment::plain(), brackets);
+    REQUIRE(b);
+    CHECK(b->message() == "brackets nested too deeply");
+
+    std::string nots = "{{ ";
+    for (int i = 0; i < 100000; ++i) nots += "not ";
+    nots += "x }}";
+    const auto n = error_of(pj::environment::plain(), nots);
+    REQUIRE(n);
+    CHECK(n->message() == "expression nested too deeply");
+    CHECK(n->where().column == 800);  // the 200th 'not'
+
+    std::string negs = "{{ ";
+    for (int i = 0; i < 100000; ++i) negs += "-";
+    negs += "1 }}";
+    const auto m = error_of(pj::environment::plain(), negs);
+    REQUIRE(m);
+    CHECK(m->message() == "expression nested too deeply");
+
+    std::string blocks;
+    for (int i = 0; i < 100000; ++i) blocks += "{% if x %}";
+    CHECK_THROWS_AS((void)pj::environment::plain().parse(blocks), parley::template_error);
+
+    // nesting within the limits parses and renders
+    std::string loops;
+    for (int i = 0; i < 100; ++i) loops += "{% for a in [1] %}";
+    loops += "deep";
+    for (int i = 0; i < 100; ++i) loops += "{% endfor %}";
+    CHECK(render(pj::environment::plain(), loops) == "deep");
+}
+
+TEST_CASE("limits: the defaults are documented values") {
+    const pj::limits l;
+    CHECK(l.max_output == std::size_t(64) << 20);
+    CHECK(l.max_call_depth == 200);
+    CHECK(l.max_loop_iterations == 10'000'000);
+    CHECK(l.max_range == 10'000'000);
+    CHECK(pj::environment::plain().opts().limit.max_output == l.max_output);
+}
+
+// ---- extension points ---------------------------------------------------------------------------
+
+TEST_CASE("extensions: a user filter receives the input, positional and keyword arguments") {
+    pj::environment env;
+    env.add_filter("shout", [](const pj::value& in, const pj::arguments& a) {
+        std::string s(in.as_string());
+        for (auto& c : s) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+        const std::int64_t n = a.size() ? a[0].as_integer() : 1;
+        s.append(static_cast<std::size_t>(n), '!');
+        if (const pj::value p = a.keyword("prefix"); p.is_defined()) s = std::string(p.as_string()) + s;
+        return pj::value(std::move(s));
+    });
+    CHECK(render(env, "{{ 'hi'|shout }} {{ 'hi'|shout(3) }} {{ 'hi'|shout(2, prefix='>') }}") == "HI! HI!!! >HI!!");
+    CHECK(render(env, "{{ ['a', 'b']|map('shout')|join(',') }}") == "A!,B!");
+    CHECK(render(env, "{% filter shout %}block{% endfilter %}") == "BLOCK!");
+    // keywords arrive in the order written, with **kwargs expanded
+    pj::environment kw;
+    kw.add_filter("keys", [](const pj::value&, const pj::arguments& a) {
+        std::string s;
+        for (const auto& [k, v] : a.keywords()) s += std::string(k) + "=" + std::to_string(v.as_integer()) + ";";
+        return pj::value(std::move(s));
+    });
+    CHECK(render(kw, "{{ 0|keys(b=2, a=1) }}|{{ 0|keys(**{'z': 26}) }}") == "b=2;a=1;|z=26;");
+}
+
+TEST_CASE("extensions: a user filter replaces a built-in one of the same name") {
+    pj::environment env;
+    env.add_filter("upper", [](const pj::value& in, const pj::arguments&) {
+        return pj::value("U(" + std::string(in.as_string()) + ")");
+    });
+    CHECK(render(env, "{{ 'x'|upper }}") == "U(x)");
+    CHECK(render(pj::environment::plain(), "{{ 'x'|upper }}") == "X");
+}
+
+TEST_CASE("extensions: user tests, also through select and reject") {
+    pj::environment env;
+    env.add_test("short", [](const pj::value& in, const pj::arguments& a) {
+        const std::size_t max = a.size() ? static_cast<std::size_t>(a[0].as_integer()) : 4;
+        return in.as_string().size() < max;
+    });
+    CHECK(render(env, "{{ 'abc' is short }} {{ 'abcdef' is short }} {{ 'abcdef' is short(10) }} "
+                      "{{ 'abc' is not short }}") == "True False True False");
+    CHECK(render(env, "{{ ['ab', 'abcdef']|select('short')|list }} {{ ['ab', 'abcdef']|reject('short')|list }}") ==
+          "['ab'] ['abcdef']");
+    CHECK(render(env, "{% if 'a' is short %}yes{% endif %}") == "yes");
+}
+
+TEST_CASE("extensions: user functions are callable globals") {
+    pj::environment env;
+    int calls = 0;
+    env.add_function("add", [&calls](const pj::arguments& a) {
+        ++calls;
+        return pj::value(a[0].as_integer() + a[1].as_integer());
+    });
+    CHECK(render(env, "{{ add(2, 3) }} {{ add(x, 10) }} {{ add is callable }}") == "5 11 True");
+    CHECK(calls == 2);
+    CHECK(render(env, "{{ add }}") == "<function add>");
+}
+
+TEST_CASE("extensions: globals are JSON values; the context hides them; add_global replaces a function") {
+    pj::environment env;
+    env.add_global("site", boost::json::parse(R"({"name": "parley", "tags": ["a", "b"]})"));
+    CHECK(render(env, "{{ site.name }} {{ site.tags|join(',') }}") == "parley a,b");
+    CHECK(render(env, "{{ site }}", boost::json::parse(R"({"site": "from context"})")) == "from context");
+
+    env.add_function("thing", [](const pj::arguments&) { return pj::value("function"); });
+    CHECK(render(env, "{{ thing() }}") == "function");
+    env.add_global("thing", boost::json::value("global"));
+    CHECK(render(env, "{{ thing }}") == "global");
+    env.add_function("thing", [](const pj::arguments&) { return pj::value("function again"); });
+    CHECK(render(env, "{{ thing() }}") == "function again");
+}
+
+TEST_CASE("extensions: set_clock drives strftime_now in the hf environment") {
+    auto env = pj::environment::hf();
+    env.set_clock([] { return std::chrono::system_clock::time_point(std::chrono::seconds(1721952000)); });
+    CHECK(render(env, "{{ strftime_now('%Y-%m-%d %H:%M:%S') }}|{{ strftime_now('%d %B %Y') }}") ==
+          "2024-07-26 00:00:00|26 July 2024");
+    env.set_clock([] { return std::chrono::system_clock::time_point(std::chrono::seconds(0)); });
+    CHECK(render(env, "{{ strftime_now('%Y') }}") == "1970");
+    CHECK(what_of("{{ strftime_now() }}", env) ==
+          "t.j2:1:16: strftime_now() takes one format string\n"
+          "  {{ strftime_now() }}\n"
+          "                 ^");
+    // strftime_now belongs to the hf environment
+    const auto e = error_of(pj::environment::plain(), "{{ strftime_now('%Y') }}");
+    REQUIRE(e);
+    CHECK(e->message() == "'strftime_now' is undefined");
+}
+
+TEST_CASE("extensions: environments copy on write; templates keep the environment they were parsed with") {
+    pj::environment a;
+    a.add_global("who", boost::json::value("a"));
+    const auto before = a.parse("{{ who }}{{ 'x'|upper }}");
+    pj::environment b = a;
+    b.add_global("who", boost::json::value("b"));
+    a.add_filter("upper", [](const pj::value&, const pj::arguments&) { return pj::value("+"); });
+    a.add_global("who", boost::json::value("a2"));
+
+    CHECK(render(b, "{{ who }}{{ 'x'|upper }}") == "bX");
+    CHECK(render(a, "{{ who }}{{ 'x'|upper }}") == "a2+");
+    // `before` was parsed before the changes to `a`
+    CHECK(before.render(boost::json::object{}) == "aX");
+}
+
+TEST_CASE("extensions: a parsed template outlives its environment") {
+    std::optional<pj::parsed_template> t;
+    {
+        pj::environment env;
+        env.add_function("twice", [](const pj::arguments& a) { return pj::value(2 * a[0].as_integer()); });
+        env.add_global("base", boost::json::value(20));
+        t.emplace(env.parse("{{ twice(base + x) }}", "kept"));
+    }
+    CHECK(t->render(sample_context()) == "42");
+    CHECK(t->name() == "kept");
+}
+
+TEST_CASE("environment: named environments and their options") {
+    CHECK(pj::environment::named("hf").opts().trim_blocks);
+    CHECK(pj::environment::named("hf").opts().sandboxed);
+    CHECK_FALSE(pj::environment::named("plain").opts().trim_blocks);
+    try {
+        (void)pj::environment::named("django");
+        FAIL("an unknown environment name was accepted");
+    } catch (const parley::error& e) {
+        CHECK(e.code() == errc::invalid_argument);
+        CHECK(std::string(e.what()) == "unknown environment 'django' (expected 'hf' or 'plain')");
+    }
+}
+
+// ---- parse once, render many --------------------------------------------------------------------
+
+TEST_CASE("parsed_template: keeps its name and normalised source") {
+    const auto t = pj::environment::plain().parse("a\r\nb\rc\n", "n.j2");
+    CHECK(t.name() == "n.j2");
+    CHECK(t.source() == "a\nb\nc");
+    CHECK(t.render() == "a\nb\nc");
+    pj::options keep;
+    keep.keep_trailing_newline = true;
+    CHECK(pj::environment(keep).parse("a\r\n").source() == "a\n");
+}
+
+TEST_CASE("parsed_template: parse once, render many times with different contexts") {
+    const auto t = pj::environment::plain().parse(
+        "{% macro item(i) %}<{{ i }}>{% endmacro %}{% set ns = namespace(total=0) %}"
+        "{% for i in items %}{{ item(i) }}{% set ns.total = ns.total + i %}{% endfor %}={{ ns.total }}",
+        "many");
+    for (int n = 0; n < 200; ++n) {
+        boost::json::array items;
+        std::string expected;
+        int total = 0;
+        for (int i = 0; i <= n % 7; ++i) {
+            items.emplace_back(i * n);
+            expected += "<" + std::to_string(i * n) + ">";
+            total += i * n;
+        }
+        expected += "=" + std::to_string(total);
+        boost::json::object ctx;
+        ctx["items"] = std::move(items);
+        CHECK(t.render(ctx) == expected);
+    }
+    // an error in one render does not affect the next
+    const auto fragile = pj::environment::plain().parse("{{ 10 // d }}");
+    CHECK_THROWS_AS((void)fragile.render(boost::json::parse(R"({"d": 0})")), parley::template_error);
+    CHECK(fragile.render(boost::json::parse(R"({"d": 5})")) == "2");
+}
+
+TEST_CASE("parsed_template: render_to appends to the string it is given") {
+    const auto t = pj::environment::plain().parse("{{ x }}");
+    std::string out = "x=";
+    t.render_to(out, sample_context());
+    t.render_to(out, sample_context());
+    CHECK(out == "x=11");
+}
+
+TEST_CASE("parsed_template: rendered concurrently from 4 threads, the output is the same as from one") {
+    auto env = pj::environment::hf();
+    env.add_filter("wrap", [](const pj::value& in, const pj::arguments&) {
+        return pj::value("[" + std::string(in.as_string()) + "]");
+    });
+    env.add_global("greeting", boost::json::value("hello"));
+    env.set_clock([] { return std::chrono::system_clock::time_point(std::chrono::seconds(1721952000)); });
+    const auto t = env.parse(
+        "{%- macro row(m) -%}{{ m.role|upper }}: {{ m.content|trim|wrap }}\n{%- endmacro -%}\n"
+        "{{ greeting }} {{ strftime_now('%Y') }}\n"
+        "{%- set ns = namespace(chars=0) %}\n"
+        "{%- for m in messages %}\n"
+        "{{ row(m) }}\n"
+        "{%- set ns.chars = ns.chars + m.content|length %}\n"
+        "{%- endfor %}\n"
+        "{{ ns.chars }} {{ messages|map(attribute='role')|unique|list|tojson }}",
+        "concurrent");
+
+    std::vector<boost::json::value> contexts;
+    for (int c = 0; c < 4; ++c) {
+        boost::json::array messages;
+        for (int i = 0; i < 20 + c; ++i) {
+            boost::json::object m;
+            m["role"] = i % 2 ? "assistant" : "user";
+            m["content"] = " message " + std::to_string(c) + "." + std::to_string(i) + " ";
+            messages.emplace_back(std::move(m));
+        }
+        boost::json::object ctx;
+        ctx["messages"] = std::move(messages);
+        contexts.emplace_back(std::move(ctx));
+    }
+    std::vector<std::string> expected;
+    for (const auto& ctx : contexts) expected.push_back(t.render(ctx));
+    REQUIRE(expected[0].starts_with("hello 2024USER: [message 0.0]ASSISTANT: [message 0.1]USER: [message 0.2]"));
+    REQUIRE(expected[0].ends_with("ASSISTANT: [message 0.19]270 [\"user\", \"assistant\"]"));
+    REQUIRE(expected[0] != expected[1]);
+
+    constexpr int rounds = 200;
+    std::vector<std::vector<std::string>> outputs(4);
+    std::vector<std::thread> threads;
+    for (int k = 0; k < 4; ++k) {
+        threads.emplace_back([&, k] {
+            // every thread renders every context, in a different order from its neighbours
+            for (int r = 0; r < rounds; ++r) outputs[k].push_back(t.render(contexts[(k + r) % 4]));
+        });
+    }
+    for (auto& th : threads) th.join();
+    for (int k = 0; k < 4; ++k) {
+        REQUIRE(outputs[k].size() == rounds);
+        int mismatches = 0;
+        for (int r = 0; r < rounds; ++r)
+            if (outputs[k][r] != expected[(k + r) % 4]) ++mismatches;
+        CHECK(mismatches == 0);
+    }
+}
+
+TEST_CASE("parsed_template: concurrent renders that fail report their own errors") {
+    const auto t = pj::environment::plain().parse("{% for i in items %}{{ 100 // i }},{% endfor %}", "div");
+    const boost::json::value good = boost::json::parse(R"({"items": [1, 2, 4]})");
+    const boost::json::value bad = boost::json::parse(R"({"items": [1, 0]})");
+    std::vector<std::string> results(4);
+    std::vector<std::thread> threads;
+    for (int k = 0; k < 4; ++k) {
+        threads.emplace_back([&, k] {
+            std::string r;
+            for (int n = 0; n < 100; ++n) {
+                try {
+                    r = t.render(k % 2 ? bad : good);
+                } catch (const parley::template_error& e) {
+                    r = e.message();
+                }
+                if (r != (k % 2 ? "integer division or modulo by zero" : "100,50,25,")) break;
+            }
+            results[static_cast<std::size_t>(k)] = r;
+        });
+    }
+    for (auto& th : threads) th.join();
+    CHECK(results[0] == "100,50,25,");
+    CHECK(results[1] == "integer division or modulo by zero");
+    CHECK(results[2] == "100,50,25,");
+    CHECK(results[3] == "integer division or modulo by zero");
+}
