@@ -9,6 +9,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -142,7 +143,8 @@ private:
 class parsed_template {
 public:
     /// Renders with a context: a boost::json object or value, a described struct, or a map
-    /// with string keys. Throws template_error on a render error.
+    /// with string keys. Throws template_error on a render error. The string is allocated once
+    /// at the size of the template's previous output.
     template <class Context>
     std::string render(const Context& ctx) const {
         std::string out;
@@ -151,7 +153,7 @@ public:
     }
     /// Renders with an empty context.
     std::string render() const;
-    /// Appends the output to `out`.
+    /// Appends the output to `out`; on an error, `out` is left as it was.
     template <class Context>
     void render_to(std::string& out, const Context& ctx) const;
 
@@ -173,6 +175,19 @@ private:
     std::vector<const detail::filter_entry*> filters_;  // by symbol
     std::vector<const detail::test_entry*> tests_;  // by symbol
     std::uint32_t loop_sym_ = detail::none;
+
+    /// The size of the latest output, to allocate the next one at once (shared by the threads
+    /// that render the template; a relaxed atomic, as it is only a hint).
+    struct size_hint {
+        std::atomic<std::size_t> bytes{0};
+        size_hint() = default;
+        size_hint(const size_hint& o) noexcept : bytes(o.bytes.load(std::memory_order_relaxed)) {}
+        size_hint& operator=(const size_hint& o) noexcept {
+            bytes.store(o.bytes.load(std::memory_order_relaxed), std::memory_order_relaxed);
+            return *this;
+        }
+    };
+    mutable size_hint size_hint_;
 };
 
 }  // namespace parley::jinja

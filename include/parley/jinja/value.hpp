@@ -130,7 +130,7 @@ public:
     static value undefined_message(std::string message) {
         value v(std::move(message));
         v.kind_ = value_kind::undefined;
-        v.flags_ = static_cast<std::uint8_t>(detail::undefined_form::hint) | flag_owned_text;
+        v.flags_ = static_cast<std::uint8_t>(detail::undefined_form::hint) | flag_owned_text | flag_counted;
         return v;
     }
     static value make_list(std::vector<value> items, bool tuple = false);
@@ -249,19 +249,21 @@ private:
     static constexpr std::uint8_t flag_borrowed = 0x20;
     static constexpr std::uint8_t flag_owned_text = 0x40;  ///< an undefined with an owned message
 
-    bool shares_text() const noexcept {
-        return kind_ == value_kind::string || (kind_ == value_kind::undefined && (flags_ & flag_owned_text));
+    static constexpr std::uint8_t flag_counted = 0x80;  ///< holds a reference count (see counted())
+
+    /// The reference-counted object of a value with flag_counted: a string's (or an undefined
+    /// value's message's) owner, or the list, dict or object itself.
+    detail::heap_object* counted() const noexcept {
+        return (kind_ == value_kind::string || kind_ == value_kind::undefined) ? owner_ : h_;
     }
 
-    bool owns_heap() const noexcept {
-        return (kind_ == value_kind::list || kind_ == value_kind::dict || kind_ == value_kind::object) &&
-               !(flags_ & flag_borrowed);
-    }
     void retain() const noexcept {
-        if (owns_heap()) ++h_->refs;
-        else if (shares_text() && owner_) ++owner_->refs;
+        if (flags_ & flag_counted) ++counted()->refs;
     }
-    void release() noexcept;
+    void release() noexcept {
+        if ((flags_ & flag_counted) && --counted()->refs == 0) destroy(counted());
+    }
+    static void destroy(detail::heap_object* h) noexcept;
 
     value_kind kind_;
     std::uint8_t flags_ = 0;
@@ -330,7 +332,7 @@ struct object_obj : heap_object {
 
 }  // namespace detail
 
-inline value::value(std::string s) : kind_(value_kind::string) {
+inline value::value(std::string s) : kind_(value_kind::string), flags_(flag_counted) {
     auto* o = new detail::string_obj(std::move(s));
     o->refs = 1;
     owner_ = o;
@@ -345,6 +347,7 @@ inline value value::make_list(std::vector<value> items, bool tuple) {
     o->refs = 1;
     value v;
     v.kind_ = value_kind::list;
+    v.flags_ = flag_counted;
     v.h_ = o;
     return v;
 }
@@ -354,6 +357,7 @@ inline value value::make_dict() {
     o->refs = 1;
     value v;
     v.kind_ = value_kind::dict;
+    v.flags_ = flag_counted;
     v.h_ = o;
     return v;
 }
@@ -362,6 +366,7 @@ inline value value::make_object(detail::object_obj* o) {
     ++o->refs;
     value v;
     v.kind_ = value_kind::object;
+    v.flags_ = flag_counted;
     v.h_ = o;
     return v;
 }
@@ -374,12 +379,7 @@ inline value value::borrow_object(const detail::object_obj* o) noexcept {
     return v;
 }
 
-inline void value::release() noexcept {
-    detail::heap_object* h = nullptr;
-    if (owns_heap()) h = h_;
-    else if (shares_text()) h = owner_;
-    if (h && --h->refs == 0) delete h;
-}
+inline void value::destroy(detail::heap_object* h) noexcept { delete h; }
 
 }  // namespace parley::jinja
 

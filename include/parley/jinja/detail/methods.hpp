@@ -80,7 +80,8 @@ inline value get_attribute(const value& obj, std::string_view name, bool sandbox
         value u = value::undefined(undefined_form::attribute, name, type_name(obj));
         return strict ? u.as_strict() : u;
     };
-    if (!name.empty() && name[0] == '_') return missing();
+    // Python's private attributes are refused (the sandbox's rule); a mapping's keys are not attributes
+    if (!name.empty() && name[0] == '_' && !obj.is_mapping_like()) return missing();
     if (obj.is_list() && obj.list().group && obj.list().items.size() == 2) {
         if (name == "grouper") return obj.list().items[0];
         if (name == "list") return obj.list().items[1];
@@ -91,9 +92,10 @@ inline value get_attribute(const value& obj, std::string_view name, bool sandbox
         return r;
     }
     if (has_method(obj, name)) {
-        if (sandboxed && is_mutating(obj, name)) {
-            value u = value::undefined(undefined_form::hint, "access to an unsafe attribute of a sandboxed object");
-            return u.as_strict();
+        if (sandboxed && is_mutating(obj, name)) {  // prints as nothing, fails when called
+            value u = value::undefined_message("access to attribute " + quoted(name) + " of '" + type_name(obj) +
+                                               "' object is unsafe.");
+            return strict ? u.as_strict() : u;
         }
         auto* b = new bound_method_obj();
         b->self = obj;

@@ -111,23 +111,21 @@ private:
     std::size_t frame_end(std::uint32_t f) const {
         return f + 1 < frames_.size() ? frames_[f + 1].begin : vars_.size();
     }
-    bool find_var(std::uint32_t s, value& out) const {
+    const value* find_var(std::uint32_t s) const {
         std::uint32_t f = top();
+        std::size_t end = vars_.size();
         while (f != none) {
             const std::size_t b = frames_[f].begin;
-            for (std::size_t k = frame_end(f); k > b; --k) {
-                if (vars_[k - 1].sym == s) {
-                    out = vars_[k - 1].v;
-                    return true;
-                }
-            }
+            for (std::size_t k = end; k > b; --k)
+                if (vars_[k - 1].sym == s) return &vars_[k - 1].v;
             f = frames_[f].parent;
+            if (f != none) end = frame_end(f);
         }
-        return false;
+        return nullptr;
     }
     value lookup(std::uint32_t s) {
+        if (const value* var = find_var(s)) return *var;
         value v;
-        if (find_var(s, v)) return v;
         const std::string_view name = sym(s);
         if (root_.is_mapping_like()) {
             if (root_.is_dict()) {
@@ -310,8 +308,8 @@ private:
             check_output();
             return;
         }
-        if (e.kind == nk::binop && e.oper == op::add) {
-            const node* leaves[16];
+        if (e.kind == nk::binop && e.oper == op::add && !autoescape_) {
+            const node* leaves[16];  // the chain's operands, last first
             std::size_t count = 0;
             const node* cur = &e;
             while (cur->kind == nk::binop && cur->oper == op::add && count < 15) {
@@ -320,26 +318,21 @@ private:
             }
             if (cur->kind != nk::binop || cur->oper != op::add) {
                 leaves[count++] = cur;
-                value vals[16];
-                std::size_t k = 0;
-                for (; k < count; ++k) {
-                    const node& leaf = *leaves[count - 1 - k];
-                    vals[k] = eval(leaf);
-                    if (!vals[k].is_string() || vals[k].is_markup()) break;
-                }
-                if (k == count) {
-                    for (std::size_t j = 0; j < count; ++j) {
-                        if (autoescape_) html_escape(*out_, vals[j].as_string());
-                        else out_->append(vals[j].as_string());
+                const std::size_t start = out_->size();
+                for (std::size_t k = 0; k < count; ++k) {
+                    value v = eval(*leaves[count - 1 - k]);
+                    if (v.is_string() && !v.is_markup()) {
+                        out_->append(v.as_string());
+                        continue;
                     }
-                    check_output();
+                    // Python's left fold from here on: the strings written so far are its accumulator
+                    value acc = k == 0 ? std::move(v) : arith_at(e, op::add, value(out_->substr(start)), v);
+                    out_->resize(start);
+                    for (std::size_t j = k + 1; j < count; ++j) acc = arith_at(e, op::add, acc, eval(*leaves[count - 1 - j]));
+                    write(acc);
                     return;
                 }
-                // fall back to Python's left fold from where the plain strings stop
-                value acc = vals[0];
-                for (std::size_t j = 1; j <= k && j < count; ++j) acc = arith_at(e, op::add, acc, vals[j]);
-                for (std::size_t j = k + 1; j < count; ++j) acc = arith_at(e, op::add, acc, eval(*leaves[count - 1 - j]));
-                write(acc);
+                check_output();
                 return;
             }
         }
@@ -376,6 +369,9 @@ public:
 
 private:
     value str_const(const node& x) const { return value::view_of(p_.str(x.a, x.b)); }
+    static bool is_viewed_mapping(const value& v) noexcept {
+        return v.is_view() && v.view_adapter()->shape == view_shape::mapping;
+    }
 
     value eval_inner(const node& x) {
         switch (x.kind) {
@@ -386,10 +382,24 @@ private:
         case nk::k_float: return value(x.fval);
         case nk::k_str: return str_const(x);
         case nk::name: return lookup(x.sym);
-        case nk::getattr: return get_attribute(eval(n(x.a)), sym(x.sym), env_.opt.sandboxed, strict());
+        case nk::getattr: {
+            const value obj = eval(n(x.a));
+            const std::string_view name = sym(x.sym);
+            // the common case first: a key of a viewed mapping (JSON object, struct) that is not
+            // also a dict method (a method wins over a key in Jinja's getattr)
+            value found;
+            if (is_viewed_mapping(obj) && obj.view_adapter()->find(obj.view_object(), name, found) &&
+                !is_dict_method(name))
+                return found;
+            return get_attribute(obj, name, env_.opt.sandboxed, strict());
+        }
         case nk::getitem: {
             const value obj = eval(n(x.a));
             const node& k = n(x.b);
+            if (k.kind == nk::k_str && is_viewed_mapping(obj)) {  // `message['role']`: the item, when present
+                value found;
+                if (obj.view_adapter()->find(obj.view_object(), p_.str(k.a, k.b), found)) return found;
+            }
             if (k.kind == nk::slice) {
                 return slice(obj, k.a == none ? value(nullptr) : eval(n(k.a)),
                              k.b == none ? value(nullptr) : eval(n(k.b)), k.c == none ? value(nullptr) : eval(n(k.c)));

@@ -8,6 +8,7 @@
 #include <parley/jinja/detail/parser.hpp>
 #include <parley/jinja/environment.hpp>
 
+#include <algorithm>
 #include <charconv>
 
 namespace parley::jinja {
@@ -179,12 +180,20 @@ inline parsed_template environment::parse(std::string_view source, std::string n
 inline void parsed_template::render_value(std::string& out, const value& root) const {
     if (!root.is_mapping_like() && !root.is_undefined())
         throw error(errc::invalid_argument, "a template context must be a mapping (a JSON object, a described struct or a map)");
+    const std::size_t start = out.size();
+    const std::size_t expected = size_hint_.bytes.load(std::memory_order_relaxed);
+    if (out.capacity() - start < expected) out.reserve(std::max(start + expected + expected / 8, 2 * out.capacity()));
     detail::render_state st(*this, out, root);
     try {
         st.run();
     } catch (const detail::eval_error& e) {
+        out.resize(start);
         throw_error(e.code, e.message, 0);
+    } catch (...) {
+        out.resize(start);
+        throw;
     }
+    size_hint_.bytes.store(out.size() - start, std::memory_order_relaxed);
 }
 
 template <class Context>
