@@ -10,6 +10,7 @@
 #include <boost/json/value.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string_view>
 
@@ -34,7 +35,18 @@ struct json_object_adapter {
         return json_view((obj(o).begin() + static_cast<std::ptrdiff_t>(i))->value());
     }
     static bool find(const void* o, std::string_view key, value& out) {
-        if (const boost::json::value* v = obj(o).if_contains(key)) {
+        const boost::json::object& object = obj(o);
+        if (object.size() <= 8) {  // chat messages: a few keys, where a scan beats hashing the key
+            for (const boost::json::key_value_pair& kv : object) {
+                const boost::json::string_view k = kv.key();
+                if (k.size() == key.size() && std::memcmp(k.data(), key.data(), key.size()) == 0) {
+                    out = json_view(kv.value());
+                    return true;
+                }
+            }
+            return false;
+        }
+        if (const boost::json::value* v = object.if_contains(key)) {
             out = json_view(*v);
             return true;
         }

@@ -320,6 +320,7 @@ private:
                 leaves[count++] = cur;
                 const std::size_t start = out_->size();
                 for (std::size_t k = 0; k < count; ++k) {
+                    if (append_plain_string(*leaves[count - 1 - k])) continue;
                     value v = eval(*leaves[count - 1 - k]);
                     if (v.is_string() && !v.is_markup()) {
                         out_->append(v.as_string());
@@ -337,6 +338,34 @@ private:
             }
         }
         write(eval(e));
+    }
+
+    // Appends the value of a string literal, a variable, or `var[literal]` / `var.name` on a
+    // viewed mapping, when it is a plain string; false (nothing written) for anything else, which
+    // the caller then evaluates in full. The common operands of prompt templates skip eval().
+    bool append_plain_string(const node& x) {
+        if (x.kind == nk::k_str) {
+            out_->append(p_.pool.data() + x.a, x.b);
+            return true;
+        }
+        const value* v = nullptr;
+        value found;
+        if (x.kind == nk::name) {
+            v = find_var(x.sym);
+        } else if (x.kind == nk::getitem || x.kind == nk::getattr) {
+            const node& obj = n(x.a);
+            const value* var = obj.kind == nk::name ? find_var(obj.sym) : nullptr;
+            if (!var || !is_viewed_mapping(*var)) return false;
+            const node* key = x.kind == nk::getitem ? &n(x.b) : nullptr;
+            if (key && key->kind != nk::k_str) return false;
+            const std::string_view name = key ? p_.str(key->a, key->b) : sym(x.sym);
+            if (!key && is_dict_method(name)) return false;
+            if (!var->view_adapter()->find(var->view_object(), name, found)) return false;
+            v = &found;
+        }
+        if (!v || !v->is_string() || v->is_markup()) return false;
+        out_->append(v->as_string());
+        return true;
     }
 
     value arith_at(const node& at, op o, const value& a, const value& b) {
