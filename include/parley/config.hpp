@@ -18,9 +18,12 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define PARLEY_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define PARLEY_LIKELY(x) __builtin_expect(!!(x), 1)
+/// For the few small functions of the renderer's hot paths that compilers leave out of line.
+#define PARLEY_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define PARLEY_UNLIKELY(x) (x)
 #define PARLEY_LIKELY(x) (x)
+#define PARLEY_ALWAYS_INLINE inline
 #endif
 
 #endif

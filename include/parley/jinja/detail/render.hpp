@@ -343,7 +343,7 @@ private:
     // Appends the value of a string literal, a variable, or `var[literal]` / `var.name` on a
     // viewed mapping, when it is a plain string; false (nothing written) for anything else, which
     // the caller then evaluates in full. The common operands of prompt templates skip eval().
-    bool append_plain_string(const node& x) {
+    PARLEY_ALWAYS_INLINE bool append_plain_string(const node& x) {
         if (x.kind == nk::k_str) {
             out_->append(p_.pool.data() + x.a, x.b);
             return true;
@@ -834,7 +834,8 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
     for (std::size_t i = 0; i < count; ++i) {
         count_iterations(1);
         vars_.resize(frame_begin);  // assignments do not carry over from one iteration to the next
-        assign(target, items[i]);
+        if (target.kind == nk::name) vars_.push_back({target.sym, items[i]});  // the frame is empty
+        else assign(target, items[i]);
         if (lp) {
             lp->index0 = i;
             set_var(loop_sym_, loopv);
