@@ -1,6 +1,6 @@
-// Uses parley as an installed package: headers, C++20 and Boost.JSON all come through parley::parley.
-#include <parley/error.hpp>
-#include <parley/fixed_string.hpp>
+// A program of a project that uses parley, built by the find_package and the add_subdirectory
+// consumer projects: headers, C++20 and Boost.JSON all come through parley::parley.
+#include <parley.hpp>
 
 #include <boost/json.hpp>
 
@@ -37,6 +37,13 @@ int main() {
     // Boost::json is linked through parley::parley.
     const boost::json::value v = boost::json::parse(R"({"role": "user"})");
     expect(v.at("role").as_string() == "user", "boost::json through parley::parley");
+
+    // The prompt language, through the umbrella header.
+    const auto chat = parley::jinja::environment::hf().parse(
+        "{% for m in messages %}<|{{ m.role }}|>{{ m.content | trim }}\n{% endfor %}", "consumer.jinja");
+    const boost::json::object context = {
+        {"messages", boost::json::array{{{"role", "user"}, {"content", " Hi! "}}, {{"role", "assistant"}, {"content", "Hello."}}}}};
+    expect(chat.render(context) == "<|user|>Hi!\n<|assistant|>Hello.\n", "jinja render");
 
     if (failures == 0) std::puts("parley consumer: ok");
     return failures == 0 ? 0 : 1;
