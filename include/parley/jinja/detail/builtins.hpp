@@ -4,6 +4,7 @@
 #define PARLEY_JINJA_DETAIL_BUILTINS_HPP
 
 #include <parley/jinja/detail/filters.hpp>
+#include <parley/jinja/detail/more_builtins.hpp>
 
 #include <chrono>
 #include <ctime>
@@ -278,7 +279,8 @@ inline void install_builtins(env_data& e) {
         {"string", f_string}, {"striptags", f_striptags}, {"sum", f_sum}, {"title", f_title},
         {"tojson", e.opt.hf_tojson ? f_tojson_hf : f_tojson_plain}, {"trim", f_trim}, {"truncate", f_truncate},
         {"unique", f_unique}, {"upper", f_upper}, {"urlencode", f_urlencode}, {"wordcount", f_wordcount},
-        {"wordwrap", f_wordwrap},
+        {"wordwrap", f_wordwrap}, {"filesizeformat", f_filesizeformat}, {"xmlattr", f_xmlattr},
+        {"urlize", f_urlize}, {"random", f_random},
     };
     for (auto& [name, fn] : fs) e.filters[name].builtin = fn;
     using namespace tests;
@@ -290,7 +292,7 @@ inline void install_builtins(env_data& e) {
         {"eq", t_eq}, {"equalto", t_eq}, {"==", t_eq}, {"ne", t_ne}, {"!=", t_ne}, {"lt", t_lt},
         {"lessthan", t_lt}, {"<", t_lt}, {"le", t_le}, {"<=", t_le}, {"gt", t_gt}, {"greaterthan", t_gt},
         {">", t_gt}, {"ge", t_ge}, {">=", t_ge}, {"in", t_in}, {"lower", t_lower}, {"upper", t_upper},
-        {"sameas", t_sameas}, {"escaped", t_escaped},
+        {"sameas", t_sameas}, {"escaped", t_escaped}, {"filter", t_filter}, {"test", t_test},
     };
     for (auto& [name, fn] : ts) e.tests[name].builtin = fn;
     using namespace globals;
@@ -305,6 +307,7 @@ inline void install_builtins(env_data& e) {
     fn("namespace", g_namespace);
     fn("cycler", g_cycler);
     fn("joiner", g_joiner);
+    fn("lipsum", g_lipsum);
 }
 
 }  // namespace parley::jinja::detail
