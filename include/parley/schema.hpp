@@ -1,0 +1,11 @@
+// parley/schema.hpp: the schema layer (JSON Schema from described C++ types, annotations).
+#ifndef PARLEY_SCHEMA_HPP
+#define PARLEY_SCHEMA_HPP
+
+#include <parley/schema/annotations.hpp>
+#include <parley/schema/function_signature.hpp>
+#include <parley/schema/json_schema.hpp>
+#include <parley/schema/traits.hpp>
+#include <parley/schema/type_name.hpp>
+
+#endif

@@ -1,0 +1,323 @@
+// parley/schema/detail/constexpr_json.hpp: writing and checking JSON text in constant
+// expressions (the schema text is built by the compiler).
+#ifndef PARLEY_SCHEMA_DETAIL_CONSTEXPR_JSON_HPP
+#define PARLEY_SCHEMA_DETAIL_CONSTEXPR_JSON_HPP
+
+#include <parley/config.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+namespace parley::detail {
+
+/// A growable character buffer usable in constant expressions (std::string is not, with
+/// clang 14 and libstdc++ 12).
+class text_buffer {
+public:
+    constexpr text_buffer() = default;
+    text_buffer(const text_buffer&) = delete;
+    text_buffer& operator=(const text_buffer&) = delete;
+    constexpr ~text_buffer() {
+        if (data_) std::allocator<char>{}.deallocate(data_, capacity_);
+    }
+
+    constexpr void push_back(char c) {
+        if (size_ == capacity_) grow(size_ + 1);
+        std::construct_at(data_ + size_, c);
+        ++size_;
+    }
+    constexpr void append(std::string_view s) {
+        if (size_ + s.size() > capacity_) grow(size_ + s.size());
+        for (char c : s) std::construct_at(data_ + size_++, c);
+    }
+    constexpr std::size_t size() const noexcept { return size_; }
+    constexpr std::string_view view() const noexcept { return {data_, size_}; }
+    /// Drops the characters after the first n.
+    constexpr void truncate(std::size_t n) noexcept {
+        if (n < size_) size_ = n;
+    }
+
+private:
+    constexpr void grow(std::size_t needed) {
+        std::size_t capacity = capacity_ ? capacity_ * 2 : 256;
+        while (capacity < needed) capacity *= 2;
+        char* data = std::allocator<char>{}.allocate(capacity);
+        for (std::size_t i = 0; i != size_; ++i) std::construct_at(data + i, data_[i]);
+        if (data_) std::allocator<char>{}.deallocate(data_, capacity_);
+        data_ = data;
+        capacity_ = capacity;
+    }
+
+    char* data_ = nullptr;
+    std::size_t size_ = 0;
+    std::size_t capacity_ = 0;
+};
+
+/// Appends s as a JSON string literal (quotes, backslashes and control characters escaped;
+/// other bytes, UTF-8 included, copied as they are).
+constexpr void append_json_string(text_buffer& out, std::string_view s) {
+    constexpr char hex[] = "0123456789abcdef";
+    out.push_back('"');
+    for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        switch (c) {
+        case '"': out.append("\\\""); break;
+        case '\\': out.append("\\\\"); break;
+        case '\n': out.append("\\n"); break;
+        case '\r': out.append("\\r"); break;
+        case '\t': out.append("\\t"); break;
+        case '\b': out.append("\\b"); break;
+        case '\f': out.append("\\f"); break;
+        default:
+            if (u < 0x20) {
+                out.append("\\u00");
+                out.push_back(hex[u >> 4]);
+                out.push_back(hex[u & 15]);
+            } else {
+                out.push_back(c);
+            }
+        }
+    }
+    out.push_back('"');
+}
+
+constexpr void append_unsigned(text_buffer& out, std::uint64_t v) {
+    char digits[20] = {};
+    int n = 0;
+    do {
+        digits[n++] = static_cast<char>('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    while (n != 0) out.push_back(digits[--n]);
+}
+
+constexpr void append_signed(text_buffer& out, std::int64_t v) {
+    if (v < 0) {
+        out.push_back('-');
+        // -(v + 1) + 1 avoids overflowing on the smallest value
+        append_unsigned(out, static_cast<std::uint64_t>(-(v + 1)) + 1);
+    } else {
+        append_unsigned(out, static_cast<std::uint64_t>(v));
+    }
+}
+
+/// 10^n as a double, exact for n <= 22.
+constexpr double power_of_ten(int n) {
+    double p = 1;
+    for (int i = 0; i < n; ++i) p *= 10;
+    return p;
+}
+
+/// Appends a finite double as a JSON number: the shortest decimal of at most 15 significant
+/// digits that reads back as exactly v (0.1 gives "0.1"), found and verified with exact
+/// operations only; values that need more digits get 17 significant digits. Whole numbers
+/// keep a ".0" so that they read back as floating point.
+constexpr void append_double(text_buffer& out, double v) {
+    if (v < 0) {
+        out.push_back('-');
+        v = -v;
+    }
+    if (v == 0) {
+        out.append("0.0");
+        return;
+    }
+    if (v < 9007199254740992.0 && static_cast<double>(static_cast<std::uint64_t>(v)) == v) {
+        append_unsigned(out, static_cast<std::uint64_t>(v));
+        out.append(".0");
+        return;
+    }
+    // decimal exponent of the leading digit (possibly off by one; verification makes that safe)
+    int e = 0;
+    for (double x = v; x >= 10; x /= 10) ++e;
+    for (double x = v; x < 1; x *= 10) --e;
+
+    std::uint64_t mantissa = 0;
+    int exponent = 0;  // v == mantissa * 10^exponent
+    bool found = false;
+    for (int digits = 1; digits <= 15 && !found; ++digits) {
+        const int k = e - digits + 1;
+        if (k > 22 || k < -22) break;
+        const double scaled = k >= 0 ? v / power_of_ten(k) : v * power_of_ten(-k);
+        const auto m = static_cast<std::uint64_t>(scaled + 0.5);
+        for (std::uint64_t candidate : {m == 0 ? m : m - 1, m, m + 1}) {
+            // one correctly rounded operation on exact operands: the nearest double to the decimal
+            const double back = k >= 0 ? static_cast<double>(candidate) * power_of_ten(k)
+                                       : static_cast<double>(candidate) / power_of_ten(-k);
+            if (back == v) {
+                mantissa = candidate;
+                exponent = k;
+                found = true;
+                break;
+            }
+        }
+    }
+    if (!found) {
+        // 17 significant digits, computed approximately (outside the exact range)
+        exponent = e - 16;
+        double scaled = v;
+        for (int i = 0; i < exponent; ++i) scaled /= 10;
+        for (int i = 0; i > exponent; --i) scaled *= 10;
+        mantissa = static_cast<std::uint64_t>(scaled + 0.5);
+    }
+    while (mantissa % 10 == 0 && mantissa != 0) {
+        mantissa /= 10;
+        ++exponent;
+    }
+    char digits[20] = {};
+    int count = 0;
+    for (std::uint64_t m = mantissa; m != 0; m /= 10) digits[count++] = static_cast<char>('0' + m % 10);
+    // digits[] is reversed; point = how many digits come before the decimal point
+    const int point = count + exponent;
+    if (point > -4 && point <= 16) {
+        if (point <= 0) {
+            out.append("0.");
+            for (int i = point; i < 0; ++i) out.push_back('0');
+            for (int i = count - 1; i >= 0; --i) out.push_back(digits[i]);
+        } else if (point >= count) {
+            for (int i = count - 1; i >= 0; --i) out.push_back(digits[i]);
+            for (int i = count; i < point; ++i) out.push_back('0');
+            out.append(".0");
+        } else {
+            for (int i = count - 1; i >= 0; --i) {
+                out.push_back(digits[i]);
+                if (count - i == point) out.push_back('.');
+            }
+        }
+    } else {
+        out.push_back(digits[count - 1]);
+        if (count > 1) {
+            out.push_back('.');
+            for (int i = count - 2; i >= 0; --i) out.push_back(digits[i]);
+        }
+        out.push_back('e');
+        append_signed(out, point - 1);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checking JSON text
+
+class json_text_checker {
+public:
+    constexpr explicit json_text_checker(std::string_view s) : s_(s) {}
+
+    /// True when the whole text is one JSON value (surrounding whitespace allowed).
+    constexpr bool valid() {
+        skip_space();
+        if (!value(0)) return false;
+        skip_space();
+        return pos_ == s_.size();
+    }
+
+private:
+    static constexpr int max_depth = 64;
+
+    constexpr bool at_end() const { return pos_ >= s_.size(); }
+    constexpr char peek() const { return at_end() ? '\0' : s_[pos_]; }
+    constexpr void skip_space() {
+        while (!at_end() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r')) ++pos_;
+    }
+    constexpr bool literal(std::string_view word) {
+        if (s_.substr(pos_, word.size()) != word) return false;
+        pos_ += word.size();
+        return true;
+    }
+    static constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+    static constexpr bool is_hex(char c) {
+        return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    }
+    constexpr bool digits() {
+        if (!is_digit(peek())) return false;
+        while (is_digit(peek())) ++pos_;
+        return true;
+    }
+    constexpr bool number() {
+        if (peek() == '-') ++pos_;
+        if (peek() == '0')
+            ++pos_;
+        else if (!digits())
+            return false;
+        if (peek() == '.') {
+            ++pos_;
+            if (!digits()) return false;
+        }
+        if (peek() == 'e' || peek() == 'E') {
+            ++pos_;
+            if (peek() == '+' || peek() == '-') ++pos_;
+            if (!digits()) return false;
+        }
+        return true;
+    }
+    constexpr bool string() {
+        ++pos_;  // opening quote
+        while (!at_end()) {
+            const char c = s_[pos_++];
+            if (c == '"') return true;
+            if (static_cast<unsigned char>(c) < 0x20) return false;
+            if (c == '\\') {
+                const char e = peek();
+                ++pos_;
+                if (e == 'u') {
+                    for (int i = 0; i < 4; ++i, ++pos_)
+                        if (!is_hex(peek())) return false;
+                } else if (std::string_view("\"\\/bfnrt").find(e) == std::string_view::npos) {
+                    return false;
+                }
+            }
+        }
+        return false;
+    }
+    constexpr bool value(int depth) {
+        if (depth > max_depth) return false;
+        switch (peek()) {
+        case '{': {
+            ++pos_;
+            skip_space();
+            if (peek() == '}') return ++pos_, true;
+            for (;;) {
+                skip_space();
+                if (peek() != '"' || !string()) return false;
+                skip_space();
+                if (peek() != ':') return false;
+                ++pos_;
+                skip_space();
+                if (!value(depth + 1)) return false;
+                skip_space();
+                if (peek() == '}') return ++pos_, true;
+                if (peek() != ',') return false;
+                ++pos_;
+            }
+        }
+        case '[': {
+            ++pos_;
+            skip_space();
+            if (peek() == ']') return ++pos_, true;
+            for (;;) {
+                skip_space();
+                if (!value(depth + 1)) return false;
+                skip_space();
+                if (peek() == ']') return ++pos_, true;
+                if (peek() != ',') return false;
+                ++pos_;
+            }
+        }
+        case '"': return string();
+        case 't': return literal("true");
+        case 'f': return literal("false");
+        case 'n': return literal("null");
+        default: return number();
+        }
+    }
+
+    std::string_view s_;
+    std::size_t pos_ = 0;
+};
+
+/// True when s is exactly one JSON value.
+constexpr bool is_json_text(std::string_view s) { return json_text_checker(s).valid(); }
+
+}  // namespace parley::detail
+
+#endif

@@ -1,0 +1,528 @@
+// parley/schema/detail/schema_writer.hpp: writes the JSON Schema text of a type, in a constant
+// expression (plain draft 2020-12 or OpenAI's strict form).
+#ifndef PARLEY_SCHEMA_DETAIL_SCHEMA_WRITER_HPP
+#define PARLEY_SCHEMA_DETAIL_SCHEMA_WRITER_HPP
+
+#include <parley/config.hpp>
+#include <parley/schema/detail/annotation_check.hpp>
+#include <parley/schema/detail/annotation_types.hpp>
+#include <parley/schema/detail/constexpr_json.hpp>
+#include <parley/schema/traits.hpp>
+#include <parley/schema/type_name.hpp>
+
+#include <boost/describe/enumerators.hpp>
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/integral.hpp>
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace parley {
+
+/// What counts against OpenAI's limits in a strict schema (see parley::openai_strict_limits).
+struct schema_stats {
+    std::size_t properties = 0;  ///< property entries, over every object schema written
+    std::size_t enum_values = 0;  ///< values, over every enum written
+    std::size_t string_chars = 0;  ///< characters of property names, $defs names and enum values
+    std::size_t large_enum_chars = 0;  ///< characters of the longest enum with more than 250 values
+    std::size_t depth = 0;  ///< object nesting levels, the root object being level 1
+};
+
+namespace detail {
+
+inline void schema_error(const char* /*message*/) {}
+
+/// Formats that OpenAI's strict mode accepts; other formats are left out of the strict form.
+constexpr bool is_strict_format(std::string_view f) noexcept {
+    for (std::string_view ok : {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
+        if (f == ok) return true;
+    return false;
+}
+
+/// Writes the schema of Root. Strict selects OpenAI's structured-outputs form.
+template <class Root, bool Strict>
+class schema_writer {
+    using structs = struct_closure_t<Root>;
+    static constexpr std::size_t struct_count = boost::mp11::mp_size<structs>::value;
+    static constexpr bool root_is_struct = json_kind_v<Root> == json_kind::object;
+
+public:
+    constexpr explicit schema_writer(text_buffer& out) : out_(out) {}
+
+    /// Writes the whole schema; returns what it counted.
+    constexpr schema_stats run() {
+        boost::mp11::mp_for_each<boost::mp11::mp_transform<std::add_pointer_t, structs>>([](auto* s) {
+            using S = std::remove_pointer_t<decltype(s)>;
+            static_assert(struct_annotations_checked_v<S>);
+        });
+        name_definitions();
+        open('{');
+        if constexpr (!Strict) {
+            key("$schema");
+            string("https://json-schema.org/draft/2020-12/schema");
+        }
+        if constexpr (root_is_struct)
+            struct_keywords<Root>(annotations_v<Root>.self.description);
+        else
+            value_keywords<Root>(annotation{}, place::nested);
+        if constexpr (struct_count > (root_is_struct ? 1 : 0)) {
+            key("$defs");
+            open('{');
+            boost::mp11::mp_for_each<boost::mp11::mp_iota_c<struct_count>>([&](auto i) {
+                if constexpr (!root_is_struct || decltype(i)::value != 0) {
+                    using S = boost::mp11::mp_at_c<structs, i>;
+                    key(definition_name(i));
+                    stats_.string_chars += definition_name(i).size();
+                    open('{');
+                    struct_keywords<S>(annotations_v<S>.self.description);
+                    close('}');
+                }
+            });
+            close('}');
+        }
+        close('}');
+        if constexpr (root_is_struct) stats_.depth = object_depth();
+        return stats_;
+    }
+
+private:
+    // Where a schema is written: for a member (with the member's descriptive keywords), inside
+    // a member's anyOf (constraints only: the description is outside), or anywhere else.
+    enum class place { member, inside_member, nested };
+
+    // --- JSON punctuation ---------------------------------------------------------------------
+
+    constexpr void open(char c) {
+        out_.push_back(c);
+        if (++level_ == static_cast<int>(first_.size())) schema_error("the type is nested too deeply");
+        first_[static_cast<std::size_t>(level_)] = true;
+    }
+    constexpr void close(char c) {
+        out_.push_back(c);
+        --level_;
+    }
+    constexpr void separate() {
+        auto& first = first_[static_cast<std::size_t>(level_)];
+        if (!first) out_.push_back(',');
+        first = false;
+    }
+    constexpr void key(std::string_view k) {
+        separate();
+        append_json_string(out_, k);
+        out_.push_back(':');
+    }
+    constexpr void string(std::string_view s) { append_json_string(out_, s); }
+
+    constexpr void literal(const json_literal& l) {
+        using k = json_literal::kind;
+        switch (l.type) {
+        case k::none:
+        case k::null: out_.append("null"); break;
+        case k::boolean: out_.append(l.boolean ? "true" : "false"); break;
+        case k::integer: append_signed(out_, l.integer); break;
+        case k::unsigned_integer: append_unsigned(out_, l.unsigned_integer); break;
+        case k::number: append_double(out_, l.number); break;
+        case k::string: string(l.text); break;
+        case k::raw: out_.append(l.text); break;
+        }
+    }
+
+    // --- $defs names --------------------------------------------------------------------------
+
+    // Names of the described structs in $defs: the annotated name or the unqualified C++ name,
+    // reduced to [A-Za-z0-9_.-] so that "#/$defs/<name>" needs no escaping; a name already taken
+    // gets "_2", "_3"...
+    constexpr void name_definitions() {
+        boost::mp11::mp_for_each<boost::mp11::mp_iota_c<struct_count>>([&](auto i) {
+            using S = boost::mp11::mp_at_c<structs, i>;
+            const annotation& self = annotations_v<S>.self;
+            const std::string_view raw = self.has_name() ? self.name : type_name<S>();
+            const std::size_t start = names_.size();
+            for (char c : raw) {
+                const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                                c == '-' || c == '.';
+                if (ok)
+                    names_.push_back(c);
+                else if (names_.size() != start && names_.view().back() != '_')
+                    names_.push_back('_');
+            }
+            while (names_.size() != start && names_.view().back() == '_') names_.truncate(names_.size() - 1);
+            if (names_.size() == start) names_.append("type");
+            const std::size_t base_end = names_.size();
+            for (unsigned suffix = 2; taken(start, i); ++suffix) {
+                names_.truncate(base_end);
+                names_.push_back('_');
+                append_unsigned(names_, suffix);
+            }
+            name_start_[i] = start;
+            name_start_[i + 1] = names_.size();
+        });
+    }
+    constexpr bool taken(std::size_t start, std::size_t index) const {
+        const std::string_view candidate = names_.view().substr(start);
+        for (std::size_t j = 0; j != index; ++j)
+            if (definition_name(j) == candidate) return true;
+        return false;
+    }
+    constexpr std::string_view definition_name(std::size_t i) const {
+        return names_.view().substr(name_start_[i], name_start_[i + 1] - name_start_[i]);
+    }
+
+    template <class S>
+    constexpr void reference() {
+        key("$ref");
+        if constexpr (root_is_struct && std::is_same_v<S, Root>) {
+            string("#");
+        } else {
+            text_buffer ref;
+            ref.append("#/$defs/");
+            ref.append(definition_name(boost::mp11::mp_find<structs, S>::value));
+            string(ref.view());
+        }
+    }
+
+    // --- descriptions -------------------------------------------------------------------------
+
+    // An enum's description: the given text, then one line per described enumerator.
+    template <class E>
+    constexpr void enum_description(std::string_view text) {
+        static_assert(enum_annotations_checked_v<E>);
+        constexpr auto& notes = annotations_v<E>;
+        bool any_value_described = false;
+        for (const auto& m : notes.members) any_value_described = any_value_described || m.note.has_description();
+        if (text.data() == nullptr && !any_value_described) return;
+        text_buffer all;
+        all.append(text);
+        boost::mp11::mp_for_each<boost::describe::describe_enumerators<E>>([&](auto d) {
+            const annotation* a = notes.find(d.name);
+            if (a == nullptr || !a->has_description()) return;
+            if (all.size() != 0) all.push_back('\n');
+            all.append("- ");
+            all.append(d.name);
+            all.append(": ");
+            all.append(a->description);
+        });
+        key("description");
+        string(all.view());
+    }
+
+    // The description of a member (an enum's own description when the member has none, with
+    // the enumerators' descriptions). V is the member's type without std::optional.
+    template <class V>
+    constexpr void member_description(const annotation& a) {
+        if constexpr (json_kind_v<V> == json_kind::enumeration) {
+            enum_description<V>(a.has_description() ? a.description : annotations_v<V>.self.description);
+        } else if (a.has_description()) {
+            key("description");
+            string(a.description);
+        }
+    }
+
+    // A member's default and examples (not in the strict form).
+    constexpr void member_values(const annotation& a) {
+        if constexpr (!Strict) {
+            if (a.default_value.is_set()) {
+                key("default");
+                literal(a.default_value);
+            }
+            if (a.example_count != 0) {
+                key("examples");
+                open('[');
+                for (std::size_t i = 0; i != a.example_count; ++i) {
+                    separate();
+                    literal(a.examples[i]);
+                }
+                close(']');
+            }
+        }
+    }
+
+    // --- schemas of types ---------------------------------------------------------------------
+
+    template <class S>
+    constexpr void struct_keywords(std::string_view description) {
+        constexpr auto& notes = annotations_v<S>;
+        key("type");
+        string("object");
+        if (description.data() != nullptr) {
+            key("description");
+            string(description);
+        }
+        key("properties");
+        open('{');
+        boost::mp11::mp_for_each<described_members<S>>([&](auto d) {
+            using M = member_type_t<S, decltype(d)>;
+            const annotation* a = notes.find(d.name);
+            key(d.name);
+            ++stats_.properties;
+            stats_.string_chars += std::string_view(d.name).size();
+            member_schema<M>(a ? *a : annotation{});
+        });
+        close('}');
+        key("required");
+        open('[');
+        boost::mp11::mp_for_each<described_members<S>>([&](auto d) {
+            using M = member_type_t<S, decltype(d)>;
+            if (Strict || !is_optional_v<M>) {
+                separate();
+                string(d.name);
+            }
+        });
+        close(']');
+        key("additionalProperties");
+        out_.append("false");
+    }
+
+    // A member's schema. Plain form: an optional member is simply not required. Strict form:
+    // every member is required and an optional one also accepts null.
+    template <class M>
+    constexpr void member_schema(const annotation& a) {
+        if constexpr (!Strict && is_optional_v<M>) {
+            member_schema<typename optional_traits<M>::value_type>(a);
+        } else if constexpr (Strict && json_kind_v<M> == json_kind::object) {
+            // OpenAI refuses "$ref" with sibling keywords: a described member gets the
+            // definition written in place, with the member's description
+            if (a.has_description()) {
+                open('{');
+                struct_keywords<M>(a.description);
+                close('}');
+            } else {
+                open('{');
+                reference<M>();
+                close('}');
+            }
+        } else {
+            open('{');
+            value_keywords<M>(a, place::member);
+            close('}');
+        }
+    }
+
+    // A schema in any other place (array item, map value, variant alternative).
+    template <class X>
+    constexpr void nested_schema() {
+        open('{');
+        value_keywords<X>(annotation{}, place::nested);
+        close('}');
+    }
+
+    template <class... Ts>
+    constexpr void alternatives(boost::mp11::mp_list<Ts...>) {
+        (..., (separate(), nested_schema<Ts>()));
+    }
+
+    // The keywords of the schema of X; `a` holds the member's annotations.
+    template <class X>
+    constexpr void value_keywords(const annotation& a, place where) {
+        constexpr json_kind kind = json_kind_v<X>;
+        const bool member = where == place::member;
+        if constexpr (kind == json_kind::optional) {
+            using V = typename optional_traits<X>::value_type;
+            key("anyOf");
+            open('[');
+            if constexpr (json_kind_v<V> == json_kind::variant) {
+                alternatives(typename variant_traits<V>::alternatives{});
+            } else {
+                separate();
+                open('{');
+                value_keywords<V>(a, member ? place::inside_member : where);
+                close('}');
+            }
+            separate();
+            open('{');
+            key("type");
+            string("null");
+            close('}');
+            close(']');
+            if (member) {
+                member_description<unwrap_optional_t<V>>(a);
+                member_values(a);
+            }
+        } else if constexpr (kind == json_kind::variant) {
+            key("anyOf");
+            open('[');
+            alternatives(typename variant_traits<X>::alternatives{});
+            close(']');
+            if (member) {
+                member_description<X>(a);
+                member_values(a);
+            }
+        } else if constexpr (kind == json_kind::object) {
+            reference<X>();
+            if (member) {
+                member_description<X>(a);
+                member_values(a);
+            }
+        } else if constexpr (kind == json_kind::any) {
+            static_assert(!Strict, "boost::json::value has no strict form");
+            if (member) {
+                member_description<X>(a);
+                member_values(a);
+            }
+        } else if constexpr (kind == json_kind::null) {
+            key("type");
+            string("null");
+            if (member) {
+                member_description<X>(a);
+                member_values(a);
+            }
+        } else if constexpr (kind == json_kind::enumeration) {
+            key("type");
+            string("string");
+            if (member)
+                member_description<X>(a);
+            else if (where == place::nested)
+                enum_description<X>(annotations_v<X>.self.description);
+            key("enum");
+            open('[');
+            std::size_t count = 0;
+            std::size_t chars = 0;
+            boost::mp11::mp_for_each<boost::describe::describe_enumerators<X>>([&](auto d) {
+                separate();
+                string(d.name);
+                ++count;
+                chars += std::string_view(d.name).size();
+            });
+            close(']');
+            if (member) member_values(a);
+            stats_.enum_values += count;
+            stats_.string_chars += chars;
+            if (count > 250 && chars > stats_.large_enum_chars) stats_.large_enum_chars = chars;
+        } else {
+            key("type");
+            string(kind == json_kind::boolean   ? "boolean"
+                   : kind == json_kind::integer ? "integer"
+                   : kind == json_kind::number  ? "number"
+                   : kind == json_kind::string  ? "string"
+                   : kind == json_kind::array   ? "array"
+                                                : "object");
+            if (member) member_description<X>(a);
+            if constexpr (kind == json_kind::integer || kind == json_kind::number) {
+                number_keywords<X>(a);
+            } else if constexpr (kind == json_kind::string) {
+                string_keywords(a);
+            } else if constexpr (kind == json_kind::array) {
+                key("items");
+                nested_schema<array_item_t<X>>();
+                if constexpr (is_std_array_v<X>) {
+                    key("minItems");
+                    append_unsigned(out_, std_array_traits<X>::size);
+                    key("maxItems");
+                    append_unsigned(out_, std_array_traits<X>::size);
+                }
+                if (a.min_items != annotation::unset) {
+                    key("minItems");
+                    append_unsigned(out_, a.min_items);
+                }
+                if (a.max_items != annotation::unset) {
+                    key("maxItems");
+                    append_unsigned(out_, a.max_items);
+                }
+                if constexpr (!Strict && is_set_v<X>) {
+                    key("uniqueItems");
+                    out_.append("true");
+                }
+            } else if constexpr (kind == json_kind::map) {
+                static_assert(!Strict, "maps have no strict form");
+                key("additionalProperties");
+                nested_schema<typename string_map_traits<X>::mapped_type>();
+            }
+            if (member) member_values(a);
+        }
+    }
+
+    template <class X>
+    constexpr void number_keywords(const annotation& a) {
+        json_literal low = a.minimum;
+        json_literal high = a.maximum;
+        if constexpr (json_kind_v<X> == json_kind::integer) {
+            // the integer type's range, narrowed by the annotation
+            if (!low.is_set() || compare_numbers(low, integer_min<X>()) < 0) low = integer_min<X>();
+            if (!high.is_set() || compare_numbers(high, integer_max<X>()) > 0) high = integer_max<X>();
+        }
+        const std::pair<std::string_view, const json_literal*> bounds[] = {
+            {"minimum", &low},
+            {"maximum", &high},
+            {"exclusiveMinimum", &a.exclusive_minimum},
+            {"exclusiveMaximum", &a.exclusive_maximum},
+            {"multipleOf", &a.multiple_of},
+        };
+        for (const auto& [name, value] : bounds) {
+            if (value->is_set()) {
+                key(name);
+                literal(*value);
+            }
+        }
+    }
+
+    constexpr void string_keywords(const annotation& a) {
+        if constexpr (!Strict) {
+            if (a.min_length != annotation::unset) {
+                key("minLength");
+                append_unsigned(out_, a.min_length);
+            }
+            if (a.max_length != annotation::unset) {
+                key("maxLength");
+                append_unsigned(out_, a.max_length);
+            }
+        }
+        if (a.has_pattern()) {
+            key("pattern");
+            string(a.pattern);
+        }
+        if (a.has_format() && (!Strict || is_strict_format(a.format))) {
+            key("format");
+            string(a.format);
+        }
+    }
+
+    // --- nesting depth ------------------------------------------------------------------------
+
+    // Levels of object nesting from the root struct. A struct reached again through recursion
+    // adds no level (the recursion is not unrolled).
+    constexpr std::size_t object_depth() const {
+        std::array<std::array<bool, struct_count>, struct_count> edge{};
+        boost::mp11::mp_for_each<boost::mp11::mp_iota_c<struct_count>>([&](auto i) {
+            using S = boost::mp11::mp_at_c<structs, i>;
+            boost::mp11::mp_for_each<boost::mp11::mp_transform<std::add_pointer_t, member_structs_t<S>>>([&](auto* t) {
+                using U = std::remove_pointer_t<decltype(t)>;
+                edge[i][boost::mp11::mp_find<structs, U>::value] = true;
+            });
+        });
+        std::array<std::size_t, struct_count> memo{};
+        std::array<bool, struct_count> on_path{};
+        return depth_from(0, edge, memo, on_path);
+    }
+    static constexpr std::size_t depth_from(std::size_t i, const std::array<std::array<bool, struct_count>, struct_count>& edge,
+                                            std::array<std::size_t, struct_count>& memo,
+                                            std::array<bool, struct_count>& on_path) {
+        if (memo[i] != 0) return memo[i];
+        on_path[i] = true;
+        std::size_t deepest = 0;
+        for (std::size_t j = 0; j != struct_count; ++j) {
+            if (edge[i][j] && !on_path[j]) {
+                const std::size_t d = depth_from(j, edge, memo, on_path);
+                if (d > deepest) deepest = d;
+            }
+        }
+        on_path[i] = false;
+        memo[i] = deepest + 1;
+        return memo[i];
+    }
+
+    text_buffer& out_;
+    text_buffer names_;
+    std::array<std::size_t, struct_count + 1> name_start_{};
+    std::array<bool, 256> first_{};
+    int level_ = 0;
+    schema_stats stats_;
+};
+
+}  // namespace detail
+
+}  // namespace parley
+
+#endif

@@ -1,0 +1,259 @@
+// parley/schema/json_schema.hpp: JSON Schema (draft 2020-12) of C++ types, plain and in OpenAI's
+// strict structured-outputs form, built by the compiler.
+//
+// json_schema<T>() describes T as the schema layer's traits classify it (parley/schema/traits.hpp):
+// a described struct is an object with `additionalProperties: false` whose required
+// properties are its members except the std::optional ones; integers carry their type's range
+// as minimum/maximum; std::array<T, N> has minItems = maxItems = N; sets have uniqueItems;
+// described enums are string enums; variants are anyOf; described structs other than the root
+// live in "$defs" (named after the type, or after its name(...) annotation) and are referenced
+// with "$ref" ("#" for the root struct itself, so recursive types work). Annotations
+// (parley/schema/annotations.hpp) add descriptions, constraints, defaults and examples.
+//
+// strict_json_schema<T>() follows OpenAI's "Supported schemas" rules for
+// `response_format: {type: json_schema, strict: true}` and `tools[].function.strict`, as
+// documented in the Structured Outputs guide (platform.openai.com/docs/guides/structured-outputs,
+// checked 2025):
+//   - the root is an object (T must be a described struct) and is not anyOf;
+//   - every object has `additionalProperties: false` and lists every property in `required`;
+//     an optional member becomes `anyOf: [<schema>, {"type": "null"}]`;
+//   - supported keywords: string pattern and format (date-time, time, date, duration, email,
+//     hostname, ipv4, ipv6, uuid); number minimum, maximum, exclusiveMinimum,
+//     exclusiveMaximum, multipleOf; array minItems, maxItems; enum, anyOf, $defs/$ref
+//     (recursion included), description. Left out of the strict form because OpenAI does not
+//     accept them: default, examples, minLength, maxLength, uniqueItems (std::set becomes a
+//     plain array), other formats, "$schema";
+//   - "$ref" takes no sibling keyword: a struct-typed member with its own description gets
+//     the struct's definition written in place (as OpenAI's own SDK does);
+//   - limits: at most 5000 object properties in total, 10 levels of object nesting, 1000 enum
+//     values in total, 120,000 characters of property names, definition names and enum values,
+//     and 15,000 characters for one enum of more than 250 values. Exceeding one is a compile
+//     error (static_assert) naming the limit;
+//   - no form exists for std::map (OpenAI needs additionalProperties: false) nor for a raw
+//     boost::json::value (any JSON): a type containing them has no strict schema, a compile
+//     error that names the type.
+//
+// Both texts are compile-time constants (json_schema_text<T>, strict_json_schema_text<T>); the
+// boost::json::value forms are parsed from them once per type.
+#ifndef PARLEY_SCHEMA_JSON_SCHEMA_HPP
+#define PARLEY_SCHEMA_JSON_SCHEMA_HPP
+
+#include <parley/config.hpp>
+#include <parley/schema/annotations.hpp>
+#include <parley/schema/detail/schema_writer.hpp>
+#include <parley/schema/traits.hpp>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+
+namespace parley {
+
+/// OpenAI's documented limits on a strict schema.
+struct openai_strict_limits {
+    static constexpr std::size_t max_properties = 5000;
+    static constexpr std::size_t max_depth = 10;
+    static constexpr std::size_t max_enum_values = 1000;
+    static constexpr std::size_t max_string_chars = 120000;
+    static constexpr std::size_t large_enum_values = 250;
+    static constexpr std::size_t max_large_enum_chars = 15000;
+};
+
+namespace detail {
+
+template <class X>
+struct cannot_describe {
+    static_assert(sizeof(X) == 0,
+                  "parley cannot describe this type (named in the instantiation below) in JSON: use bool, an "
+                  "integer type, float/double, std::string(_view), an enum described with BOOST_DESCRIBE_ENUM, "
+                  "std::optional, std::vector/deque/list, std::array, std::set, std::map<std::string, T>, "
+                  "std::variant, boost::json::value, or a struct described with BOOST_DESCRIBE_STRUCT");
+};
+template <>
+struct cannot_describe<void> {};
+
+template <class X>
+struct cannot_be_strict {
+    static_assert(sizeof(X) == 0,
+                  "this type (named in the instantiation below) has no OpenAI strict form: strict mode needs "
+                  "additionalProperties: false on every object, so std::map and boost::json::value cannot be "
+                  "expressed; use a std::vector of a described key/value struct, or json_schema<T>() (not strict)");
+};
+template <>
+struct cannot_be_strict<void> {};
+
+// The first type inside T with no strict form (a map or a raw JSON value), or void.
+template <class T, json_kind K = json_kind_v<T>>
+struct strict_offender_in {
+    using type = void;
+};
+template <class T>
+using strict_offender_in_t = typename strict_offender_in<T>::type;
+template <class T>
+struct strict_offender_in<T, json_kind::map> {
+    using type = T;
+};
+template <class T>
+struct strict_offender_in<T, json_kind::any> {
+    using type = T;
+};
+template <class T>
+struct strict_offender_in<T, json_kind::optional> {
+    using type = strict_offender_in_t<typename optional_traits<T>::value_type>;
+};
+template <class T>
+struct strict_offender_in<T, json_kind::array> {
+    using type = strict_offender_in_t<array_item_t<T>>;
+};
+template <class... Ts>
+struct strict_offender_in<std::variant<Ts...>, json_kind::variant> {
+    using found = boost::mp11::mp_remove<boost::mp11::mp_list<strict_offender_in_t<Ts>...>, void>;
+    using type = boost::mp11::mp_eval_if_c<boost::mp11::mp_empty<found>::value, void, boost::mp11::mp_front, found>;
+};
+template <class S>
+using strict_offender_among_members_t = boost::mp11::mp_front<
+    boost::mp11::mp_push_back<boost::mp11::mp_remove<boost::mp11::mp_transform<strict_offender_in_t, member_types_t<S>>, void>, void>>;
+template <class T>
+using strict_offender_t = boost::mp11::mp_front<boost::mp11::mp_push_back<
+    boost::mp11::mp_remove<boost::mp11::mp_transform<strict_offender_among_members_t, struct_closure_t<T>>, void>, void>>;
+
+/// Whether the strict text of T can be generated at all (limits aside).
+template <class T>
+inline constexpr bool strict_expressible_v =
+    describable<T> && json_kind_v<T> == json_kind::object && std::is_void_v<strict_offender_t<T>>;
+
+template <class T, bool Strict>
+inline constexpr bool schema_generable_v = Strict ? strict_expressible_v<T> : describable<T>;
+
+struct schema_info {
+    std::size_t size = 0;
+    schema_stats stats;
+};
+
+template <class T, bool Strict>
+constexpr schema_info generate_schema(char* out) {
+    schema_info info;
+    if constexpr (schema_generable_v<T, Strict>) {
+        text_buffer text;
+        info.stats = schema_writer<T, Strict>(text).run();
+        info.size = text.size();
+        if (out != nullptr)
+            for (char c : text.view()) *out++ = c;
+    }
+    return info;
+}
+
+template <class T, bool Strict>
+inline constexpr schema_info schema_info_v = generate_schema<T, Strict>(nullptr);
+
+template <class T, bool Strict>
+inline constexpr auto schema_chars_v = [] {
+    std::array<char, schema_info_v<T, Strict>.size + 1> chars{};
+    generate_schema<T, Strict>(chars.data());
+    return chars;
+}();
+
+template <class T, bool Strict>
+inline constexpr std::string_view schema_text_v{schema_chars_v<T, Strict>.data(), schema_info_v<T, Strict>.size};
+
+template <class T>
+constexpr void require_describable() {
+    (void)sizeof(cannot_describe<first_unsupported_t<T>>);
+}
+
+template <class T>
+constexpr std::string_view checked_json_schema_text() {
+    require_describable<T>();
+    return schema_text_v<T, false>;
+}
+
+template <class T>
+constexpr bool fits_openai_limits(const schema_stats& s) {
+    return s.properties <= openai_strict_limits::max_properties && s.depth <= openai_strict_limits::max_depth &&
+           s.enum_values <= openai_strict_limits::max_enum_values &&
+           s.string_chars <= openai_strict_limits::max_string_chars &&
+           s.large_enum_chars <= openai_strict_limits::max_large_enum_chars;
+}
+
+template <class T>
+constexpr std::string_view checked_strict_json_schema_text() {
+    require_describable<T>();
+    if constexpr (describable<T>) {
+        static_assert(json_kind_v<T> == json_kind::object,
+                      "a strict (OpenAI structured outputs) schema needs a struct described with "
+                      "BOOST_DESCRIBE_STRUCT at the root: OpenAI requires an object root that is not anyOf; "
+                      "wrap the value in a struct");
+        if constexpr (json_kind_v<T> == json_kind::object) {
+            (void)sizeof(cannot_be_strict<strict_offender_t<T>>);
+            constexpr schema_stats s = schema_info_v<T, true>.stats;
+            static_assert(s.properties <= openai_strict_limits::max_properties,
+                          "OpenAI strict mode allows at most 5000 object properties in a schema");
+            static_assert(s.depth <= openai_strict_limits::max_depth,
+                          "OpenAI strict mode allows at most 10 levels of object nesting");
+            static_assert(s.enum_values <= openai_strict_limits::max_enum_values,
+                          "OpenAI strict mode allows at most 1000 enum values in a schema");
+            static_assert(s.string_chars <= openai_strict_limits::max_string_chars,
+                          "OpenAI strict mode allows at most 120,000 characters of property names, definition "
+                          "names and enum values");
+            static_assert(s.large_enum_chars <= openai_strict_limits::max_large_enum_chars,
+                          "OpenAI strict mode allows at most 15,000 characters in an enum of more than 250 values");
+        }
+    }
+    return schema_text_v<T, true>;
+}
+
+/// Parses schema text made by this library (deeper than Boost.JSON's default depth allows).
+inline boost::json::value parse_schema_text(std::string_view text) {
+    boost::json::parse_options options;
+    options.max_depth = 100000;
+    return boost::json::parse(boost::json::string_view(text.data(), text.size()), {}, options);
+}
+
+}  // namespace detail
+
+/// True when T has a strict schema: T is a described struct, contains no std::map and no
+/// boost::json::value, and its schema stays within OpenAI's limits.
+template <class T>
+concept strict_describable =
+    detail::strict_expressible_v<std::remove_cvref_t<T>> &&
+    detail::fits_openai_limits<std::remove_cvref_t<T>>(detail::schema_info_v<std::remove_cvref_t<T>, true>.stats);
+
+/// The text of json_schema<T>() as a compile-time constant (compact JSON). A type that cannot
+/// be described is a compile error that names it.
+template <class T>
+inline constexpr std::string_view json_schema_text = detail::checked_json_schema_text<std::remove_cvref_t<T>>();
+
+/// The text of strict_json_schema<T>() as a compile-time constant (compact JSON). Compile errors
+/// say why T has no strict form, if it has none.
+template <class T>
+inline constexpr std::string_view strict_json_schema_text =
+    detail::checked_strict_json_schema_text<std::remove_cvref_t<T>>();
+
+/// What the strict schema of T counts against OpenAI's limits (a compile-time constant).
+template <class T>
+inline constexpr schema_stats strict_json_schema_stats = ((void)detail::checked_strict_json_schema_text<std::remove_cvref_t<T>>(),
+                                                          detail::schema_info_v<std::remove_cvref_t<T>, true>.stats);
+
+/// The JSON Schema (draft 2020-12) of T. Parsed once per type from json_schema_text<T>; throws
+/// only std::bad_alloc.
+template <class T>
+boost::json::value json_schema() {
+    static const boost::json::value schema = detail::parse_schema_text(json_schema_text<T>);
+    return schema;
+}
+
+/// The OpenAI strict structured-outputs schema of T (a described struct); see the top of this
+/// header for the rules it follows. Throws only std::bad_alloc.
+template <class T>
+boost::json::value strict_json_schema() {
+    static const boost::json::value schema = detail::parse_schema_text(strict_json_schema_text<T>);
+    return schema;
+}
+
+}  // namespace parley
+
+#endif
