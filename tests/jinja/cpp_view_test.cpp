@@ -133,13 +133,13 @@ struct numbers {
     bool flag = true;
     short small = -3;
     unsigned big = 4000000000u;
-    std::uint64_t huge = 18446744073709551615ull;
+    std::uint64_t wide = std::uint64_t(1) << 40;
     float ratio = 0.5f;
     double pi = 3.25;
     std::string_view sv = "view";
     const char* cstr = "chars";
 };
-BOOST_DESCRIBE_STRUCT(numbers, (), (flag, small, big, huge, ratio, pi, sv, cstr))
+BOOST_DESCRIBE_STRUCT(numbers, (), (flag, small, big, wide, ratio, pi, sv, cstr))
 
 struct containers {
     std::array<int, 3> arr{1, 2, 3};
@@ -283,8 +283,7 @@ TEST_CASE("cpp_view: numbers, booleans and string types") {
     const numbers n;
     CHECK(render_view("{{ flag }} {{ small }} {{ big }} {{ ratio }} {{ pi }} {{ sv }} {{ cstr }}", n) ==
           "True -3 4000000000 0.5 3.25 view chars");
-    // beyond int64 an unsigned becomes a float, as JSON numbers do
-    CHECK(render_view("{{ huge is float }} {{ huge > 1.8e19 }}", n) == "True True");
+    CHECK(render_view("{{ wide is integer }} {{ wide }}", n) == "True 1099511627776");
     CHECK(render_view("{{ small + 1 }} {{ big // 2 }} {{ flag + 1 }} {{ sv|upper }}", n) == "-2 2000000000 2 VIEW");
 }
 

@@ -367,6 +367,17 @@ TEST_CASE("errors: raise_exception in the hf environment gives the template's me
     CHECK(e->message() == "'raise_exception' is undefined");
 }
 
+TEST_CASE("errors: the hf sandbox refuses methods that mutate lists and dicts") {
+    CHECK(what_of("{{ items.append(4) }}", pj::environment::hf()) ==
+          "t.j2:1:16: access to attribute 'append' of 'list' object is unsafe.\n"
+          "  {{ items.append(4) }}\n"
+          "                 ^");
+    CHECK(code_of("{{ items.append(4) }}", pj::environment::hf()) == errc::template_security);
+    CHECK(code_of("{% set d = {} %}{{ d.update({'a': 1}) }}", pj::environment::hf()) == errc::template_security);
+    // the plain environment is not sandboxed
+    CHECK(render(pj::environment::plain(), "{% set l = [1] %}{{ l.append(2) }}{{ l }}") == "None[1, 2]");
+}
+
 TEST_CASE("errors: the line, column and excerpt are those of the error in a multi-line template") {
     CHECK(what_of("line one\nline two\n  {{ x + }}\nline four") ==
           "t.j2:3:10: unexpected '}}'\n"
@@ -412,6 +423,7 @@ TEST_CASE("errors: every error condition has its own code") {
     CHECK(code_of("{{ x / zero }}") == errc::template_value);
     CHECK(code_of("{{ 'a' * 10**9 }}") == errc::template_limit);
     CHECK(code_of("{{ raise_exception('no') }}", pj::environment::hf()) == errc::template_raised);
+    CHECK(code_of("{{ items.pop() }}", pj::environment::hf()) == errc::template_security);
 }
 
 // ---- strict undefined ---------------------------------------------------------------------------
@@ -774,6 +786,13 @@ TEST_CASE("parsed_template: render_to appends to the string it is given") {
     t.render_to(out, sample_context());
     t.render_to(out, sample_context());
     CHECK(out == "x=11");
+}
+
+TEST_CASE("parsed_template: on an error, render_to leaves the string as it was") {
+    const auto t = pj::environment::plain().parse("partial output {{ 1 // zero }} more");
+    std::string out = "kept";
+    CHECK_THROWS_AS(t.render_to(out, sample_context()), parley::template_error);
+    CHECK(out == "kept");
 }
 
 TEST_CASE("parsed_template: rendered concurrently from 4 threads, the output is the same as from one") {

@@ -46,8 +46,17 @@ struct point_adapter {
         return true;
     }
 };
-constexpr pj::adapter point_view{pj::view_shape::mapping, "point", &point_adapter::size, &point_adapter::key_at,
-                                 &point_adapter::value_at, &point_adapter::find};
+constexpr pj::adapter make_point_view() {
+    pj::adapter a{};  // fields this test does not set stay null
+    a.shape = pj::view_shape::mapping;
+    a.type_name = "point";
+    a.size = &point_adapter::size;
+    a.at = &point_adapter::key_at;
+    a.value_at = &point_adapter::value_at;
+    a.find = &point_adapter::find;
+    return a;
+}
+constexpr pj::adapter point_view = make_point_view();
 
 // A hand-written sequence adapter: the squares 0, 1, 4, ... of a count, computed on demand.
 struct squares {
@@ -62,8 +71,15 @@ struct squares_adapter {
         return value(static_cast<long long>(i * i));
     }
 };
-constexpr pj::adapter squares_view{pj::view_shape::sequence, "squares", &squares_adapter::size, &squares_adapter::at,
-                                   nullptr, nullptr};
+constexpr pj::adapter make_squares_view() {
+    pj::adapter a{};
+    a.shape = pj::view_shape::sequence;
+    a.type_name = "squares";
+    a.size = &squares_adapter::size;
+    a.at = &squares_adapter::at;
+    return a;
+}
+constexpr pj::adapter squares_view = make_squares_view();
 
 }  // namespace
 
