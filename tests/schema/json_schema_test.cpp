@@ -204,6 +204,70 @@ PARLEY_ANNOTATE(order, "A customer order", name("place_order"),
 
 }  // namespace zoo
 
+// OpenAI's strict-mode limits
+namespace limits {
+
+// 10 levels of nesting (d1 ... d10) fit, 11 (d0) do not
+struct d10 {
+    int x;
+};
+BOOST_DESCRIBE_STRUCT(d10, (), (x))
+struct d9 {
+    d10 next;
+};
+BOOST_DESCRIBE_STRUCT(d9, (), (next))
+struct d8 {
+    d9 next;
+};
+BOOST_DESCRIBE_STRUCT(d8, (), (next))
+struct d7 {
+    d8 next;
+};
+BOOST_DESCRIBE_STRUCT(d7, (), (next))
+struct d6 {
+    d7 next;
+};
+BOOST_DESCRIBE_STRUCT(d6, (), (next))
+struct d5 {
+    d6 next;
+};
+BOOST_DESCRIBE_STRUCT(d5, (), (next))
+struct d4 {
+    d5 next;
+};
+BOOST_DESCRIBE_STRUCT(d4, (), (next))
+struct d3 {
+    d4 next;
+};
+BOOST_DESCRIBE_STRUCT(d3, (), (next))
+struct d2 {
+    d3 next;
+};
+BOOST_DESCRIBE_STRUCT(d2, (), (next))
+struct d1 {
+    d2 next;
+};
+BOOST_DESCRIBE_STRUCT(d1, (), (next))
+struct d0 {
+    d1 next;
+};
+BOOST_DESCRIBE_STRUCT(d0, (), (next))
+
+enum class wide { v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31, v32, v33, v34, v35, v36, v37, v38, v39 };
+BOOST_DESCRIBE_ENUM(wide, v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31, v32, v33, v34, v35, v36, v37, v38, v39)
+
+// 25 * 40 = 1000 enum values fit, 26 * 40 = 1040 do not
+struct enums_1000 {
+    wide e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24;
+};
+BOOST_DESCRIBE_STRUCT(enums_1000, (), (e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24))
+struct enums_1040 {
+    wide e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24, e25;
+};
+BOOST_DESCRIBE_STRUCT(enums_1040, (), (e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24, e25))
+
+}  // namespace limits
+
 namespace {
 
 using boost::json::value;
@@ -420,6 +484,20 @@ static_assert(!parley::strict_describable<zoo::with_json>);  // boost::json::val
 static_assert(!parley::strict_describable<std::vector<zoo::leaf>>);  // not an object root
 static_assert(!parley::strict_describable<int>);
 static_assert(std::is_same_v<parley::detail::strict_offender_t<zoo::containers>, std::map<std::string, double>>);
+
+// Limits: what the strict form counts, and the boundaries.
+static_assert(parley::strict_json_schema_stats<limits::d1>.depth == 10);
+static_assert(parley::strict_describable<limits::d1>);
+static_assert(!parley::strict_describable<limits::d0>);
+static_assert(parley::describable<limits::d0>);  // the plain form has no such limit
+static_assert(parley::detail::schema_info_v<limits::d0, true>.stats.depth == 11);
+static_assert(parley::strict_json_schema_stats<limits::enums_1000>.enum_values == 1000);
+static_assert(parley::strict_describable<limits::enums_1000>);
+static_assert(!parley::strict_describable<limits::enums_1040>);
+static_assert(parley::detail::schema_info_v<limits::enums_1040, true>.stats.enum_values == 1040);
+static_assert(parley::strict_json_schema_stats<zoo::node>.depth == 1);
+static_assert(parley::strict_json_schema_stats<zoo::person>.depth == 2);
+static_assert(parley::strict_json_schema_stats<zoo::person>.properties == 4);
 static_assert(std::is_same_v<parley::detail::strict_offender_t<zoo::with_json>, boost::json::value>);
 
 // ---------------------------------------------------------------------------------------------
@@ -591,8 +669,30 @@ TEST_CASE("json_schema: strict forms follow OpenAI's rules on every sub-schema")
     check_strict_rules<zoo::derived>();
     check_strict_rules<zoo::empty>();
     check_strict_rules<zoo::with_set>();
+    check_strict_rules<limits::d1>();
+    check_strict_rules<limits::enums_1000>();
     check_strict_rules<zoo::two_items>();
     check_strict_rules<zoo::order>();
+}
+
+TEST_CASE("json_schema: the strict walker finds what breaks the rules") {
+    // the checker itself, on hand-made schemas that break one rule each
+    const auto problems = [](const char* text) {
+        const value v = json(text);
+        strict_walk walk(v.as_object());
+        walk.schema(v, "#");
+        return walk.problems.size();
+    };
+    CHECK(problems(R"({"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false})") == 0);
+    CHECK(problems(R"({"type":"object","properties":{"a":{"type":"string"}},"required":[],"additionalProperties":false})") == 1);
+    CHECK(problems(R"({"type":"object","properties":{"a":{"type":"string"}},"required":["a"]})") == 1);
+    CHECK(problems(R"({"type":"object","properties":{"a":{"type":"string","minLength":1}},"required":["a"],"additionalProperties":false})") == 1);
+    CHECK(problems(R"({"type":"object","properties":{"a":{"type":"string","format":"uri"}},"required":["a"],"additionalProperties":false})") == 1);
+    CHECK(problems(R"({"type":"object","properties":{"a":{"$ref":"#","description":"x"}},"required":["a"],"additionalProperties":false})") == 1);
+    CHECK(problems(R"({"type":"object","properties":{"a":{"$ref":"#/$defs/none"}},"required":["a"],"additionalProperties":false})") == 1);
+    CHECK(problems(R"({"type":"object","properties":{"a":{"type":"integer","default":1}},"required":["a"],"additionalProperties":false})") == 1);
+    CHECK(problems(R"({"anyOf":[{"type":"object","properties":{},"required":[],"additionalProperties":false}]})") >= 1);
+    CHECK(problems(R"({"type":"object","properties":{"a":{"type":"object","properties":{},"required":[]}}, "required":["a"],"additionalProperties":false})") == 1);
 }
 
 TEST_CASE("json_schema: the plain form's shape") {

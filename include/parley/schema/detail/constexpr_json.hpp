@@ -110,10 +110,22 @@ constexpr double power_of_ten(int n) {
     return p;
 }
 
-/// Appends a finite double as a JSON number: the shortest decimal of at most 15 significant
-/// digits that reads back as exactly v (0.1 gives "0.1"), found and verified with exact
-/// operations only; values that need more digits get 17 significant digits. Whole numbers
-/// keep a ".0" so that they read back as floating point.
+/// 10^n as a long double, by squaring (few roundings).
+constexpr long double long_power_of_ten(int n) {
+    long double result = 1;
+    long double base = 10;
+    while (n != 0) {
+        if (n & 1) result *= base;
+        base *= base;
+        n >>= 1;
+    }
+    return result;
+}
+
+/// Appends a finite double as a JSON number that reads back as exactly v: the shortest decimal
+/// of at most 15 significant digits when there is one (0.1 gives "0.1"), found and verified
+/// with exact operations only; otherwise 17 significant digits (0.1 + 0.2 gives
+/// "0.30000000000000004"). Whole numbers keep a ".0" so that they read back as floating point.
 constexpr void append_double(text_buffer& out, double v) {
     if (v < 0) {
         out.push_back('-');
@@ -154,12 +166,21 @@ constexpr void append_double(text_buffer& out, double v) {
         }
     }
     if (!found) {
-        // 17 significant digits, computed approximately (outside the exact range)
+        // 17 significant digits, which identify any double, scaled in long double: with its
+        // wider mantissa (x86-64) the scaling error stays far below the margin 17 digits leave
+        constexpr std::uint64_t low = 10000000000000000u;  // 10^16
         exponent = e - 16;
-        double scaled = v;
-        for (int i = 0; i < exponent; ++i) scaled /= 10;
-        for (int i = 0; i > exponent; --i) scaled *= 10;
-        mantissa = static_cast<std::uint64_t>(scaled + 0.5);
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            const long double p = long_power_of_ten(exponent >= 0 ? exponent : -exponent);
+            const long double scaled = exponent >= 0 ? static_cast<long double>(v) / p : static_cast<long double>(v) * p;
+            mantissa = static_cast<std::uint64_t>(scaled + 0.5L);
+            if (mantissa >= 10 * low)
+                ++exponent;  // the leading digit's exponent was underestimated
+            else if (mantissa < low)
+                --exponent;
+            else
+                break;
+        }
     }
     while (mantissa % 10 == 0 && mantissa != 0) {
         mantissa /= 10;
