@@ -23,6 +23,7 @@ enum class errc {
     template_limit,  ///< a recursion, loop, output or size limit was reached
     template_raised,  ///< the template called raise_exception()
     invalid_argument,  ///< a bad argument from C++ code
+    template_callback,  ///< a filter, test or function written in C++ threw an exception
 };
 
 namespace detail {
@@ -40,6 +41,7 @@ public:
         case errc::template_limit: return "template limit reached";
         case errc::template_raised: return "error raised by the template";
         case errc::invalid_argument: return "invalid argument";
+        case errc::template_callback: return "a C++ filter, test or function failed";
         }
         return "unknown parley error";
     }

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -876,4 +877,23 @@ TEST_CASE("parsed_template: concurrent renders that fail report their own errors
     CHECK(results[1] == "integer division or modulo by zero");
     CHECK(results[2] == "100,50,25,");
     CHECK(results[3] == "integer division or modulo by zero");
+}
+
+TEST_CASE("extension: an exception from a C++ filter, test or function is an error of the template at the call") {
+    pj::environment env = pj::environment::plain();
+    env.add_filter("boom", [](const pj::value&, const pj::arguments&) -> pj::value { throw std::runtime_error("no fuel"); });
+    env.add_test("fragile", [](const pj::value&, const pj::arguments&) -> bool {
+        throw parley::error(errc::template_value, "bad input");
+    });
+    env.add_function("fail", [](const pj::arguments&) -> pj::value { throw std::out_of_range("index 7"); });
+    CHECK(what_of("a\n{{ 1 | boom }}", env) == "t.j2:2:8: no fuel\n  {{ 1 | boom }}\n         ^");
+    CHECK(code_of("{{ 1 | boom }}", env) == errc::template_callback);
+    CHECK(what_of("{{ 1 is fragile }}", env) == "t.j2:1:9: bad input\n  {{ 1 is fragile }}\n          ^");
+    CHECK(code_of("{{ 1 is fragile }}", env) == errc::template_value);  // a parley::error keeps its code
+    CHECK(what_of("{{ fail() }}", env) == "t.j2:1:8: index 7\n  {{ fail() }}\n         ^");  // at the call
+    CHECK(code_of("{{ fail() }}", env) == errc::template_callback);
+    // a render_to that fails leaves the caller's string as it was
+    std::string out = "kept";
+    CHECK_THROWS_AS(env.parse("x{{ 1 | boom }}", "t.j2").render_to(out, boost::json::object()), parley::template_error);
+    CHECK(out == "kept");
 }

@@ -174,7 +174,10 @@ private:
     std::shared_ptr<const detail::env_data> env_;
     std::vector<const detail::filter_entry*> filters_;  // by symbol
     std::vector<const detail::test_entry*> tests_;  // by symbol
-    std::uint32_t loop_sym_ = detail::none;
+    /// Symbols of the names with a meaning of their own (`none` when the template never uses one).
+    struct special_symbols {
+        std::uint32_t loop = detail::none, caller = detail::none, varargs = detail::none, kwargs = detail::none;
+    } special_;
 
     /// The size of the latest output, to allocate the next one at once (shared by the threads
     /// that render the template; a relaxed atomic, as it is only a hint).

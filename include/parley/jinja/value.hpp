@@ -36,15 +36,19 @@ enum class view_shape : std::uint8_t { sequence, mapping };
 
 /// How a value of some C++ type is read in place. One static instance per viewed type.
 struct adapter {
-    view_shape shape;
-    const char* type_name;  ///< Python type name for messages ("list", "dict", or the struct name)
-    std::size_t (*size)(const void* obj);
+    view_shape shape = view_shape::sequence;
+    const char* type_name = "object";  ///< Python type name for messages ("list", "dict", or the struct name)
+    std::size_t (*size)(const void* obj) = nullptr;
     /// sequence: element i; mapping: key i (keys are listed in their natural order)
-    value (*at)(const void* obj, std::size_t i);
+    value (*at)(const void* obj, std::size_t i) = nullptr;
     /// mapping: value of key i; null for sequences
-    value (*value_at)(const void* obj, std::size_t i);
+    value (*value_at)(const void* obj, std::size_t i) = nullptr;
     /// mapping: value of a string key; returns false when missing; null for sequences
-    bool (*find)(const void* obj, std::string_view key, value& out);
+    bool (*find)(const void* obj, std::string_view key, value& out) = nullptr;
+    /// Calls fn(ctx, element, undefined) (sequences) or fn(ctx, key, value) (mappings) for every
+    /// entry in order. Set for containers without random access, where at(i) walks from the
+    /// start (so that iterating them is linear); null for the others.
+    void (*each)(const void* obj, void* ctx, void (*fn)(void* ctx, const value& a, const value& b)) = nullptr;
 };
 
 namespace detail {

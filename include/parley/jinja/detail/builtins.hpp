@@ -27,10 +27,14 @@ inline bool t_iterable(render_state&, const value& v, arguments&) {
     return v.is_string() || v.is_sequence_like() || v.is_mapping_like() || v.is_undefined();
 }
 inline bool t_sequence(render_state&, const value& v, arguments&) {
+    // Jinja2's Undefined has a length and items (StrictUndefined fails on both)
+    if (v.is_undefined()) return !v.is_strict_undefined();
     if (sequence_type(v) == seq_type::other) return false;  // generators and dict views have no __getitem__
     return v.is_string() || v.is_sequence_like() || v.is_mapping_like();
 }
-inline bool t_callable(render_state&, const value& v, arguments&) { return v.is_object() && v.object().callable(); }
+inline bool t_callable(render_state&, const value& v, arguments&) {
+    return v.is_undefined() || (v.is_object() && v.object().callable());  // an Undefined can be called (to fail)
+}
 inline bool t_escaped(render_state&, const value& v, arguments&) { return v.is_markup(); }
 inline std::int64_t int_operand(const value& v) {
     if (v.is_integer() || v.is_bool()) return v.as_integer();
@@ -245,7 +249,7 @@ inline value g_strftime_now(render_state& st, arguments& a) {
 
 inline value function_obj::call(render_state& st, arguments& args) const {
     if (builtin) return builtin(st, args);
-    return user(args);
+    return render_state::run_user([&] { return user(args); });
 }
 
 inline value bound_method_obj::call(render_state& st, arguments& args) const {

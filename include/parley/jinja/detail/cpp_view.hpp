@@ -80,7 +80,7 @@ struct struct_adapter {
         });
         return found;
     }
-    static constexpr adapter instance{view_shape::mapping, "dict", &size, &key_at, &value_at, &find};
+    static constexpr adapter instance{view_shape::mapping, "dict", &size, &key_at, &value_at, &find, nullptr};
 };
 
 /// Adapter for a range of elements (vector, array, set, list, deque...).
@@ -93,7 +93,14 @@ struct range_adapter {
         std::advance(it, static_cast<std::ptrdiff_t>(i));
         return cpp_view(*it);
     }
-    static constexpr adapter instance{view_shape::sequence, "list", &size, &at, nullptr, nullptr};
+    static void each(const void* o, void* ctx, void (*fn)(void*, const value&, const value&)) {
+        for (const auto& x : get(o)) fn(ctx, cpp_view(x), value());
+    }
+    using iterator = decltype(std::begin(std::declval<const R&>()));
+    static constexpr bool random_access =
+        std::is_base_of_v<std::random_access_iterator_tag, typename std::iterator_traits<iterator>::iterator_category>;
+    static constexpr adapter instance{view_shape::sequence, "list", &size, &at, nullptr, nullptr,
+                                      random_access ? nullptr : &each};
 };
 
 /// Adapter for a map with string-like keys (std::map, std::unordered_map...).
@@ -118,7 +125,10 @@ struct map_adapter {
         out = cpp_view(it->second);
         return true;
     }
-    static constexpr adapter instance{view_shape::mapping, "dict", &size, &key_at, &value_at, &find};
+    static void each(const void* o, void* ctx, void (*fn)(void*, const value&, const value&)) {
+        for (const auto& [k, x] : get(o)) fn(ctx, value::view_of(std::string_view(k)), cpp_view(x));
+    }
+    static constexpr adapter instance{view_shape::mapping, "dict", &size, &key_at, &value_at, &find, &each};
 };
 
 /// A template value that reads `x` in place. `x` must outlive the value.
@@ -136,15 +146,18 @@ value cpp_view(const T& x) {
         return value(x);
     } else if constexpr (std::is_integral_v<T>) {
         if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(std::int64_t)) {
-            if (x > static_cast<T>(INT64_MAX)) return value(static_cast<double>(x));
+            if (x > static_cast<T>(INT64_MAX)) raise_int_range(std::to_string(x));
         }
         return value(static_cast<long long>(x));
     } else if constexpr (std::is_floating_point_v<T>) {
         return value(static_cast<double>(x));
-    } else if constexpr (std::is_convertible_v<const T&, std::string_view>) {
-        return value::view_of(std::string_view(x));
     } else if constexpr (std::is_same_v<T, std::nullptr_t> || std::is_same_v<T, std::nullopt_t>) {
         return value(nullptr);
+    } else if constexpr (std::is_convertible_v<const T&, std::string_view>) {
+        if constexpr (std::is_pointer_v<T>) {
+            if (x == nullptr) return value(nullptr);  // a null C string reads as None
+        }
+        return value::view_of(std::string_view(x));
     } else if constexpr (is_optional<T>::value) {
         if (!x) return value();
         return cpp_view(*x);

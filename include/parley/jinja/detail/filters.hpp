@@ -90,11 +90,18 @@ inline value f_trim(render_state&, const value& v, arguments& a) {
     const auto chars = opt_str(b[0], "trim");
     return value(std::string(py_strip(s, chars, true, true)));
 }
-inline value f_center(render_state&, const value& v, arguments& a) {
+/// A width or count that sizes a result: beyond `bound` it is refused before anything is built.
+inline long bounded(long n, std::size_t bound, const char* what) {
+    if (n > 0 && static_cast<unsigned long>(n) > bound)
+        raise(errc::template_limit, std::string(what) + " too large (limit " + std::to_string(bound) + ")");
+    return n;
+}
+
+inline value f_center(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"width"};
     bound_args<1> b(a, "center", p);
     std::string s;
-    py_center(s, to_str(v), int_arg(b[0], 80, "width"), U' ');
+    py_center(s, to_str(v), bounded(int_arg(b[0], 80, "width"), st.max_size(), "center width"), U' ');
     return value(std::move(s));
 }
 inline value f_replace(render_state& st, const value& v, arguments& a) {
@@ -132,12 +139,12 @@ inline value f_striptags(render_state&, const value& v, arguments&) {
 inline value f_wordcount(render_state&, const value& v, arguments&) {
     return value(static_cast<long long>(jinja_wordcount(to_str(v))));
 }
-inline value f_indent(render_state&, const value& v, arguments& a) {
+inline value f_indent(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"width", "first", "blank"};
     bound_args<3> b(a, "indent", p);
     std::string indention;
     if (b[0].is_string()) indention = std::string(b[0].as_string());
-    else indention = std::string(static_cast<std::size_t>(std::max(0L, int_arg(b[0], 4, "width"))), ' ');
+    else indention = std::string(static_cast<std::size_t>(std::max(0L, bounded(int_arg(b[0], 4, "width"), st.max_size(), "indent width"))), ' ');
     const bool first = b.has(1) && truthy(b[1]);
     const bool blank = b.has(2) && truthy(b[2]);
     std::string s = to_str(v) + "\n";  // jinja: s += newline; then splitlines
@@ -545,10 +552,12 @@ inline value f_sum(render_state& st, const value& v, arguments& a) {
     for (auto& it : items_of(v)) total = arith(op::add, total, b.has(0) ? attribute_arg(st, it, b[0]) : it, st.max_size());
     return total;
 }
-inline value f_batch(render_state&, const value& v, arguments& a) {
+inline value f_batch(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"linecount", "fill_with"};
     bound_args<2> b(a, "batch", p);
     const long n = int_arg(b[0], 1, "linecount");
+    if (b.has(1) && !b[1].is_none())  // the last batch is filled up to n items
+        bounded(n, static_cast<std::size_t>(st.opt().limit.max_range), "batch size with fill_with");
     if (n <= 0) raise(errc::template_value, "batch size must be positive");
     std::vector<value> r, cur;
     for (auto& it : items_of(v)) {
@@ -565,10 +574,10 @@ inline value f_batch(render_state&, const value& v, arguments& a) {
     }
     return value::make_list(std::move(r));
 }
-inline value f_slice(render_state&, const value& v, arguments& a) {
+inline value f_slice(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"slices", "fill_with"};
     bound_args<2> b(a, "slice", p);
-    const long slices = int_arg(b[0], 1, "slices");
+    const long slices = bounded(int_arg(b[0], 1, "slices"), static_cast<std::size_t>(st.opt().limit.max_range), "slices");
     if (slices <= 0) raise(errc::template_value, "slices must be positive");
     auto seq = items_of(v);
     const long length = static_cast<long>(seq.size());

@@ -2,6 +2,7 @@
 #ifndef PARLEY_JINJA_DETAIL_JSON_VIEW_HPP
 #define PARLEY_JINJA_DETAIL_JSON_VIEW_HPP
 
+#include <parley/jinja/arguments.hpp>
 #include <parley/jinja/value.hpp>
 
 #include <boost/json/array.hpp>
@@ -12,16 +13,17 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <string_view>
 
 namespace parley::jinja::detail {
 
-value json_view(const boost::json::value& j) noexcept;
+value json_view(const boost::json::value& j);
 
 struct json_array_adapter {
     static std::size_t size(const void* o) { return static_cast<const boost::json::array*>(o)->size(); }
     static value at(const void* o, std::size_t i) { return json_view((*static_cast<const boost::json::array*>(o))[i]); }
-    static constexpr adapter instance{view_shape::sequence, "list", &size, &at, nullptr, nullptr};
+    static constexpr adapter instance{view_shape::sequence, "list", &size, &at, nullptr, nullptr, nullptr};
 };
 
 struct json_object_adapter {
@@ -52,20 +54,25 @@ struct json_object_adapter {
         }
         return false;
     }
-    static constexpr adapter instance{view_shape::mapping, "dict", &size, &key_at, &value_at, &find};
+    static constexpr adapter instance{view_shape::mapping, "dict", &size, &key_at, &value_at, &find, nullptr};
 };
 
+/// Template integers are 64-bit: a larger unsigned integer is an error where it is read, not a
+/// silently rounded float.
+[[noreturn]] inline void raise_int_range(const std::string& digits) {
+    raise(errc::template_value, "integer " + digits + " is beyond the 64-bit range of template integers");
+}
+
 /// A template value viewing a JSON value (scalars are converted, strings and containers viewed).
-inline value json_view(const boost::json::value& j) noexcept {
+inline value json_view(const boost::json::value& j) {
     switch (j.kind()) {
     case boost::json::kind::null: return value(nullptr);
     case boost::json::kind::bool_: return value(j.get_bool());
     case boost::json::kind::int64: return value(static_cast<long long>(j.get_int64()));
     case boost::json::kind::uint64: {
         const std::uint64_t u = j.get_uint64();
-        if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-            return value(static_cast<long long>(u));
-        return value(static_cast<double>(u));
+        if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) raise_int_range(std::to_string(u));
+        return value(static_cast<long long>(u));
     }
     case boost::json::kind::double_: return value(j.get_double());
     case boost::json::kind::string: return value::view_of(std::string_view(j.get_string()));

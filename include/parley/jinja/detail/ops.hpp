@@ -117,6 +117,12 @@ inline std::string to_str(const value& v) {
     return s;
 }
 
+/// Calls fn(a, b) for every entry of a viewed container through its adapter's `each`.
+template <class F>
+void adapter_each(const adapter* ad, const void* o, F& fn) {
+    ad->each(o, &fn, [](void* ctx, const value& a, const value& b) { (*static_cast<F*>(ctx))(a, b); });
+}
+
 /// Calls fn(key, value) for each entry of a mapping-like value, in order.
 template <class F>
 void for_each_item(const value& m, F&& fn) {
@@ -125,6 +131,10 @@ void for_each_item(const value& m, F&& fn) {
     } else {
         const adapter* ad = m.view_adapter();
         const void* o = m.view_object();
+        if (ad->each) {
+            adapter_each(ad, o, fn);
+            return;
+        }
         const std::size_t n = ad->size(o);
         for (std::size_t i = 0; i < n; ++i) fn(ad->at(o, i), ad->value_at(o, i));
     }
@@ -171,10 +181,17 @@ inline void append_repr(std::string& out, const value& v) {
         if (v.view_adapter()->shape == view_shape::sequence) {
             const adapter* ad = v.view_adapter();
             out += '[';
-            const std::size_t n = ad->size(v.view_object());
-            for (std::size_t i = 0; i < n; ++i) {
-                if (i) out += ", ";
-                append_repr(out, ad->at(v.view_object(), i));
+            bool first = true;
+            auto item = [&](const value& x, const value&) {
+                if (!first) out += ", ";
+                first = false;
+                append_repr(out, x);
+            };
+            if (ad->each) {
+                adapter_each(ad, v.view_object(), item);
+            } else {
+                const std::size_t n = ad->size(v.view_object());
+                for (std::size_t i = 0; i < n; ++i) item(ad->at(v.view_object(), i), value());
             }
             out += ']';
             return;
@@ -249,7 +266,14 @@ public:
             return;
         case value_kind::view:
             if (v.view_adapter()->shape == view_shape::sequence) {
-                ad_ = v.view_adapter();
+                const adapter* ad = v.view_adapter();
+                if (ad->each) {  // no random access: collect the elements in one pass
+                    auto add = [&](const value& x, const value&) { own_.push_back(x); };
+                    adapter_each(ad, v.view_object(), add);
+                    n_ = own_.size();
+                    return;
+                }
+                ad_ = ad;
                 n_ = ad_->size(v.view_object());
                 return;
             }

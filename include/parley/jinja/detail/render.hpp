@@ -55,11 +55,25 @@ public:
     }
     value run_filter(const filter_entry& f, const value& input, arguments& args) {
         if (f.builtin) return f.builtin(*this, input, args);
-        return f.user(input, args);
+        return run_user([&] { return f.user(input, args); });
     }
     bool run_test(const test_entry& t, const value& input, arguments& args) {
         if (t.builtin) return t.builtin(*this, input, args);
-        return t.user(input, args);
+        return run_user([&] { return t.user(input, args); });
+    }
+    /// Runs a filter, test or function written in C++: an exception it throws becomes an error
+    /// of the template at the call (keeping a parley::error's code), with its message.
+    template <class F>
+    static auto run_user(F&& call) -> decltype(call()) {
+        try {
+            return call();
+        } catch (const eval_error&) {
+            throw;
+        } catch (const error& e) {
+            raise(static_cast<errc>(e.code().value()), e.what());
+        } catch (const std::exception& e) {
+            raise(errc::template_callback, e.what());
+        }
     }
     void count_iterations(std::uint64_t n) {
         iterations_ += n;
@@ -601,10 +615,10 @@ private:
     std::uint32_t serial_ = 0;
     std::uint64_t iterations_ = 0;
     std::uint32_t call_depth_ = 0;
-    std::uint32_t loop_sym_ = p_.find_symbol("loop");
-    std::uint32_t caller_sym_ = p_.find_symbol("caller");
-    std::uint32_t varargs_sym_ = p_.find_symbol("varargs");
-    std::uint32_t kwargs_sym_ = p_.find_symbol("kwargs");
+    const std::uint32_t loop_sym_ = t_.special_.loop;
+    const std::uint32_t caller_sym_ = t_.special_.caller;
+    const std::uint32_t varargs_sym_ = t_.special_.varargs;
+    const std::uint32_t kwargs_sym_ = t_.special_.kwargs;
 
     friend value macro_call(render_state&, const macro_obj&, arguments&);
 };

@@ -154,6 +154,8 @@ inline parsed_template environment::parse(std::string_view source, std::string n
             nd.fval = d;
         }
     }
+    t.special_ = {t.prog_.find_symbol("loop"), t.prog_.find_symbol("caller"), t.prog_.find_symbol("varargs"),
+                  t.prog_.find_symbol("kwargs")};
     const std::size_t nsym = t.prog_.symbols.size();
     t.filters_.assign(nsym, nullptr);
     t.tests_.assign(nsym, nullptr);
