@@ -1,9 +1,13 @@
-// Tests of parley/schema/to_json.hpp: the JSON written for described types, its errors, and
-// round trips from_json(to_json(x)) == x over many generated values of a zoo of types.
+// Tests of parley/schema/to_json.hpp: the JSON written for described types, its errors, round
+// trips from_json(to_json(x)) == x over many generated values of a zoo of types, and the
+// validity of what is written against json_schema<T>() (checked by Python's jsonschema).
 #include <parley/schema/to_json.hpp>
 
 #include <parley/schema/from_json.hpp>
+#include <parley/schema/json_schema.hpp>
 #include <parley/schema/json_text.hpp>
+
+#include "../support/schema_check.hpp"
 
 #include <boost/describe.hpp>
 #include <boost/json.hpp>
@@ -373,4 +377,25 @@ TEST_CASE("to_json/from_json: round trips keep the variant alternative") {
         REQUIRE(back);
         CHECK(*back == s);
     }
+}
+
+TEST_CASE("to_json: what is written validates against json_schema<T>() (Python jsonschema)") {
+    generator gen(4242);
+    schema_check::check_case c{"zoo", parley::json_schema<zoo>(), {}};
+    constexpr std::size_t count = 100;
+    for (std::size_t i = 0; i < count; ++i) c.instances.push_back(parley::to_json(gen.make_zoo()));
+    // Instances that must fail, so that the check is seen to be able to fail.
+    json::value unknown_name = parley::to_json(gen.make_zoo());
+    unknown_name.as_object()["m"] = "sleepy";
+    c.instances.push_back(unknown_name);
+    json::value missing = parley::to_json(gen.make_zoo());
+    missing.as_object().erase("s");
+    c.instances.push_back(missing);
+    auto results = schema_check::run({c});
+    REQUIRE(results.size() == 1);
+    CHECK_MESSAGE(!results[0].schema_error, results[0].schema_error.value_or(""));
+    REQUIRE(results[0].valid.size() == count + 2);
+    for (std::size_t i = 0; i < count; ++i) CHECK_MESSAGE(results[0].valid[i], results[0].errors[i]);
+    CHECK(!results[0].valid[count]);
+    CHECK(!results[0].valid[count + 1]);
 }

@@ -1,5 +1,5 @@
-// parley/schema/from_json_result.hpp: the problems found when JSON is read into a C++ type, and
-// the result of that reading (a value, or every problem found).
+// parley/schema/from_json_result.hpp: how JSON is read into a C++ type (options), the problems
+// found, and the result of that reading (a value, or every problem found).
 #ifndef PARLEY_SCHEMA_FROM_JSON_RESULT_HPP
 #define PARLEY_SCHEMA_FROM_JSON_RESULT_HPP
 
@@ -13,6 +13,20 @@
 #include <vector>
 
 namespace parley {
+
+/// How `from_json` reads.
+struct from_json_options {
+    /// Missing members keep the value their type gives them by default instead of being errors;
+    /// for values that are still arriving (see `from_partial_json`).
+    bool partial = false;
+    /// Deepest nesting of arrays and objects read; deeper values are a `limit` error.
+    std::size_t max_depth = 64;
+    /// Most errors (and, separately, warnings) recorded; further ones are only counted.
+    std::size_t max_problems = 100;
+    /// Most values visited, counting every try of a variant alternative; past it reading stops
+    /// with a `limit` error. Bounds the work on hostile input for recursive variants.
+    std::size_t max_steps = 4'000'000;
+};
 
 /// What is wrong with a JSON value, seen from the C++ type it should become.
 enum class json_problem_kind {
