@@ -516,7 +516,7 @@ TEST_CASE("limits: string and list repetition and concatenation") {
 TEST_CASE("limits: loop iterations, counted over all loops of a render") {
     const auto env = limited_env();
     CHECK(what_of("{% for i in range(5) %}{% for j in range(20) %}{% endfor %}{% endfor %}", env) ==
-          "t.j2:1:27: loop iteration limit reached (50)\n"
+          "t.j2:1:27: loop iteration limit reached (50 loop iterations and macro calls)\n"
           "  {% for i in range(5) %}{% for j in range(20) %}{% endfor %}{% endfor %}\n"
           "                            ^");
     // 5 + 5 * 9 = 50 iterations is within the limit
@@ -896,4 +896,25 @@ TEST_CASE("extension: an exception from a C++ filter, test or function is an err
     std::string out = "kept";
     CHECK_THROWS_AS(env.parse("x{{ 1 | boom }}", "t.j2").render_to(out, boost::json::object()), parley::template_error);
     CHECK(out == "kept");
+}
+
+TEST_CASE("limits: chains nested beyond the expression depth limit and wide macro recursion are refused") {
+    std::string chain = "{{ 1";
+    for (int i = 0; i < 20000; ++i) chain += " + 1";
+    chain += " }}";
+    CHECK(code_of(chain) == errc::template_limit);
+    std::string attrs = "{{ x";
+    for (int i = 0; i < 20000; ++i) attrs += ".a";
+    attrs += " }}";
+    CHECK(code_of(attrs) == errc::template_limit);
+    std::string fine = "{{ 1";
+    for (int i = 0; i < 200; ++i) fine += " + 1";
+    fine += " }}";
+    CHECK(render(pj::environment::plain(), fine) == "201");
+    // 2**40 calls, none deeper than 41: stopped by the shared iteration budget
+    pj::options o;
+    o.limit.max_loop_iterations = 1000;
+    CHECK(what_of("{% macro r(n) %}{% if n < 40 %}{{ r(n + 1) }}{{ r(n + 1) }}{% endif %}{% endmacro %}{{ r(0) }}",
+                  pj::environment(o))
+              .find("loop iteration limit reached (1000 loop iterations and macro calls)") != std::string::npos);
 }

@@ -33,7 +33,7 @@ enum class undefined_behavior {
 struct limits {
     std::size_t max_output = std::size_t(64) << 20;  ///< bytes of output (also of any captured block or string)
     std::uint32_t max_call_depth = 200;  ///< nested macro calls and recursive loops
-    std::uint64_t max_loop_iterations = 10'000'000;  ///< loop iterations in one render, all loops together
+    std::uint64_t max_loop_iterations = 10'000'000;  ///< loop iterations and macro calls in one render, all together
     std::int64_t max_range = 10'000'000;  ///< items a `range()` may produce (the hf sandbox uses 100000)
 };
 

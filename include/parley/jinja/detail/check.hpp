@@ -6,8 +6,12 @@
 #include <parley/jinja/detail/ast.hpp>
 
 #include <cstdint>
+#include <vector>
 
 namespace parley::jinja::detail {
+
+/// How deeply expressions may nest (operator chains included): rendering recurses once a level.
+inline constexpr std::uint32_t max_expression_depth = 256;
 
 /// A filter or test the environment does not have, used where Jinja2 refuses it at compile time.
 struct unknown_name {
@@ -143,6 +147,90 @@ private:
     HasTest has_test_;
     unknown_name found_{};
 };
+
+/// Calls f(child) for each expression node directly below expression node `n`.
+template <class F>
+constexpr void for_each_expression_child(const program& p, const node& n, F f) {
+    const auto range = [&](std::uint32_t begin, std::uint32_t count) {
+        for (std::uint32_t k = 0; k < count; ++k) f(p.lists[begin + k]);
+    };
+    const auto one = [&](std::uint32_t i) {
+        if (i != none) f(i);
+    };
+    switch (n.kind) {
+    case nk::getattr:
+    case nk::kwarg:
+    case nk::neg:
+    case nk::pos:
+    case nk::not_:
+    case nk::operand: one(n.a); break;
+    case nk::getitem:
+    case nk::binop:
+    case nk::and_:
+    case nk::or_:
+    case nk::call:
+    case nk::filter:
+    case nk::test:
+        one(n.a);
+        one(n.b);
+        break;
+    case nk::slice:
+    case nk::condexpr:
+        one(n.a);
+        one(n.b);
+        one(n.c);
+        break;
+    case nk::args:
+        range(n.a, n.b);
+        range(n.c, n.d);
+        one(n.e);
+        one(n.f);
+        break;
+    case nk::concat:
+    case nk::list:
+    case nk::tuple:
+    case nk::dict: range(n.a, n.b); break;
+    case nk::compare:
+        one(n.a);
+        range(n.b, n.c);
+        break;
+    default: break;  // literals, names, and statements (whose nesting the parser bounds)
+    }
+}
+
+/// The deepest point of an expression nested more than `limit` levels (a chain like
+/// `a + a + a ...` or `x.a.a.a ...`, which the parser builds without recursion), or `none`.
+/// Rendering recurses once per level, so this bounds its stack. Iterative: any depth is safe here.
+constexpr std::uint32_t find_too_deep_expression(const program& p, std::uint32_t limit) {
+    std::vector<std::uint32_t> depth(p.nodes.size(), 0);  // 0: not computed yet
+    std::vector<std::uint32_t> stack;
+    for (std::uint32_t start = 0; start < p.nodes.size(); ++start) {
+        if (depth[start] != 0) continue;
+        stack.push_back(start);
+        while (!stack.empty()) {
+            const std::uint32_t x = stack.back();
+            if (depth[x] != 0) {
+                stack.pop_back();
+                continue;
+            }
+            bool ready = true;
+            std::uint32_t deepest = 0;
+            for_each_expression_child(p, p.nodes[x], [&](std::uint32_t c) {
+                if (depth[c] == 0) {
+                    ready = false;
+                    stack.push_back(c);
+                } else if (depth[c] > deepest) {
+                    deepest = depth[c];
+                }
+            });
+            if (!ready) continue;
+            depth[x] = deepest + 1;
+            if (depth[x] > limit) return x;
+            stack.pop_back();
+        }
+    }
+    return none;
+}
 
 /// The first filter or test Jinja2 would refuse at compile time (see name_checker).
 template <class HasFilter, class HasTest>

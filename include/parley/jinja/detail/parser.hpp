@@ -639,7 +639,7 @@ private:
             n.b = e1;
             if (is_name(cur(), "else")) {
                 next();
-                n.c = parse_condexpr();
+                n.c = parse_expression(true);  // counted against the nesting limit
             }
             e1 = add(n);
         }

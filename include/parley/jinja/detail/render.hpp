@@ -79,7 +79,8 @@ public:
         iterations_ += n;
         if (iterations_ > env_.opt.limit.max_loop_iterations)
             raise(errc::template_limit,
-                  "loop iteration limit reached (" + std::to_string(env_.opt.limit.max_loop_iterations) + ")");
+                  "loop iteration limit reached (" + std::to_string(env_.opt.limit.max_loop_iterations) +
+                      " loop iterations and macro calls)");
     }
 
     /// Runs a macro body (or a call block's caller) with its arguments bound.
@@ -658,6 +659,7 @@ inline value render_state::make_macro(const node& x, std::uint32_t params, std::
 }
 
 inline value render_state::invoke_macro(const macro_obj& m, arguments& args) {
+    count_iterations(1);  // macro calls share the iteration budget: recursion can be wide, not only deep
     if (++call_depth_ > env_.opt.limit.max_call_depth) {
         --call_depth_;
         raise(errc::template_limit,

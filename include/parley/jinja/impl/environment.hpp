@@ -164,6 +164,11 @@ inline parsed_template environment::parse(std::string_view source, std::string n
         if (auto it = data_->filters.find(s); it != data_->filters.end()) t.filters_[k] = &it->second;
         if (auto it = data_->tests.find(s); it != data_->tests.end()) t.tests_[k] = &it->second;
     }
+    if (const std::uint32_t deep = detail::find_too_deep_expression(t.prog_, detail::max_expression_depth); deep != detail::none)
+        t.throw_error(errc::template_limit,
+                      "expression nested too deeply (more than " + std::to_string(detail::max_expression_depth) +
+                          " levels)",
+                      t.prog_.nodes[deep].pos);
     // Like Jinja2, an unknown filter or test is a parse error, except in an `if` or an inline
     // if-expression (see detail::name_checker), where it fails when it is used.
     const detail::unknown_name unknown = detail::find_unknown_name(
