@@ -5,6 +5,7 @@
 #define PARLEY_SCHEMA_DETAIL_ANNOTATION_CHECK_HPP
 
 #include <parley/config.hpp>
+#include <parley/fixed_string.hpp>
 #include <parley/schema/detail/annotation_types.hpp>
 #include <parley/schema/traits.hpp>
 
@@ -119,8 +120,16 @@ struct unwrap_optional<std::optional<T>> {
 template <class T>
 using unwrap_optional_t = typename unwrap_optional<T>::type;
 
-/// Checks the annotation of one member of type M.
-template <class M>
+/// A member's name as a template argument, so that compilers show it in error messages.
+template <std::size_t N>
+constexpr fixed_string<N> name_argument(const char* name) {
+    fixed_string<N> s;
+    for (std::size_t i = 0; i != N; ++i) s.data[i] = name[i];
+    return s;
+}
+
+/// Checks the annotation of one member of type M (named Member, for error messages).
+template <class M, fixed_string Member>
 constexpr void check_member_annotation(const annotation& a) {
     using V = unwrap_optional_t<M>;
     constexpr json_kind kind = json_kind_v<V>;
@@ -182,7 +191,8 @@ constexpr bool check_struct_annotations() {
     }
     boost::mp11::mp_for_each<described_members<S>>([&](auto d) {
         using D = decltype(d);
-        if (const annotation* a = notes.find(D::name)) check_member_annotation<member_type_t<S, D>>(*a);
+        constexpr auto member = name_argument<std::string_view(D::name).size()>(D::name);
+        if (const annotation* a = notes.find(D::name)) check_member_annotation<member_type_t<S, D>, member>(*a);
     });
     return true;
 }

@@ -144,6 +144,21 @@ struct type_annotations {
 
 namespace detail {
 
+/// Appends a literal as JSON text (raw JSON as it was given).
+constexpr void append_literal(text_buffer& out, const json_literal& l) {
+    using k = json_literal::kind;
+    switch (l.type) {
+    case k::none:
+    case k::null: out.append("null"); break;
+    case k::boolean: out.append(l.boolean ? "true" : "false"); break;
+    case k::integer: append_signed(out, l.integer); break;
+    case k::unsigned_integer: append_unsigned(out, l.unsigned_integer); break;
+    case k::number: append_double(out, l.number); break;
+    case k::string: append_json_string(out, l.text); break;
+    case k::raw: out.append(l.text); break;
+    }
+}
+
 constexpr json_literal require_number(json_literal l) {
     if (!l.is_number()) annotation_error("a numeric bound must be a number");
     return l;

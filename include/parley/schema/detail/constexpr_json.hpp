@@ -5,6 +5,7 @@
 
 #include <parley/config.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -216,6 +217,46 @@ constexpr void append_double(text_buffer& out, double v) {
         append_signed(out, point - 1);
     }
 }
+
+/// Called (and not constexpr) when JSON text cannot be written: the compiler stops there.
+inline void json_writer_error(const char* /*message*/) {}
+
+/// Writes JSON text into a text_buffer with commas where they belong: open() an object or
+/// array, key() each member or separate() each item, close() it.
+class json_writer {
+public:
+    constexpr explicit json_writer(text_buffer& out) : out_(out) {}
+
+    constexpr void open(char c) {
+        out_.push_back(c);
+        if (++level_ == static_cast<int>(first_.size())) json_writer_error("JSON nested too deeply");
+        first_[static_cast<std::size_t>(level_)] = true;
+    }
+    constexpr void close(char c) {
+        out_.push_back(c);
+        --level_;
+    }
+    /// Before an array item.
+    constexpr void separate() {
+        auto& first = first_[static_cast<std::size_t>(level_)];
+        if (!first) out_.push_back(',');
+        first = false;
+    }
+    /// Before an object member's value.
+    constexpr void key(std::string_view k) {
+        separate();
+        append_json_string(out_, k);
+        out_.push_back(':');
+    }
+    constexpr void string(std::string_view s) { append_json_string(out_, s); }
+
+protected:
+    text_buffer& out_;
+
+private:
+    std::array<bool, 256> first_{};
+    int level_ = 0;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Checking JSON text

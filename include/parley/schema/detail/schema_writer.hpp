@@ -7,8 +7,9 @@
 #include <parley/schema/detail/annotation_check.hpp>
 #include <parley/schema/detail/annotation_types.hpp>
 #include <parley/schema/detail/constexpr_json.hpp>
+#include <parley/schema/detail/definition_names.hpp>
+#include <parley/schema/detail/object_depth.hpp>
 #include <parley/schema/traits.hpp>
-#include <parley/schema/type_name.hpp>
 
 #include <boost/describe/enumerators.hpp>
 #include <boost/mp11/algorithm.hpp>
@@ -33,8 +34,6 @@ struct schema_stats {
 
 namespace detail {
 
-inline void schema_error(const char* /*message*/) {}
-
 /// Formats that OpenAI's strict mode accepts; other formats are left out of the strict form.
 constexpr bool is_strict_format(std::string_view f) noexcept {
     for (std::string_view ok : {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
@@ -44,13 +43,13 @@ constexpr bool is_strict_format(std::string_view f) noexcept {
 
 /// Writes the schema of Root. Strict selects OpenAI's structured-outputs form.
 template <class Root, bool Strict>
-class schema_writer {
+class schema_writer : json_writer {
     using structs = struct_closure_t<Root>;
     static constexpr std::size_t struct_count = boost::mp11::mp_size<structs>::value;
     static constexpr bool root_is_struct = json_kind_v<Root> == json_kind::object;
 
 public:
-    constexpr explicit schema_writer(text_buffer& out) : out_(out) {}
+    constexpr explicit schema_writer(text_buffer& out) : json_writer(out) {}
 
     /// Writes the whole schema; returns what it counted.
     constexpr schema_stats run() {
@@ -58,7 +57,6 @@ public:
             using S = std::remove_pointer_t<decltype(s)>;
             static_assert(struct_annotations_checked_v<S>);
         });
-        name_definitions();
         open('{');
         if constexpr (!Strict) {
             key("$schema");
@@ -74,8 +72,8 @@ public:
             boost::mp11::mp_for_each<boost::mp11::mp_iota_c<struct_count>>([&](auto i) {
                 if constexpr (!root_is_struct || decltype(i)::value != 0) {
                     using S = boost::mp11::mp_at_c<structs, i>;
-                    key(definition_name(i));
-                    stats_.string_chars += definition_name(i).size();
+                    key(names_[i]);
+                    stats_.string_chars += names_[i].size();
                     open('{');
                     struct_keywords<S>(annotations_v<S>.self.description);
                     close('}');
@@ -84,7 +82,7 @@ public:
             close('}');
         }
         close('}');
-        if constexpr (root_is_struct) stats_.depth = object_depth();
+        if constexpr (root_is_struct) stats_.depth = object_depth<structs>();
         return stats_;
     }
 
@@ -93,83 +91,7 @@ private:
     // a member's anyOf (constraints only: the description is outside), or anywhere else.
     enum class place { member, inside_member, nested };
 
-    // --- JSON punctuation ---------------------------------------------------------------------
-
-    constexpr void open(char c) {
-        out_.push_back(c);
-        if (++level_ == static_cast<int>(first_.size())) schema_error("the type is nested too deeply");
-        first_[static_cast<std::size_t>(level_)] = true;
-    }
-    constexpr void close(char c) {
-        out_.push_back(c);
-        --level_;
-    }
-    constexpr void separate() {
-        auto& first = first_[static_cast<std::size_t>(level_)];
-        if (!first) out_.push_back(',');
-        first = false;
-    }
-    constexpr void key(std::string_view k) {
-        separate();
-        append_json_string(out_, k);
-        out_.push_back(':');
-    }
-    constexpr void string(std::string_view s) { append_json_string(out_, s); }
-
-    constexpr void literal(const json_literal& l) {
-        using k = json_literal::kind;
-        switch (l.type) {
-        case k::none:
-        case k::null: out_.append("null"); break;
-        case k::boolean: out_.append(l.boolean ? "true" : "false"); break;
-        case k::integer: append_signed(out_, l.integer); break;
-        case k::unsigned_integer: append_unsigned(out_, l.unsigned_integer); break;
-        case k::number: append_double(out_, l.number); break;
-        case k::string: string(l.text); break;
-        case k::raw: out_.append(l.text); break;
-        }
-    }
-
-    // --- $defs names --------------------------------------------------------------------------
-
-    // Names of the described structs in $defs: the annotated name or the unqualified C++ name,
-    // reduced to [A-Za-z0-9_.-] so that "#/$defs/<name>" needs no escaping; a name already taken
-    // gets "_2", "_3"...
-    constexpr void name_definitions() {
-        boost::mp11::mp_for_each<boost::mp11::mp_iota_c<struct_count>>([&](auto i) {
-            using S = boost::mp11::mp_at_c<structs, i>;
-            const annotation& self = annotations_v<S>.self;
-            const std::string_view raw = self.has_name() ? self.name : type_name<S>();
-            const std::size_t start = names_.size();
-            for (char c : raw) {
-                const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                                c == '-' || c == '.';
-                if (ok)
-                    names_.push_back(c);
-                else if (names_.size() != start && names_.view().back() != '_')
-                    names_.push_back('_');
-            }
-            while (names_.size() != start && names_.view().back() == '_') names_.truncate(names_.size() - 1);
-            if (names_.size() == start) names_.append("type");
-            const std::size_t base_end = names_.size();
-            for (unsigned suffix = 2; taken(start, i); ++suffix) {
-                names_.truncate(base_end);
-                names_.push_back('_');
-                append_unsigned(names_, suffix);
-            }
-            name_start_[i] = start;
-            name_start_[i + 1] = names_.size();
-        });
-    }
-    constexpr bool taken(std::size_t start, std::size_t index) const {
-        const std::string_view candidate = names_.view().substr(start);
-        for (std::size_t j = 0; j != index; ++j)
-            if (definition_name(j) == candidate) return true;
-        return false;
-    }
-    constexpr std::string_view definition_name(std::size_t i) const {
-        return names_.view().substr(name_start_[i], name_start_[i + 1] - name_start_[i]);
-    }
+    constexpr void literal(const json_literal& l) { append_literal(out_, l); }
 
     template <class S>
     constexpr void reference() {
@@ -179,7 +101,7 @@ private:
         } else {
             text_buffer ref;
             ref.append("#/$defs/");
-            ref.append(definition_name(boost::mp11::mp_find<structs, S>::value));
+            ref.append(names_[boost::mp11::mp_find<structs, S>::value]);
             string(ref.view());
         }
     }
@@ -479,45 +401,7 @@ private:
         }
     }
 
-    // --- nesting depth ------------------------------------------------------------------------
-
-    // Levels of object nesting from the root struct. A struct reached again through recursion
-    // adds no level (the recursion is not unrolled).
-    constexpr std::size_t object_depth() const {
-        std::array<std::array<bool, struct_count>, struct_count> edge{};
-        boost::mp11::mp_for_each<boost::mp11::mp_iota_c<struct_count>>([&](auto i) {
-            using S = boost::mp11::mp_at_c<structs, i>;
-            boost::mp11::mp_for_each<boost::mp11::mp_transform<std::add_pointer_t, member_structs_t<S>>>([&](auto* t) {
-                using U = std::remove_pointer_t<decltype(t)>;
-                edge[i][boost::mp11::mp_find<structs, U>::value] = true;
-            });
-        });
-        std::array<std::size_t, struct_count> memo{};
-        std::array<bool, struct_count> on_path{};
-        return depth_from(0, edge, memo, on_path);
-    }
-    static constexpr std::size_t depth_from(std::size_t i, const std::array<std::array<bool, struct_count>, struct_count>& edge,
-                                            std::array<std::size_t, struct_count>& memo,
-                                            std::array<bool, struct_count>& on_path) {
-        if (memo[i] != 0) return memo[i];
-        on_path[i] = true;
-        std::size_t deepest = 0;
-        for (std::size_t j = 0; j != struct_count; ++j) {
-            if (edge[i][j] && !on_path[j]) {
-                const std::size_t d = depth_from(j, edge, memo, on_path);
-                if (d > deepest) deepest = d;
-            }
-        }
-        on_path[i] = false;
-        memo[i] = deepest + 1;
-        return memo[i];
-    }
-
-    text_buffer& out_;
-    text_buffer names_;
-    std::array<std::size_t, struct_count + 1> name_start_{};
-    std::array<bool, 256> first_{};
-    int level_ = 0;
+    definition_names<structs> names_;
     schema_stats stats_;
 };
 
