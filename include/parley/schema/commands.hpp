@@ -222,7 +222,7 @@ bool bind(const call& c, C& out, std::string& why) {
     bool ok = true;
     auto read_one = [&](const argument& a, auto& target, const std::string& label) {
         using T = std::remove_cvref_t<decltype(target)>;
-        conv::reader r{options, steps, {}, {}, {}, 0, 0, false, true, false};
+        conv::reader r{options, steps, {}, {}, {}, 0, 0, false, true, false, {}};
         boost::json::value v;
         if constexpr (is_optional_v<T>) {
             if (!a.quoted && (a.text == "None" || a.text == "null")) v = nullptr;

@@ -28,7 +28,7 @@ from_json_result<T> from_json(const boost::json::value& v, const from_json_optio
                   "from_json<T>: T, or a type inside it, has no JSON form; parley::detail::first_unsupported_t<T> "
                   "names it (see the table in parley/schema/traits.hpp)");
     std::size_t steps = 0;
-    detail::conv::reader r{options, steps, {}, {}, {}, 0, 0, false, false, false};
+    detail::conv::reader r{options, steps, {}, {}, {}, 0, 0, false, false, false, {}};
     T value{};
     if (detail::conv::read(v, value, r) && !r.failed()) return {std::move(value), std::move(r.warnings)};
     return {std::move(r.errors), std::move(r.warnings), r.omitted};

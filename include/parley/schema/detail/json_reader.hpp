@@ -31,10 +31,17 @@ namespace parley {
 
 namespace detail::conv {
 
+// One step of the path to the value being read: a member name or an array index.
+struct segment {
+    std::string_view key;
+    std::size_t index;
+    bool is_index;
+};
+
 struct reader {
     const from_json_options& options;
     std::size_t& steps;  // shared with the readers that try variant alternatives
-    std::string path;
+    std::string base;  // the JSON pointer where this reader starts
     std::vector<json_problem> errors;
     std::vector<json_problem> warnings;
     std::size_t omitted = 0;
@@ -42,18 +49,32 @@ struct reader {
     bool exact = false;  // no integer for a float, no 3.0 for an integer, no unknown member
     bool stop_at_first = false;  // only whether the value fits matters
     bool aborted = false;  // a limit was reached
+    std::vector<segment> segments{};  // below `base`; made into text only for a problem
+
+    /// The JSON pointer of the value being read.
+    std::string path() const {
+        std::string p = base;
+        for (const segment& s : segments) {
+            if (s.is_index)
+                append_segment(p, s.index);
+            else
+                append_segment(p, s.key);
+        }
+        return p;
+    }
 
     bool failed() const { return !errors.empty() || omitted != 0; }
     bool done() const { return aborted || (stop_at_first && failed()); }
 
     void error(json_problem_kind kind, std::string expected, std::string found, std::string detail = {}) {
         if (errors.size() < options.max_problems)
-            errors.push_back({kind, path, std::move(expected), std::move(found), std::move(detail)});
+            errors.push_back({kind, path(), std::move(expected), std::move(found), std::move(detail)});
         else
             ++omitted;
     }
     void warning(json_problem_kind kind, std::string expected, std::string found) {
-        if (warnings.size() < options.max_problems) warnings.push_back({kind, path, std::move(expected), std::move(found), {}});
+        if (warnings.size() < options.max_problems)
+            warnings.push_back({kind, path(), std::move(expected), std::move(found), {}});
     }
     void limit(std::string expected, std::string found) {
         error(json_problem_kind::limit, std::move(expected), std::move(found));
@@ -79,15 +100,13 @@ struct reader {
     }
 };
 
-// Restores the reader's path when a member or item is left.
+// Enters a member or item of the value being read, and leaves it. A member name must outlive
+// the segment (names of described members and keys of the JSON value being read do).
 struct path_segment {
     reader& r;
-    std::size_t size;
-    template <class Key>
-    path_segment(reader& rd, const Key& key) : r(rd), size(rd.path.size()) {
-        append_segment(r.path, key);
-    }
-    ~path_segment() { r.path.resize(size); }
+    path_segment(reader& rd, std::string_view key) : r(rd) { r.segments.push_back({key, 0, false}); }
+    path_segment(reader& rd, std::size_t index) : r(rd) { r.segments.push_back({{}, index, true}); }
+    ~path_segment() { r.segments.pop_back(); }
     path_segment(const path_segment&) = delete;
     path_segment& operator=(const path_segment&) = delete;
 };
@@ -205,11 +224,13 @@ bool read_struct(const boost::json::value& v, T& out, reader& r) {
     depth_guard leave{r};
     const boost::json::object& o = v.get_object();
     bool ok = true;
+    std::size_t present = 0;  // members found: when all keys are members, none is unknown
     boost::mp11::mp_for_each<described_members<T>>([&](auto D) {
         if (r.done()) return;
         using M = std::remove_cvref_t<decltype(out.*D.pointer)>;
         path_segment seg(r, std::string_view(D.name));
         if (const boost::json::value* m = o.if_contains(D.name)) {
+            ++present;
             ok = read(*m, out.*D.pointer, r) && ok;
         } else if constexpr (is_optional_v<M>) {
             (out.*D.pointer).reset();
@@ -219,6 +240,7 @@ bool read_struct(const boost::json::value& v, T& out, reader& r) {
         }
     });
     if (r.done()) return false;
+    if (present == o.size()) return ok;
     for (const auto& kv : o) {
         bool known = false;
         boost::mp11::mp_for_each<described_members<T>>([&](auto D) { known = known || kv.key() == D.name; });
@@ -313,7 +335,8 @@ template <class V, std::size_t I>
 bool try_alternative(const boost::json::value& v, V& out, reader& r, bool strict, std::string& why, bool& telling) {
     using A = std::variant_alternative_t<I, V>;
     if (r.aborted) return false;
-    reader sub{r.options, r.steps, r.path, {}, {}, 0, r.depth, strict || r.exact, true, false};
+    const std::string here = r.path();
+    reader sub{r.options, r.steps, here, {}, {}, 0, r.depth, strict || r.exact, true, false, {}};
     A value{};
     if (read(v, value, sub)) {
         out.template emplace<I>(std::move(value));
@@ -333,7 +356,7 @@ bool try_alternative(const boost::json::value& v, V& out, reader& r, bool strict
     why += "alternative " + std::to_string(I + 1) + ": ";
     if (!sub.errors.empty()) {
         json_problem& p = sub.errors.front();
-        p.path.erase(0, r.path.size());  // relative to the variant
+        p.path.erase(0, here.size());  // relative to the variant
         if (p.path.empty() && p.kind == json_problem_kind::wrong_type) {
             why += "expected " + p.expected;  // what was found is the variant's value
         } else {
@@ -401,9 +424,10 @@ bool read(const boost::json::value& v, T& out, reader& r) {
         // Problems of the value itself also accept null: "expected a string or null".
         std::size_t before = r.errors.size();
         if (read(v, out.emplace(), r)) return true;
+        const std::string here = r.path();
         for (std::size_t i = before; i < r.errors.size(); ++i) {
             json_problem& p = r.errors[i];
-            if (p.path == r.path && p.kind != json_problem_kind::limit) p.expected += " or null";
+            if (p.path == here && p.kind != json_problem_kind::limit) p.expected += " or null";
         }
         return false;
     } else if constexpr (is_std_array_v<T>) {
