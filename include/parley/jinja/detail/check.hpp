@@ -10,6 +10,56 @@
 
 namespace parley::jinja::detail {
 
+/// Calls f(child) for each expression node directly below expression node `n`.
+template <class F>
+constexpr void for_each_expression_child(const program& p, const node& n, F f) {
+    const auto range = [&](std::uint32_t begin, std::uint32_t count) {
+        for (std::uint32_t k = 0; k < count; ++k) f(p.lists[begin + k]);
+    };
+    const auto one = [&](std::uint32_t i) {
+        if (i != none) f(i);
+    };
+    switch (n.kind) {
+    case nk::getattr:
+    case nk::kwarg:
+    case nk::neg:
+    case nk::pos:
+    case nk::not_:
+    case nk::operand: one(n.a); break;
+    case nk::getitem:
+    case nk::binop:
+    case nk::and_:
+    case nk::or_:
+    case nk::call:
+    case nk::filter:
+    case nk::test:
+        one(n.a);
+        one(n.b);
+        break;
+    case nk::slice:
+    case nk::condexpr:
+        one(n.a);
+        one(n.b);
+        one(n.c);
+        break;
+    case nk::args:
+        range(n.a, n.b);
+        range(n.c, n.d);
+        one(n.e);
+        one(n.f);
+        break;
+    case nk::concat:
+    case nk::list:
+    case nk::tuple:
+    case nk::dict: range(n.a, n.b); break;
+    case nk::compare:
+        one(n.a);
+        range(n.b, n.c);
+        break;
+    default: break;  // literals, names, and statements (whose nesting the parser bounds)
+    }
+}
+
 /// How deeply expressions may nest (operator chains included): rendering recurses once a level.
 inline constexpr std::uint32_t max_expression_depth = 256;
 
@@ -60,16 +110,10 @@ private:
             visit(n.e, false);
             break;
         case nk::set:
-        case nk::print:
-        case nk::getattr:
-        case nk::kwarg:
-        case nk::neg:
-        case nk::pos:
-        case nk::not_:
-        case nk::operand:
             visit(n.a, soft);
-            if (n.kind == nk::set) visit(n.b, soft);
+            visit(n.b, soft);
             break;
+        case nk::print: visit(n.a, soft); break;
         case nk::set_block:
         case nk::filter_block:
         case nk::macro:
@@ -95,49 +139,16 @@ private:
             visit(n.a, soft);
             visit(n.b, soft);
             break;
-        case nk::stmts:
-        case nk::concat:
-        case nk::list:
-        case nk::tuple:
-        case nk::dict:
-            visit_range(n.a, n.b, soft);
-            break;
-        case nk::getitem:
-        case nk::binop:
-        case nk::and_:
-        case nk::or_:
-            visit(n.a, soft);
-            visit(n.b, soft);
-            break;
-        case nk::slice:
-            visit(n.a, soft);
-            visit(n.b, soft);
-            visit(n.c, soft);
-            break;
-        case nk::call:
-            visit(n.a, soft);
-            visit(n.b, soft);
-            break;
-        case nk::args:
-            visit_range(n.a, n.b, soft);
-            visit_range(n.c, n.d, soft);
-            visit(n.e, soft);
-            visit(n.f, soft);
-            break;
-        case nk::compare:
-            visit(n.a, soft);
-            visit_range(n.b, n.c, soft);
-            break;
+        case nk::stmts: visit_range(n.a, n.b, soft); break;
         case nk::filter:
         case nk::test:
             if (!soft && !(n.kind == nk::filter ? has_filter_(n.sym) : has_test_(n.sym))) {
                 found_ = unknown_name{idx, n.kind == nk::filter};
                 return;
             }
-            visit(n.a, soft);
-            visit(n.b, soft);
-            break;
-        default:  // text, literals, names, break/continue, nsref: nothing below
+            [[fallthrough]];
+        default:  // other expressions pass their softness down; text, names and literals end here
+            for_each_expression_child(p_, n, [&](std::uint32_t c) { visit(c, soft); });
             break;
         }
     }
@@ -147,56 +158,6 @@ private:
     HasTest has_test_;
     unknown_name found_{};
 };
-
-/// Calls f(child) for each expression node directly below expression node `n`.
-template <class F>
-constexpr void for_each_expression_child(const program& p, const node& n, F f) {
-    const auto range = [&](std::uint32_t begin, std::uint32_t count) {
-        for (std::uint32_t k = 0; k < count; ++k) f(p.lists[begin + k]);
-    };
-    const auto one = [&](std::uint32_t i) {
-        if (i != none) f(i);
-    };
-    switch (n.kind) {
-    case nk::getattr:
-    case nk::kwarg:
-    case nk::neg:
-    case nk::pos:
-    case nk::not_:
-    case nk::operand: one(n.a); break;
-    case nk::getitem:
-    case nk::binop:
-    case nk::and_:
-    case nk::or_:
-    case nk::call:
-    case nk::filter:
-    case nk::test:
-        one(n.a);
-        one(n.b);
-        break;
-    case nk::slice:
-    case nk::condexpr:
-        one(n.a);
-        one(n.b);
-        one(n.c);
-        break;
-    case nk::args:
-        range(n.a, n.b);
-        range(n.c, n.d);
-        one(n.e);
-        one(n.f);
-        break;
-    case nk::concat:
-    case nk::list:
-    case nk::tuple:
-    case nk::dict: range(n.a, n.b); break;
-    case nk::compare:
-        one(n.a);
-        range(n.b, n.c);
-        break;
-    default: break;  // literals, names, and statements (whose nesting the parser bounds)
-    }
-}
 
 /// The deepest point of an expression nested more than `limit` levels (a chain like
 /// `a + a + a ...` or `x.a.a.a ...`, which the parser builds without recursion), or `none`.
