@@ -2,6 +2,8 @@
 // problems (path, expectation, what was found) for wrong values.
 #include <parley/schema/from_json.hpp>
 
+#include <parley/schema/annotations.hpp>
+
 #include <boost/describe.hpp>
 #include <boost/json.hpp>
 #include <doctest/doctest.h>
@@ -100,6 +102,22 @@ struct defaults {
     std::string text = "keep";
 };
 BOOST_DESCRIBE_STRUCT(defaults, (), (count, text))
+
+struct booking {
+    int guests = 1;
+    double price = 0;
+    int slot = 0;
+    std::string code;
+    std::vector<std::string> names;
+    std::optional<int> floor;
+    double ratio = 0;
+    std::uint64_t big = 0;
+};
+BOOST_DESCRIBE_STRUCT(booking, (), (guests, price, slot, code, names, floor, ratio, big))
+PARLEY_ANNOTATE(booking, "A booking", (guests, "Number of guests", minimum(1), maximum(8)),
+                (price, exclusive_minimum(0)), (slot, multiple_of(15)), (code, min_length(2), max_length(3)),
+                (names, min_items(1), max_items(2)), (floor, minimum(-2)), (ratio, multiple_of(0.1), exclusive_maximum(1)),
+                (big, maximum(18446744073709551614u)))
 
 }  // namespace fj_test
 
@@ -546,4 +564,37 @@ TEST_CASE("from_json: value() throws the problems when there is no value") {
     auto ok = parley::from_json<price>(json::parse(R"({"amount": 1, "unit": "eur"})"));
     price moved = std::move(ok).value();
     CHECK(moved == price{1.0, currency::eur});
+}
+
+TEST_CASE("from_json: bounds from PARLEY_ANNOTATE are checked") {
+    auto ok = parley::from_json<booking>(json::parse(
+        R"({"guests": 8, "price": 0.5, "slot": -45, "code": "AB\u00e9", "names": ["a", "b"], "ratio": 0.3, "big": 18446744073709551614})"));
+    REQUIRE_MESSAGE(ok, ok.error_text());
+    CHECK(ok->code == "AB\xc3\xa9");  // 3 characters, 4 bytes
+    CHECK(!ok->floor);
+    CHECK(errors_of<booking>(
+              R"({"guests": 0, "price": 0, "slot": 20, "code": "ABCD", "names": [], "floor": -3, "ratio": 1, "big": 18446744073709551615})") ==
+          lines{
+              "/guests: expected an integer at least 1 and at most 8, found 0",
+              "/price: expected a number greater than 0, found 0",
+              "/slot: expected a multiple of 15, found 20",
+              "/code: expected a string of 2 to 3 characters, found \"ABCD\" (4 characters)",
+              "/names: expected an array of 1 to 2 items, found an array of 0 items",
+              "/floor: expected an integer at least -2, found -3",
+              "/ratio: expected a number less than 1 and a multiple of 0.1, found 1",
+              "/big: expected an integer at most 18446744073709551614, found 18446744073709551615",
+          });
+    CHECK(errors_of<booking>(
+              R"({"guests": 9, "price": -1.5, "slot": 15, "code": "A", "names": ["a", "b", "c"], "floor": null, "ratio": 0.25, "big": 0})") ==
+          lines{
+              "/guests: expected an integer at least 1 and at most 8, found 9",
+              "/price: expected a number greater than 0, found -1.5",
+              "/code: expected a string of 2 to 3 characters, found \"A\" (1 character)",
+              "/names: expected an array of 1 to 2 items, found an array of 3 items",
+              "/ratio: expected a number less than 1 and a multiple of 0.1, found 0.25",
+          });
+    auto r = parley::from_json<booking>(json::parse(
+        R"({"guests": 0, "price": 1, "slot": 0, "code": "ab", "names": ["x"], "ratio": 0, "big": 0})"));
+    REQUIRE(r.errors().size() == 1);
+    CHECK(r.errors()[0].kind == parley::json_problem_kind::out_of_range);
 }

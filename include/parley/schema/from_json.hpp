@@ -19,7 +19,10 @@ namespace parley {
 /// (and reported as warnings), missing `std::optional` members and `null` for them give
 /// `std::nullopt`, integers are accepted for floating members and numbers without a fraction
 /// (3.0, 1e2) for integer members, and a `std::variant` takes the first alternative that fits
-/// (preferring one that fits without a number conversion). On failure the result lists every
+/// (preferring one that fits without a number conversion). Members annotated with bounds
+/// (PARLEY_ANNOTATE: minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of,
+/// min_length, max_length, min_items, max_items) are checked against them; pattern and format
+/// are not checked. On failure the result lists every
 /// problem found, each with its JSON pointer. T is any type of parley/schema/traits.hpp except
 /// std::string_view (nothing would own the characters). Throws only what allocation throws.
 template <class T>

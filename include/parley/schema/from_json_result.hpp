@@ -31,10 +31,10 @@ struct from_json_options {
 /// What is wrong with a JSON value, seen from the C++ type it should become.
 enum class json_problem_kind {
     wrong_type,  ///< a value of another JSON type (a string where a number belongs, 1.5 for an integer)
-    out_of_range,  ///< a number outside the range of the member's type
+    out_of_range,  ///< a number outside the range of its type, or the bounds its annotation sets
     unknown_name,  ///< a string that names no enumerator of an enum
     missing_member,  ///< a required object member is absent
-    wrong_size,  ///< an array with the wrong number of items for a std::array
+    wrong_size,  ///< an array or string of the wrong size (std::array, annotated items or length bounds)
     no_alternative,  ///< no alternative of a std::variant accepts the value
     unknown_member,  ///< (warning) an object member the type does not have; it is ignored
     duplicate_item,  ///< (warning) an item repeated in an array read into a std::set; it is ignored
