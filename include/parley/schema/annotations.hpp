@@ -28,7 +28,7 @@
 // it must be placed in the namespace of the type, after its BOOST_DESCRIBE_* line, at
 // namespace scope. Inside the macro the annotation functions of parley::annotate are found
 // without qualification; qualify them (`parley::annotate::minimum`) if a function of the same
-// name in your namespace hides them. At most 63 entries (a Boost.Preprocessor limit); a type
+// name in your namespace hides them. At most 64 entries (a Boost.Preprocessor limit); a type
 // with commas (`box<int, 2>`) needs an alias.
 //
 // Everything is checked at compile time when a schema is made: annotated names must be

@@ -67,7 +67,7 @@ template <class E>
 constexpr bool is_enumerator_name(std::string_view name) noexcept {
     bool found = false;
     boost::mp11::mp_for_each<boost::describe::describe_enumerators<E>>([&](auto d) {
-        if (std::string_view(d.name) == name) found = true;
+        if (c_string(d.name) == name) found = true;
     });
     return found;
 }
@@ -185,14 +185,14 @@ constexpr bool check_struct_annotations() {
     for (const auto& entry : notes.members) {
         bool found = false;
         boost::mp11::mp_for_each<described_members<S>>([&](auto d) {
-            if (std::string_view(d.name) == entry.member) found = true;
+            if (c_string(d.name) == entry.member) found = true;
         });
         if (!found) annotation_error("PARLEY_ANNOTATE names a member that BOOST_DESCRIBE_STRUCT does not list");
     }
     boost::mp11::mp_for_each<described_members<S>>([&](auto d) {
         using D = decltype(d);
         constexpr auto member = name_argument<std::string_view(D::name).size()>(D::name);
-        if (const annotation* a = notes.find(D::name)) check_member_annotation<member_type_t<S, D>, member>(*a);
+        if (const annotation* a = notes.find(c_string(D::name))) check_member_annotation<member_type_t<S, D>, member>(*a);
     });
     return true;
 }

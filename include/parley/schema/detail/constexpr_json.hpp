@@ -8,7 +8,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string_view>
 
 namespace parley::detail {
@@ -20,18 +19,22 @@ public:
     constexpr text_buffer() = default;
     text_buffer(const text_buffer&) = delete;
     text_buffer& operator=(const text_buffer&) = delete;
-    constexpr ~text_buffer() {
-        if (data_) std::allocator<char>{}.deallocate(data_, capacity_);
-    }
+    constexpr ~text_buffer() { delete[] data_; }
 
     constexpr void push_back(char c) {
         if (size_ == capacity_) grow(size_ + 1);
-        std::construct_at(data_ + size_, c);
-        ++size_;
+        data_[size_++] = c;
     }
     constexpr void append(std::string_view s) {
         if (size_ + s.size() > capacity_) grow(size_ + s.size());
-        for (char c : s) std::construct_at(data_ + size_++, c);
+#if defined(__clang__)
+        // one evaluation step whatever the length (clang limits the steps of an evaluation)
+        if (!s.empty()) __builtin_memcpy(data_ + size_, s.data(), s.size());
+#else
+        char* out = data_ + size_;
+        for (std::size_t i = 0, n = s.size(); i != n; ++i) out[i] = s[i];
+#endif
+        size_ += s.size();
     }
     constexpr std::size_t size() const noexcept { return size_; }
     constexpr std::string_view view() const noexcept { return {data_, size_}; }
@@ -44,9 +47,10 @@ private:
     constexpr void grow(std::size_t needed) {
         std::size_t capacity = capacity_ ? capacity_ * 2 : 256;
         while (capacity < needed) capacity *= 2;
-        char* data = std::allocator<char>{}.allocate(capacity);
-        for (std::size_t i = 0; i != size_; ++i) std::construct_at(data + i, data_[i]);
-        if (data_) std::allocator<char>{}.deallocate(data_, capacity_);
+        // value-initialised, so that every character is alive for plain assignment
+        char* data = new char[capacity]();
+        for (std::size_t i = 0; i != size_; ++i) data[i] = data_[i];
+        delete[] data_;
         data_ = data;
         capacity_ = capacity;
     }
@@ -56,13 +60,28 @@ private:
     std::size_t capacity_ = 0;
 };
 
+/// A NUL-terminated string (a descriptor's name) as a string_view, measured by the compiler's
+/// builtin: char_traits would count it one character per evaluation step.
+constexpr std::string_view c_string(const char* s) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    return {s, __builtin_strlen(s)};
+#else
+    return s;
+#endif
+}
+
 /// Appends s as a JSON string literal (quotes, backslashes and control characters escaped;
 /// other bytes, UTF-8 included, copied as they are).
 constexpr void append_json_string(text_buffer& out, std::string_view s) {
     constexpr char hex[] = "0123456789abcdef";
     out.push_back('"');
-    for (char c : s) {
+    std::size_t plain_start = 0;  // characters that need no escape are copied in runs
+    for (std::size_t i = 0, n = s.size(); i != n; ++i) {
+        const char c = s[i];
         const auto u = static_cast<unsigned char>(c);
+        if (u >= 0x20 && c != '"' && c != '\\') continue;
+        out.append(s.substr(plain_start, i - plain_start));
+        plain_start = i + 1;
         switch (c) {
         case '"': out.append("\\\""); break;
         case '\\': out.append("\\\\"); break;
@@ -72,15 +91,12 @@ constexpr void append_json_string(text_buffer& out, std::string_view s) {
         case '\b': out.append("\\b"); break;
         case '\f': out.append("\\f"); break;
         default:
-            if (u < 0x20) {
-                out.append("\\u00");
-                out.push_back(hex[u >> 4]);
-                out.push_back(hex[u & 15]);
-            } else {
-                out.push_back(c);
-            }
+            out.append("\\u00");
+            out.push_back(hex[u >> 4]);
+            out.push_back(hex[u & 15]);
         }
     }
+    out.append(s.substr(plain_start));
     out.push_back('"');
 }
 
@@ -242,13 +258,21 @@ public:
         if (!first) out_.push_back(',');
         first = false;
     }
-    /// Before an object member's value.
+    /// Before an object member's value. k needs no escaping (a keyword or a C++ name).
     constexpr void key(std::string_view k) {
         separate();
-        append_json_string(out_, k);
+        name(k);
         out_.push_back(':');
     }
+    /// A string value, escaped.
     constexpr void string(std::string_view s) { append_json_string(out_, s); }
+    /// A string value that needs no escaping: a keyword or a C++ name (no quote, backslash or
+    /// control character), copied without looking at each character.
+    constexpr void name(std::string_view s) {
+        out_.push_back('"');
+        out_.append(s);
+        out_.push_back('"');
+    }
 
 protected:
     text_buffer& out_;

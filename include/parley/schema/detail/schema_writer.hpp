@@ -34,6 +34,9 @@ struct schema_stats {
 
 namespace detail {
 
+/// The annotation of a member that has none.
+inline constexpr annotation no_annotation{};
+
 /// Formats that OpenAI's strict mode accepts; other formats are left out of the strict form.
 constexpr bool is_strict_format(std::string_view f) noexcept {
     for (std::string_view ok : {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"})
@@ -60,12 +63,12 @@ public:
         open('{');
         if constexpr (!Strict) {
             key("$schema");
-            string("https://json-schema.org/draft/2020-12/schema");
+            name("https://json-schema.org/draft/2020-12/schema");
         }
         if constexpr (root_is_struct)
             struct_keywords<Root>(annotations_v<Root>.self.description);
         else
-            value_keywords<Root>(annotation{}, place::nested);
+            value_keywords<Root>(no_annotation, place::nested);
         if constexpr (struct_count > (root_is_struct ? 1 : 0)) {
             key("$defs");
             open('{');
@@ -97,12 +100,12 @@ private:
     constexpr void reference() {
         key("$ref");
         if constexpr (root_is_struct && std::is_same_v<S, Root>) {
-            string("#");
+            name("#");
         } else {
             text_buffer ref;
             ref.append("#/$defs/");
             ref.append(names_[boost::mp11::mp_find<structs, S>::value]);
-            string(ref.view());
+            name(ref.view());
         }
     }
 
@@ -119,11 +122,11 @@ private:
         text_buffer all;
         all.append(text);
         boost::mp11::mp_for_each<boost::describe::describe_enumerators<E>>([&](auto d) {
-            const annotation* a = notes.find(d.name);
+            const annotation* a = notes.find(c_string(d.name));
             if (a == nullptr || !a->has_description()) return;
             if (all.size() != 0) all.push_back('\n');
             all.append("- ");
-            all.append(d.name);
+            all.append(c_string(d.name));
             all.append(": ");
             all.append(a->description);
         });
@@ -168,7 +171,7 @@ private:
     constexpr void struct_keywords(std::string_view description) {
         constexpr auto& notes = annotations_v<S>;
         key("type");
-        string("object");
+        name("object");
         if (description.data() != nullptr) {
             key("description");
             string(description);
@@ -177,11 +180,12 @@ private:
         open('{');
         boost::mp11::mp_for_each<described_members<S>>([&](auto d) {
             using M = member_type_t<S, decltype(d)>;
-            const annotation* a = notes.find(d.name);
-            key(d.name);
+            const std::string_view name = c_string(d.name);
+            const annotation* a = notes.find(name);
+            key(name);
             ++stats_.properties;
-            stats_.string_chars += std::string_view(d.name).size();
-            member_schema<M>(a ? *a : annotation{});
+            stats_.string_chars += name.size();
+            member_schema<M>(a ? *a : no_annotation);
         });
         close('}');
         key("required");
@@ -190,7 +194,7 @@ private:
             using M = member_type_t<S, decltype(d)>;
             if (Strict || !is_optional_v<M>) {
                 separate();
-                string(d.name);
+                name(c_string(d.name));
             }
         });
         close(']');
@@ -227,7 +231,7 @@ private:
     template <class X>
     constexpr void nested_schema() {
         open('{');
-        value_keywords<X>(annotation{}, place::nested);
+        value_keywords<X>(no_annotation, place::nested);
         close('}');
     }
 
@@ -256,7 +260,7 @@ private:
             separate();
             open('{');
             key("type");
-            string("null");
+            name("null");
             close('}');
             close(']');
             if (member) {
@@ -286,14 +290,14 @@ private:
             }
         } else if constexpr (kind == json_kind::null) {
             key("type");
-            string("null");
+            name("null");
             if (member) {
                 member_description<X>(a);
                 member_values(a);
             }
         } else if constexpr (kind == json_kind::enumeration) {
             key("type");
-            string("string");
+            name("string");
             if (member)
                 member_description<X>(a);
             else if (where == place::nested)
@@ -303,10 +307,11 @@ private:
             std::size_t count = 0;
             std::size_t chars = 0;
             boost::mp11::mp_for_each<boost::describe::describe_enumerators<X>>([&](auto d) {
+                const std::string_view enumerator = c_string(d.name);
                 separate();
-                string(d.name);
+                name(enumerator);
                 ++count;
-                chars += std::string_view(d.name).size();
+                chars += enumerator.size();
             });
             close(']');
             if (member) member_values(a);
@@ -315,7 +320,7 @@ private:
             if (count > 250 && chars > stats_.large_enum_chars) stats_.large_enum_chars = chars;
         } else {
             key("type");
-            string(kind == json_kind::boolean   ? "boolean"
+            name(kind == json_kind::boolean   ? "boolean"
                    : kind == json_kind::integer ? "integer"
                    : kind == json_kind::number  ? "number"
                    : kind == json_kind::string  ? "string"
