@@ -111,6 +111,13 @@ std::string render_view(std::string_view source, const Context& ctx, const pj::e
     return env.parse(source, "view").render(ctx);
 }
 
+struct maybe {
+    std::optional<int> empty;
+    std::optional<int> full = 3;
+    const char* no_text = nullptr;
+};
+BOOST_DESCRIBE_STRUCT(maybe, (), (empty, full, no_text))
+
 struct base_part {
     int id = 0;
 };
@@ -372,4 +379,21 @@ TEST_CASE("cpp_view: cpp_view itself returns views, not copies") {
     CHECK(pj::detail::cpp_view(std::optional<int>{}).is_undefined());
     CHECK(pj::detail::cpp_view(std::optional<int>{4}).as_integer() == 4);
     CHECK(counted::copies == 0);
+}
+
+TEST_CASE("cpp_view: an empty optional member is a named undefined, strict in strict mode; a null C string is None") {
+    const maybe m;
+    const pj::environment lenient = pj::environment::plain();
+    pj::options o;
+    o.undefined = pj::undefined_behavior::strict;
+    const pj::environment strict(o);
+    const char* tests = "{{ full }}|{{ empty is defined }}|{{ empty | default(7) }}|{{ no_text }}|{{ no_text is none }}";
+    CHECK(lenient.parse(tests).render(m) == "3|False|7|None|True");
+    CHECK(strict.parse(tests).render(m) == "3|False|7|None|True");
+    CHECK(lenient.parse("[{{ empty }}]").render(m) == "[]");
+    CHECK_THROWS_WITH_AS(strict.parse("[{{ empty }}]", "t").render(m), "t:1:2: 'empty' is undefined\n  [{{ empty }}]\n   ^",
+                         parley::template_error);
+    CHECK_THROWS_WITH_AS(lenient.parse("{{ empty.x }}", "t").render(m), "t:1:10: 'empty' is undefined\n  {{ empty.x }}\n           ^",
+                         parley::template_error);
+    CHECK_THROWS_AS(strict.parse("{{ m.empty }}").render(boost::json::object{}), parley::template_error);
 }

@@ -45,6 +45,14 @@ struct is_optional<std::optional<T>> : std::true_type {};
 template <class T>
 constexpr bool is_described_struct = boost::describe::has_describe_members<T>::value && std::is_class_v<T>;
 
+/// A member read in place; an empty std::optional member is undefined and named in messages.
+template <class M>
+value member_view(const M& member, const char* name) {
+    value v = cpp_view(member);
+    if (v.is_undefined()) return value::undefined(undefined_form::name, std::string_view(name));
+    return v;
+}
+
 /// Adapter for a described struct: a mapping from member names to members.
 template <class T>
 struct struct_adapter {
@@ -65,7 +73,7 @@ struct struct_adapter {
         value r;
         std::size_t k = 0;
         boost::mp11::mp_for_each<members>([&](auto D) {
-            if (k++ == i) r = cpp_view(obj.*D.pointer);
+            if (k++ == i) r = member_view(obj.*D.pointer, D.name);
         });
         return r;
     }
@@ -74,7 +82,7 @@ struct struct_adapter {
         bool found = false;
         boost::mp11::mp_for_each<members>([&](auto D) {
             if (!found && key == D.name) {
-                out = cpp_view(obj.*D.pointer);
+                out = member_view(obj.*D.pointer, D.name);
                 found = true;
             }
         });

@@ -147,7 +147,7 @@ private:
                 for (auto& [k, x] : root_.dict().items)
                     if (k.is_string() && k.as_string() == name) return x;
             } else if (root_.view_adapter()->find(root_.view_object(), name, v)) {
-                return v;
+                return strict_if_undefined(std::move(v));
             }
         }
         if (auto it = env_.functions.find(name); it != env_.functions.end()) return value::borrow_object(it->second.get());
@@ -413,6 +413,11 @@ public:
 
 private:
     value str_const(const node& x) const { return value::view_of(p_.str(x.a, x.b)); }
+    // An undefined read from a C++ context (an empty std::optional) follows the undefined mode too.
+    value strict_if_undefined(value v) const {
+        if (PARLEY_UNLIKELY(v.is_undefined()) && strict() && !v.is_strict_undefined()) return v.as_strict();
+        return v;
+    }
     static bool is_viewed_mapping(const value& v) noexcept {
         return v.is_view() && v.view_adapter()->shape == view_shape::mapping;
     }
@@ -434,21 +439,22 @@ private:
             value found;
             if (is_viewed_mapping(obj) && obj.view_adapter()->find(obj.view_object(), name, found) &&
                 !is_dict_method(name))
-                return found;
-            return get_attribute(obj, name, env_.opt.sandboxed, strict());
+                return strict_if_undefined(std::move(found));
+            return strict_if_undefined(get_attribute(obj, name, env_.opt.sandboxed, strict()));
         }
         case nk::getitem: {
             const value obj = eval(n(x.a));
             const node& k = n(x.b);
             if (k.kind == nk::k_str && is_viewed_mapping(obj)) {  // `message['role']`: the item, when present
                 value found;
-                if (obj.view_adapter()->find(obj.view_object(), p_.str(k.a, k.b), found)) return found;
+                if (obj.view_adapter()->find(obj.view_object(), p_.str(k.a, k.b), found))
+                    return strict_if_undefined(std::move(found));
             }
             if (k.kind == nk::slice) {
                 return slice(obj, k.a == none ? value(nullptr) : eval(n(k.a)),
                              k.b == none ? value(nullptr) : eval(n(k.b)), k.c == none ? value(nullptr) : eval(n(k.c)));
             }
-            return get_item(obj, eval(k), env_.opt.sandboxed, strict());
+            return strict_if_undefined(get_item(obj, eval(k), env_.opt.sandboxed, strict()));
         }
         case nk::call: return eval_call(x);
         case nk::filter: return eval_filter(x, eval(n(x.a)));
