@@ -10,6 +10,7 @@
 
 #include <map>
 #include <optional>
+#include <random>
 #include <ostream>
 #include <set>
 #include <string>
@@ -265,4 +266,22 @@ TEST_CASE("parse_commands: limits") {
     REQUIRE(h.problems.size() == 2);
     CHECK(h.problems[0].message == "the parenthesis is not closed");
     CHECK(h.problems[1].message == "a quoted argument is not closed");
+}
+
+TEST_CASE("parse_commands: random text never crashes, and problems have lines") {
+    static const char* const pieces[] = {"StartFlow", "SetSlot", "Clarify", "Foo", "(", ")", ",", "\"", "'", "\\",
+                                         " ", "\n", "- ", "1. ", "x", "`", ";", "."};
+    std::mt19937_64 rng(5);
+    std::size_t commands = 0;
+    std::size_t problems = 0;
+    for (int i = 0; i < 20000; ++i) {
+        std::string s;
+        for (std::size_t n = rng() % 20; n > 0; --n) s += pieces[rng() % std::size(pieces)];
+        auto r = parse_rasa_commands(s);
+        commands += r.commands.size();
+        problems += r.problems.size();
+        for (const auto& p : r.problems) CHECK(p.line >= 1);
+    }
+    CHECK(commands > 1000);
+    CHECK(problems > 1000);
 }

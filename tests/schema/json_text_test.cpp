@@ -255,3 +255,25 @@ TEST_CASE("from_text: a reply's JSON as a struct") {
     CHECK(bad.errors()[0].kind == parley::json_problem_kind::malformed_json);
     CHECK(bad.error_text() == "expected valid JSON, found \"\\\"age\\\": 3}\" at line 1, column 16, offset 15 (syntax error)");
 }
+
+TEST_CASE("parse_json_from_text: random replies never crash; a value found is where it is said to be") {
+    static const char* const pieces[] = {"{", "}", "[", "]", ",", ":", "\"", "a", "1", " ", "\n", "```", "```json\n",
+                                         "Sure", "\"k\": ", "true", "null", "-", ".", "e", "'", "\\", "\xc3\xa9"};
+    std::mt19937_64 rng(99);
+    std::size_t found = 0;
+    for (int i = 0; i < 20000; ++i) {
+        std::string s;
+        for (std::size_t n = rng() % 30; n > 0; --n) s += pieces[rng() % std::size(pieces)];
+        auto r = parley::parse_json_from_text(s);
+        if (!r) {
+            CHECK(r.error().offset <= s.size());
+            continue;
+        }
+        ++found;
+        REQUIRE(r.offset() + r.length() <= s.size());
+        auto alone = parley::parse_json_from_text(s.substr(r.offset(), r.length()));
+        REQUIRE(alone);
+        CHECK(alone.value() == r.value());
+    }
+    CHECK(found > 1000);
+}

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -259,4 +260,87 @@ TEST_CASE("from_partial_json: a partly streamed order as a partly filled struct"
     auto malformed = parley::from_partial_json<order>("{\"customer\" 1");
     REQUIRE(!malformed);
     CHECK(malformed.errors()[0].kind == parley::json_problem_kind::malformed_json);
+}
+
+namespace {
+
+// Random JSON values with strings that need escapes and non-ASCII characters.
+json::value random_value(std::mt19937_64& rng, int depth = 0) {
+    static const char* const pieces[] = {"a", "\"", "\\", "\n", "\x01", "\xc3\xa9", "\xf0\x9f\x98\x80", " ", "/"};
+    auto text = [&] {
+        std::string s;
+        for (std::size_t n = rng() % 6; n > 0; --n) s += pieces[rng() % std::size(pieces)];
+        return s;
+    };
+    switch (rng() % (depth > 3 ? 6 : 8)) {
+    case 0: return nullptr;
+    case 1: return rng() % 2 == 0;
+    case 2: return static_cast<std::int64_t>(rng()) >> (rng() % 64);
+    case 3: return static_cast<double>(static_cast<std::int64_t>(rng() % 2000000) - 1000000) / 1024.0;
+    case 4:
+    case 5: return json::string(text());
+    case 6: {
+        json::array a;
+        for (std::size_t n = rng() % 4; n > 0; --n) a.push_back(random_value(rng, depth + 1));
+        return a;
+    }
+    default: {
+        json::object o;
+        for (std::size_t n = rng() % 4; n > 0; --n) o[text()] = random_value(rng, depth + 1);
+        return o;
+    }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("parse_partial_json: every prefix of generated documents") {
+    std::mt19937_64 rng(31337);
+    std::size_t prefixes = 0;
+    for (int i = 0; i < 150; ++i) {
+        json::value doc = random_value(rng);
+        std::string text = json::serialize(doc);
+        if (rng() % 2 == 0) {  // pretty-ish spacing as well
+            std::string spaced;
+            for (char c : text) {
+                spaced += c;
+                if (c == ',' || c == ':') spaced += ' ';
+            }
+            if (parley::parse_json_from_text(spaced) && parley::parse_json_from_text(spaced).value() == doc) text = spaced;
+        }
+        CAPTURE(text);
+        for (std::size_t n = 0; n <= text.size(); ++n) {
+            auto r = parley::parse_partial_json(std::string_view(text).substr(0, n));
+            REQUIRE_MESSAGE(r, r.error().message());
+            ++prefixes;
+        }
+        CHECK(parley::parse_partial_json(text).value() == doc);
+    }
+    CHECK(prefixes > 1000);
+}
+
+TEST_CASE("parse_partial_json: random text never crashes, and what it completes reads back") {
+    static const char* const pieces[] = {"{", "}", "[", "]", ",", ":", "\"", "\\", "u", "d83d", "a", "1", "-", ".",
+                                         "e", "+", "0", "t", "r", "true", "null", "fals", " ", "\n", "\xc3", "\xa9",
+                                         "\"k\"", "```json\n", "\x01"};
+    std::mt19937_64 rng(2024);
+    std::size_t values = 0;
+    std::size_t errors = 0;
+    for (int i = 0; i < 20000; ++i) {
+        std::string s;
+        for (std::size_t n = rng() % 24; n > 0; --n) s += pieces[rng() % std::size(pieces)];
+        auto r = parley::parse_partial_json(s);
+        if (!r) {
+            ++errors;
+            CHECK(r.error().offset <= s.size());
+            continue;
+        }
+        ++values;
+        CHECK(r.offset() + r.length() <= s.size());
+        auto again = parley::parse_partial_json(json::serialize(r.value()));
+        REQUIRE(again);
+        CHECK(again.value() == r.value());
+    }
+    CHECK(values > 1000);
+    CHECK(errors > 1000);
 }
