@@ -67,7 +67,7 @@ static_assert(!parley::is_valid_function_name("caf\xc3\xa9"));
 TEST_CASE("function_signature: name, description and parameters") {
     const boost::json::object sig = parley::function_signature<st::get_weather>();
     CHECK(value(sig) == json(R"({"name":"get_weather","description":"Fetches the weather in the given location",
-        "parameters":{"type":"object","description":"Fetches the weather in the given location","properties":{
+        "parameters":{"type":"object","properties":{
             "location":{"type":"string","description":"The location to get the weather for"},
             "unit":{"type":"string","description":"The unit to return the temperature in"}},
         "required":["location"],"additionalProperties":false}})"));

@@ -55,10 +55,11 @@ boost::json::object make_signature(std::string_view name, boost::json::value par
     signature["name"] = name;
     constexpr const annotation& self = annotations_v<T>.self;
     if constexpr (self.has_description()) signature["description"] = self.description;
-    // a new object rather than erase(), which would move the last key into the gap
+    // a new object rather than erase(), which would move the last key into the gap; the
+    // struct's description is the function's, not repeated in the parameters
     boost::json::object params;
     for (auto& entry : parameters.as_object())
-        if (entry.key() != "$schema") params.emplace(entry.key(), std::move(entry.value()));
+        if (entry.key() != "$schema" && entry.key() != "description") params.emplace(entry.key(), std::move(entry.value()));
     signature["parameters"] = std::move(params);
     if (strict) signature["strict"] = true;
     return signature;
@@ -72,9 +73,9 @@ template <class T>
 inline constexpr std::string_view function_name = detail::checked_function_name<std::remove_cvref_t<T>>();
 
 /// {"name", "description", "parameters"} for a function whose parameters are the members of T;
-/// "parameters" is json_schema<T>() without "$schema", "description" the annotation of T (left
-/// out when there is none). Throws parley::error (errc::invalid_argument) when name does not
-/// match ^[a-zA-Z0-9_-]{1,64}$.
+/// "parameters" is json_schema<T>() without "$schema" and without its top-level description,
+/// which is the function's "description" (the annotation of T, left out when there is none).
+/// Throws parley::error (errc::invalid_argument) when name does not match ^[a-zA-Z0-9_-]{1,64}$.
 template <class T>
 boost::json::object function_signature(std::string_view name) {
     static_assert(detail::json_kind_v<T> == detail::json_kind::object,
