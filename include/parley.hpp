@@ -6,5 +6,6 @@
 #include <parley/error.hpp>
 #include <parley/fixed_string.hpp>
 #include <parley/jinja.hpp>
+#include <parley/schema.hpp>
 
 #endif
