@@ -463,6 +463,20 @@ TEST_CASE("from_json: described bases, defaults kept in partial reading") {
     CHECK(!parley::from_json<defaults>(json::parse(R"({"text": "new"})")));
     CHECK(errors_of<defaults>(R"({"count": "x"})", partial) ==
           lines{"/count: expected an integer from -2147483648 to 2147483647, found \"x\""});
+    // A std::array still filling up, a name still being written, bounds not met yet.
+    auto h = parley::from_json<holder>(json::parse(R"({"triple": [4]})"), partial);
+    REQUIRE(h);
+    CHECK(h->triple == std::array<int, 3>{4, 0, 0});
+    CHECK(errors_of<holder>(R"({"triple": [1, 2, 3, 4]})", partial) ==
+          lines{"/triple: expected an array of 3 items, found an array of 4 items"});
+    auto c = parley::from_json<price>(json::parse(R"({"unit": "us"})"), partial);
+    REQUIRE(c);
+    CHECK(c->unit == currency::eur);
+    CHECK(errors_of<price>(R"({"unit": "usa"})", partial) ==
+          lines{"/unit: expected one of \"eur\", \"usd\", \"gbp\", found \"usa\""});
+    CHECK(errors_of<price>(R"({"unit": "us"})") ==
+          lines{"/amount: expected a number, found nothing (required member missing)",
+                "/unit: expected one of \"eur\", \"usd\", \"gbp\", found \"us\""});
 }
 
 TEST_CASE("from_json: found values are shortened in messages") {
@@ -597,4 +611,8 @@ TEST_CASE("from_json: bounds from PARLEY_ANNOTATE are checked") {
         R"({"guests": 0, "price": 1, "slot": 0, "code": "ab", "names": ["x"], "ratio": 0, "big": 0})"));
     REQUIRE(r.errors().size() == 1);
     CHECK(r.errors()[0].kind == parley::json_problem_kind::out_of_range);
+    // A value still arriving may not meet its bounds yet.
+    parley::from_json_options partial;
+    partial.partial = true;
+    CHECK(parley::from_json<booking>(json::parse(R"({"guests": 0, "code": "A", "names": []})"), partial));
 }

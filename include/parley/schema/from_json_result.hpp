@@ -16,8 +16,10 @@ namespace parley {
 
 /// How `from_json` reads.
 struct from_json_options {
-    /// Missing members keep the value their type gives them by default instead of being errors;
-    /// for values that are still arriving (see `from_partial_json`).
+    /// For values still arriving (see `from_partial_json`): missing members keep the value
+    /// their type gives them by default, a std::array may have fewer items (the others keep
+    /// theirs), a string that starts an enumerator's name leaves the enum as it is, and
+    /// annotated bounds are not checked (a cut number or string may not meet them yet).
     bool partial = false;
     /// Deepest nesting of arrays and objects read; deeper values are a `limit` error.
     std::size_t max_depth = 64;

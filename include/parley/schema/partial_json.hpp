@@ -58,7 +58,8 @@ inline json_text_result parse_partial_json(std::string_view prefix, const json_t
 }
 
 /// `parse_partial_json` then `from_json<T>` with `options.partial` set: the part of a `T` that
-/// has arrived, missing members keeping their default values.
+/// has arrived, missing members keeping their default values (see `from_json_options::partial`).
+/// A prefix of a valid document always gives a value, except the empty prefix (null).
 template <class T>
 from_json_result<T> from_partial_json(std::string_view prefix, from_json_options options = {},
                                       const json_text_options& text_options = {}) {

@@ -216,6 +216,13 @@ bool read_enum(const boost::json::value& v, E& out, reader& r) {
             found = true;
         }
     });
+    if (!found && r.options.partial) {
+        // A name still arriving: the start of some enumerator's name leaves the value as it is.
+        boost::mp11::mp_for_each<boost::describe::describe_enumerators<E>>([&](auto D) {
+            found = found || std::string_view(D.name).substr(0, name.size()) == name;
+        });
+        if (found) return true;
+    }
     if (!found) r.error(json_problem_kind::unknown_name, expected_of<E>(), found_text(v));
     return found;
 }
@@ -336,8 +343,9 @@ bool read_struct(const boost::json::value& v, T& out, reader& r) {
             constexpr const annotation* note = annotations_v<T>.find(decltype(D)::name);
             if (!read(*m, out.*D.pointer, r))
                 ok = false;
-            else if constexpr (note != nullptr)
-                ok = check_annotation(out.*D.pointer, *note, r) && ok;
+            else if constexpr (note != nullptr) {
+                if (!r.options.partial && !check_annotation(out.*D.pointer, *note, r)) ok = false;
+            }
         } else if constexpr (is_optional_v<M>) {
             (out.*D.pointer).reset();
         } else if (!r.options.partial) {
@@ -405,7 +413,7 @@ bool read_array(const boost::json::value& v, std::array<T, N>& out, reader& r) {
     if (!r.enter()) return false;
     depth_guard leave{r};
     const boost::json::array& a = v.get_array();
-    bool ok = a.size() == N;
+    bool ok = a.size() == N || (r.options.partial && a.size() < N);  // the rest may still come
     if (!ok)
         r.error(json_problem_kind::wrong_size, expected_of<std::array<T, N>>(),
                 "an array of " + std::to_string(a.size()) + (a.size() == 1 ? " item" : " items"));
