@@ -333,3 +333,52 @@ TEST_CASE("parse_partial_json: random text never crashes, and what it completes 
     CHECK(values > 1000);
     CHECK(errors > 1000);
 }
+
+TEST_CASE("parse_partial_json_from_text: prose, then JSON, as a reply streams in") {
+    const std::string json_part = R"({"customer": "Ann", "items": [{"name": "tea", "quantity": 2, "price": 3.5}], "paid": true, "state": "shipped"})";
+    const std::string reply = "Sure! Here is the order you asked for:\n\n```json\n" + json_part + "\n```\nAnything else?";
+    const std::size_t json_at = reply.find('{');
+    for (std::size_t n = 0; n <= reply.size(); ++n) {
+        std::string_view prefix = std::string_view(reply).substr(0, n);
+        CAPTURE(prefix);
+        auto r = parley::parse_partial_json_from_text(prefix);
+        REQUIRE_MESSAGE(r, r.error().message());
+        if (n <= json_at) CHECK(r.value().is_null());
+        else CHECK(r.value().is_object());
+        if (n > json_at) CHECK(parley::from_partial_text<pj_test::order>(prefix));
+    }
+    auto full = parley::parse_partial_json_from_text(reply);
+    REQUIRE(full);
+    CHECK(full.value() == parley::parse_json_from_text(json_part).value());
+    CHECK(full.complete());
+    CHECK(full.offset() == json_at);
+    CHECK(full.length() == json_part.size());
+    auto cut = parley::from_partial_text<pj_test::order>(reply.substr(0, reply.find("\"tea\"") + 3));
+    REQUIRE(cut);
+    REQUIRE(cut->items.size() == 1);
+    CHECK(cut->items[0].name == "te");
+}
+
+TEST_CASE("parse_partial_json_from_text: JSON among prose, without a fence") {
+    CHECK(json::serialize(parley::parse_partial_json_from_text("The result is {\"a\": [1").value()) == R"({"a":[1]})");
+    CHECK(parley::parse_partial_json_from_text("Use {name} in: ").value().is_null());
+    CHECK(json::serialize(parley::parse_partial_json_from_text("Use {name} in: {\"a\": 1").value()) == R"({"a":1})");
+    CHECK(json::serialize(parley::parse_partial_json_from_text("Items: [").value()) == "[]");
+    CHECK(json::serialize(parley::parse_partial_json_from_text("  [1, 2").value()) == "[1,2]");
+    CHECK(json::serialize(parley::parse_partial_json_from_text("\"quoted").value()) == R"("quoted")");
+    const std::string text = "The result is {\"a\": [1, 2]} as asked.";
+    for (std::size_t n = 0; n <= text.size(); ++n) CHECK(parley::parse_partial_json_from_text(text.substr(0, n)));
+    CHECK(parley::parse_partial_json_from_text(text).value() == json::parse(R"({"a": [1, 2]})"));
+
+    // Errors are located in the whole text.
+    const std::string bad = "Here:\n```json\n{\"a\" 1";
+    auto r = parley::parse_partial_json_from_text(bad);
+    REQUIRE(!r);
+    CHECK(r.error().offset == bad.size() - 1);
+    CHECK(r.error().message() ==
+          "expected valid JSON, found \"1\" at line 3, column 6, offset 19 (expected ':' after a member name)");
+    auto deep = parley::parse_partial_json_from_text("Deep: " + std::string(1000, '['));
+    REQUIRE(!deep);
+    CHECK(deep.error().code == parley::json_text_errc::too_deep);
+    CHECK(deep.error().offset == 6 + 64);
+}

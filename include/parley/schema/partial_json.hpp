@@ -69,6 +69,59 @@ from_json_result<T> from_partial_json(std::string_view prefix, from_json_options
     return from_json<T>(json.value(), options);
 }
 
+/// The JSON of a free-text reply still streaming in (prose, then JSON), completed like
+/// `parse_partial_json`. The JSON is taken to start at the first line opening a code fence
+/// (```json) or, when there is none yet, at the first `{`, `[` or `"` that begins the text or a
+/// `{` or `[` followed by what may follow it in JSON (or by nothing yet); before that there is
+/// nothing of a value (`null`). Offsets in the result and its errors are offsets in `text`.
+inline json_text_result parse_partial_json_from_text(std::string_view text, const json_text_options& options = {}) {
+    namespace d = detail::json_text;
+    if (text.size() > options.max_size) return json_text_result(d::too_large(text.size(), options.max_size));
+    std::size_t start = d::skip_space(text, 0);
+    bool at_start = start < text.size() && (text[start] == '{' || text[start] == '[' || text[start] == '"' ||
+                                            text.substr(start, 3) == "```" || text.substr(start, 3) == "~~~");
+    if (!at_start) {
+        start = std::string_view::npos;
+        for (std::size_t line = 0; line < text.size();) {  // the first fence line
+            std::size_t i = line;
+            while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+            if (text.substr(i, 3) == "```" || text.substr(i, 3) == "~~~") {
+                start = i;
+                break;
+            }
+            std::size_t eol = text.find('\n', line);
+            if (eol == std::string_view::npos) break;
+            line = eol + 1;
+        }
+        for (std::size_t pos = text.find_first_of("{["); start == std::string_view::npos && pos != std::string_view::npos;
+             pos = text.find_first_of("{[", pos + 1)) {
+            std::size_t next = d::skip_space(text, pos + 1);
+            if (next == text.size() || d::may_follow_bracket(text[pos], text[next])) start = pos;
+        }
+        if (start == std::string_view::npos) return {nullptr, text.size(), 0, false};
+    }
+    json_text_result r = parse_partial_json(text.substr(start), options);
+    if (r) {
+        const std::size_t offset = start + r.offset();
+        const std::size_t length = r.length();
+        const bool complete = r.complete();
+        return {std::move(r).value(), offset, length, complete};
+    }
+    const json_text_error& e = r.error();
+    if (e.code == json_text_errc::too_deep) return json_text_result(d::too_deep(text, start + e.offset, options.max_depth));
+    return json_text_result(d::malformed(text, start + e.offset, e.problem.detail));
+}
+
+/// `parse_partial_json_from_text` then `from_json<T>` with `options.partial` set.
+template <class T>
+from_json_result<T> from_partial_text(std::string_view text, from_json_options options = {},
+                                      const json_text_options& text_options = {}) {
+    json_text_result json = parse_partial_json_from_text(text, text_options);
+    if (!json) return {std::vector<json_problem>{json.error().problem}, {}, 0};
+    options.partial = true;
+    return from_json<T>(json.value(), options);
+}
+
 }  // namespace parley
 
 #endif
