@@ -14,8 +14,8 @@
 //
 // strict_json_schema<T>() follows OpenAI's "Supported schemas" rules for
 // `response_format: {type: json_schema, strict: true}` and `tools[].function.strict`, as
-// documented in the Structured Outputs guide (platform.openai.com/docs/guides/structured-outputs,
-// checked 2025):
+// documented in the Structured Outputs guide (platform.openai.com/docs/guides/structured-outputs;
+// its earlier versions had lower limits: 100 properties, 5 levels, 500 enum values):
 //   - the root is an object (T must be a described struct) and is not anyOf;
 //   - every object has `additionalProperties: false` and lists every property in `required`;
 //     an optional member becomes `anyOf: [<schema>, {"type": "null"}]`;
@@ -30,7 +30,10 @@
 //   - limits: at most 5000 object properties in total, 10 levels of object nesting, 1000 enum
 //     values in total, 120,000 characters of property names, definition names and enum values,
 //     and 15,000 characters for one enum of more than 250 values. Exceeding one is a compile
-//     error (static_assert) naming the limit;
+//     error (static_assert) naming the limit. Counted as written (a definition written in
+//     place counts again); nesting counts objects from the root (level 1) through members,
+//     items and anyOf, following $ref, a struct reached again through recursion adding no
+//     level (parley::strict_json_schema_stats<T> gives the counts);
 //   - no form exists for std::map (OpenAI needs additionalProperties: false) nor for a raw
 //     boost::json::value (any JSON): a type containing them has no strict schema, a compile
 //     error that names the type.
