@@ -24,6 +24,8 @@ enum class errc {
     template_raised,  ///< the template called raise_exception()
     invalid_argument,  ///< a bad argument from C++ code
     template_callback,  ///< a filter, test or function written in C++ threw an exception
+    chat_invalid,  ///< a message, request parameter, conversation or template set breaks a rule of the chat model
+    yaml_syntax,  ///< a YAML file does not parse
 };
 
 namespace detail {
@@ -42,6 +44,8 @@ public:
         case errc::template_raised: return "error raised by the template";
         case errc::invalid_argument: return "invalid argument";
         case errc::template_callback: return "a C++ filter, test or function failed";
+        case errc::chat_invalid: return "invalid message, request or conversation template";
+        case errc::yaml_syntax: return "YAML syntax error";
         }
         return "unknown parley error";
     }
