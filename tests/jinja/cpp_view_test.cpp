@@ -162,7 +162,25 @@ struct containers {
 };
 BOOST_DESCRIBE_STRUCT(containers, (), (arr, tags, linked, dq, grid, words, one, groups, gaps, meta))
 
+// A type of the user's own, not described: view_traits tells templates how to read it.
+struct celsius {
+    double degrees = 0;
+};
+
 }  // namespace
+
+template <>
+struct parley::jinja::view_traits<celsius> {
+    static value view(const celsius& c) { return value(c.degrees * 9 / 5 + 32); }
+};
+
+TEST_CASE("cpp_view: view_traits lets templates read a type of one's own, also inside containers") {
+    const std::map<std::string, celsius> temps{{"oslo", {-5}}, {"rome", {20}}};
+    CHECK(render_view("{{ oslo }} {{ rome + 1 }} {{ rome is number }}", temps) == "23.0 69.0 True");
+    const std::vector<celsius> days{{0}, {100}};
+    CHECK(render_view("{{ d|map('string')|join(' ') }}", std::map<std::string, std::vector<celsius>>{{"d", days}}) ==
+          "32.0 212.0");
+}
 
 TEST_CASE("cpp_view: a described struct is a mapping of its members; nested structs are mappings too") {
     customer c;

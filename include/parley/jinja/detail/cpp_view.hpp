@@ -12,6 +12,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include <array>
+#include <concepts>
 #include <cstdint>
 #include <iterator>
 #include <optional>
@@ -20,10 +21,25 @@
 #include <type_traits>
 #include <utility>
 
+namespace parley::jinja {
+
+/// Specialise `view_traits<T>` to let templates read a type of your own in place: it has one
+/// member, `static value view(const T& x)`, which returns a value that views `x` (for instance
+/// `value::view_of(&x, &my_adapter)`). A specialisation takes precedence over every built-in view.
+template <class T>
+struct view_traits;
+
+}  // namespace parley::jinja
+
 namespace parley::jinja::detail {
 
 template <class T>
 value cpp_view(const T& x);
+
+template <class T>
+concept has_view_traits = requires(const T& x) {
+    { view_traits<T>::view(x) } -> std::same_as<value>;
+};
 
 template <class T, class = void>
 struct is_range : std::false_type {};
@@ -144,6 +160,8 @@ template <class T>
 value cpp_view(const T& x) {
     if constexpr (std::is_same_v<T, value>) {
         return x;
+    } else if constexpr (has_view_traits<T>) {
+        return view_traits<T>::view(x);
     } else if constexpr (std::is_same_v<T, boost::json::value>) {
         return json_view(x);
     } else if constexpr (std::is_same_v<T, boost::json::object> || std::is_same_v<T, boost::json::array>) {

@@ -1,0 +1,400 @@
+// parley/chat/json.hpp: messages and conversations as JSON in the OpenAI wire shape; control
+// messages as their YAML form (`{"role": "default-request", "model": "...", "temperature": 0.2}`).
+#ifndef PARLEY_CHAT_JSON_HPP
+#define PARLEY_CHAT_JSON_HPP
+
+#include <parley/chat/message.hpp>
+#include <parley/chat/rules.hpp>
+#include <parley/error.hpp>
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace parley {
+
+/// Request parameters as a JSON object (only the fields that are set, in declaration order).
+inline void write_params(boost::json::object& o, const request_params& p) {
+    if (p.model) o["model"] = *p.model;
+    if (p.max_tokens) o["max_tokens"] = *p.max_tokens;
+    if (p.temperature) o["temperature"] = *p.temperature;
+    if (p.top_p) o["top_p"] = *p.top_p;
+    if (p.stop) {
+        if (const auto* one = std::get_if<std::string>(&*p.stop)) {
+            o["stop"] = *one;
+        } else {
+            boost::json::array a;
+            for (const auto& s : std::get<std::vector<std::string>>(*p.stop)) a.emplace_back(s);
+            o["stop"] = std::move(a);
+        }
+    }
+    if (p.presence_penalty) o["presence_penalty"] = *p.presence_penalty;
+    if (p.frequency_penalty) o["frequency_penalty"] = *p.frequency_penalty;
+    if (p.logit_bias) {
+        boost::json::object b;
+        for (const auto& [token, bias] : *p.logit_bias) b[token] = bias;
+        o["logit_bias"] = std::move(b);
+    }
+    if (p.seed) o["seed"] = *p.seed;
+    if (p.n) o["n"] = *p.n;
+    if (p.response_format) o["response_format"] = *p.response_format;
+    if (p.functions) {
+        boost::json::array a;
+        for (const auto& f : *p.functions) a.emplace_back(f);
+        o["functions"] = std::move(a);
+    }
+    if (p.call_function) o["call_function"] = *p.call_function;
+}
+
+/// A message as a JSON object. An assistant message without content has `"content": null`
+/// (as the OpenAI API writes it); other messages without content have no `content` key.
+inline boost::json::object message_to_json(const message& m) {
+    boost::json::object o;
+    o["role"] = role_name(m.role);
+    if (const auto* s = std::get_if<std::string>(&m.content)) {
+        o["content"] = *s;
+    } else if (m.has_parts()) {
+        boost::json::array parts;
+        for (const auto& p : m.parts()) {
+            boost::json::object jp;
+            if (p.type == content_part::kind::text) {
+                jp["type"] = "text";
+                jp["text"] = p.text;
+            } else {
+                jp["type"] = "image_url";
+                boost::json::object img;
+                img["url"] = p.url;
+                if (p.detail) img["detail"] = *p.detail;
+                jp["image_url"] = std::move(img);
+            }
+            parts.emplace_back(std::move(jp));
+        }
+        o["content"] = std::move(parts);
+    } else if (m.role == role::assistant) {
+        o["content"] = nullptr;
+    }
+    if (m.name) o["name"] = *m.name;
+    if (m.function_call) o["function_call"] = {{"name", m.function_call->name}, {"arguments", m.function_call->arguments}};
+    if (!m.tool_calls.empty()) {
+        boost::json::array calls;
+        for (const auto& c : m.tool_calls)
+            calls.push_back(boost::json::object{
+                {"id", c.id},
+                {"type", "function"},
+                {"function", {{"name", c.function.name}, {"arguments", c.function.arguments}}}});
+        o["tool_calls"] = std::move(calls);
+    }
+    if (m.tool_call_id) o["tool_call_id"] = *m.tool_call_id;
+    write_params(o, m.params);
+    return o;
+}
+
+/// A conversation as a JSON array of messages.
+inline boost::json::array conversation_to_json(const std::vector<message>& messages) {
+    boost::json::array a;
+    a.reserve(messages.size());
+    for (const auto& m : messages) a.emplace_back(message_to_json(m));
+    return a;
+}
+
+namespace detail {
+
+/// Reads JSON into chat types; every error names the JSON pointer of the offending value.
+struct chat_json_reader {
+    std::string path;
+
+    [[noreturn]] void fail(const std::string& what) const {
+        throw error(errc::chat_invalid, (path.empty() ? std::string("/") : path) + ": " + what);
+    }
+    struct step {
+        chat_json_reader& r;
+        std::size_t size;
+        step(chat_json_reader& reader, std::string_view key) : r(reader), size(reader.path.size()) {
+            r.path += '/';
+            for (char c : key) {  // RFC 6901 escapes
+                if (c == '~') r.path += "~0";
+                else if (c == '/') r.path += "~1";
+                else r.path += c;
+            }
+        }
+        step(chat_json_reader& reader, std::size_t index) : step(reader, std::to_string(index)) {}
+        ~step() { r.path.resize(size); }
+        step(const step&) = delete;
+        step& operator=(const step&) = delete;
+    };
+
+    static const char* kind(const boost::json::value& v) {
+        switch (v.kind()) {
+        case boost::json::kind::null: return "null";
+        case boost::json::kind::bool_: return "a boolean";
+        case boost::json::kind::int64:
+        case boost::json::kind::uint64: return "an integer";
+        case boost::json::kind::double_: return "a number";
+        case boost::json::kind::string: return "a string";
+        case boost::json::kind::array: return "an array";
+        case boost::json::kind::object: return "an object";
+        }
+        return "a value";
+    }
+    void expected(const char* what, const boost::json::value& found) const {
+        fail(std::string("expected ") + what + ", found " + kind(found));
+    }
+    std::string string(const boost::json::value& v) const {
+        if (!v.is_string()) expected("a string", v);
+        return std::string(v.get_string());
+    }
+    const boost::json::object& object(const boost::json::value& v) const {
+        if (!v.is_object()) expected("an object", v);
+        return v.get_object();
+    }
+    const boost::json::array& array(const boost::json::value& v) const {
+        if (!v.is_array()) expected("an array", v);
+        return v.get_array();
+    }
+    double number(const boost::json::value& v) const {
+        if (v.is_int64()) return static_cast<double>(v.get_int64());
+        if (v.is_uint64()) return static_cast<double>(v.get_uint64());
+        if (v.is_double()) return v.get_double();
+        expected("a number", v);
+        return 0;
+    }
+    std::int64_t integer(const boost::json::value& v) const {
+        if (v.is_int64()) return v.get_int64();
+        if (v.is_double() && std::trunc(v.get_double()) == v.get_double() && std::abs(v.get_double()) < 9e15)
+            return static_cast<std::int64_t>(v.get_double());
+        if (v.is_uint64()) fail("integer out of range");
+        expected("an integer", v);
+        return 0;
+    }
+    void check_value(chat_rule broken, role r, std::string_view key) const {
+        if (broken != chat_rule::none) fail(describe(broken, r, key));
+    }
+
+    // Reads the request parameter `key`; true when `key` is one.
+    bool param(request_params& p, std::string_view key, const boost::json::value& v, role r) {
+        if (!is_request_param(key)) return false;
+        step s(*this, key);
+        auto num = [&](std::optional<double>& field) {
+            field = number(v);
+            check_value(check_number(key, *field), r, key);
+        };
+        if (key == "model") p.model = string(v);
+        else if (key == "max_tokens") {
+            p.max_tokens = integer(v);
+            check_value(check_number(key, static_cast<double>(*p.max_tokens)), r, key);
+        } else if (key == "temperature") num(p.temperature);
+        else if (key == "top_p") num(p.top_p);
+        else if (key == "presence_penalty") num(p.presence_penalty);
+        else if (key == "frequency_penalty") num(p.frequency_penalty);
+        else if (key == "seed") p.seed = integer(v);
+        else if (key == "n") {
+            p.n = integer(v);
+            check_value(check_number(key, static_cast<double>(*p.n)), r, key);
+        } else if (key == "stop") {
+            if (v.is_string()) {
+                p.stop = std::string(v.get_string());
+            } else {
+                std::vector<std::string> list;
+                const auto& a = array(v);
+                for (std::size_t i = 0; i < a.size(); ++i) {
+                    step e(*this, i);
+                    list.push_back(string(a[i]));
+                }
+                p.stop = std::move(list);
+            }
+        } else if (key == "logit_bias") {
+            std::vector<std::pair<std::string, std::int64_t>> bias;
+            for (const auto& kv : object(v)) {
+                step e(*this, kv.key());
+                check_value(check_logit_bias_key(kv.key()), r, kv.key());
+                const std::int64_t b = integer(kv.value());
+                check_value(check_number("logit_bias", static_cast<double>(b)), r, "logit_bias");
+                bias.emplace_back(std::string(kv.key()), b);
+            }
+            p.logit_bias = std::move(bias);
+        } else if (key == "response_format") {
+            p.response_format = object(v);
+        } else if (key == "functions") {
+            std::vector<std::string> names;
+            const auto& a = array(v);
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                step e(*this, i);
+                names.push_back(string(a[i]));
+            }
+            p.functions = std::move(names);
+        } else if (key == "call_function") {
+            p.call_function = string(v);
+        }
+        return true;
+    }
+
+    function_call call(const boost::json::value& v) {
+        function_call c;
+        for (const auto& kv : object(v)) {
+            step s(*this, kv.key());
+            if (kv.key() == "name") c.name = string(kv.value());
+            else if (kv.key() == "arguments") c.arguments = string(kv.value());
+            else fail("unknown key in a function call (expected 'name' and 'arguments')");
+        }
+        return c;
+    }
+
+    content_part part(const boost::json::value& v) {
+        const auto& o = object(v);
+        const auto* type = o.if_contains("type");
+        if (!type) fail("a content part needs a 'type' (\"text\" or \"image_url\")");
+        std::string t;
+        {
+            step s(*this, "type");
+            t = string(*type);
+            if (t != "text" && t != "image_url") fail("unknown content part type '" + t + "' (expected \"text\" or \"image_url\")");
+        }
+        content_part p;
+        for (const auto& kv : o) {
+            step s(*this, kv.key());
+            if (kv.key() == "type") continue;
+            if (t == "text" && kv.key() == "text") {
+                p.text = string(kv.value());
+            } else if (t == "image_url" && kv.key() == "image_url") {
+                p.type = content_part::kind::image_url;
+                bool has_url = false;
+                for (const auto& ik : object(kv.value())) {
+                    step i(*this, ik.key());
+                    if (ik.key() == "url") {
+                        p.url = string(ik.value());
+                        has_url = true;
+                    } else if (ik.key() == "detail") {
+                        p.detail = string(ik.value());
+                        check_value(check_detail(*p.detail), role::user, *p.detail);
+                    } else {
+                        fail("unknown key in an image_url (expected 'url' and 'detail')");
+                    }
+                }
+                if (!has_url) fail("an image_url needs a 'url'");
+            } else {
+                fail("unknown key in a " + t + " content part");
+            }
+        }
+        if (t == "text" && !o.contains("text")) fail("a text content part needs a 'text'");
+        if (t == "image_url" && !o.contains("image_url")) fail("an image_url content part needs an 'image_url'");
+        return p;
+    }
+
+    message read_message(const boost::json::value& v) {
+        const auto& o = object(v);
+        message m;
+        const auto* r = o.if_contains("role");
+        if (!r) fail("a message needs a 'role'");
+        {
+            step s(*this, "role");
+            const std::string name = string(*r);
+            const auto found = role_from_name(name);
+            if (!found)
+                fail("unknown role '" + name +
+                     "' (expected system, user, assistant, function, tool, default-request, request or truncate)");
+            m.role = *found;
+        }
+        for (const auto& kv : o) {
+            const std::string_view key = kv.key();
+            if (key == "role") continue;
+            // `"content": null` is how the wire says "no content"
+            if (key == "content" && kv.value().is_null()) continue;
+            if (const chat_rule broken = check_key(m.role, key); broken != chat_rule::none) {
+                step s(*this, key);
+                fail(describe(broken, m.role, key));
+            }
+            if (param(m.params, key, kv.value(), m.role)) continue;
+            step s(*this, key);
+            const auto& val = kv.value();
+            if (key == "name") {
+                m.name = string(val);
+            } else if (key == "content") {
+                if (val.is_string()) {
+                    m.content = std::string(val.get_string());
+                } else {
+                    std::vector<content_part> parts;
+                    const auto& a = array(val);
+                    for (std::size_t i = 0; i < a.size(); ++i) {
+                        step e(*this, i);
+                        parts.push_back(part(a[i]));
+                        if (parts.back().type == content_part::kind::image_url && m.role != role::user)
+                            fail(describe(chat_rule::image_outside_user, m.role));
+                    }
+                    m.content = std::move(parts);
+                }
+            } else if (key == "function_call") {
+                m.function_call = call(val);
+                if (m.function_call->name.empty()) fail(describe(chat_rule::empty_call_name, m.role));
+            } else if (key == "tool_calls") {
+                const auto& a = array(val);
+                for (std::size_t i = 0; i < a.size(); ++i) {
+                    step e(*this, i);
+                    tool_call tc;
+                    bool has_function = false;
+                    for (const auto& ck : object(a[i])) {
+                        step c(*this, ck.key());
+                        if (ck.key() == "id") tc.id = string(ck.value());
+                        else if (ck.key() == "type") {
+                            if (string(ck.value()) != "function") fail("a tool call's type is \"function\"");
+                        } else if (ck.key() == "function") {
+                            tc.function = call(ck.value());
+                            has_function = true;
+                        } else {
+                            fail("unknown key in a tool call (expected 'id', 'type' and 'function')");
+                        }
+                    }
+                    if (tc.id.empty()) fail(describe(chat_rule::empty_tool_call_id, m.role));
+                    if (!has_function || tc.function.name.empty()) fail(describe(chat_rule::empty_call_name, m.role));
+                    m.tool_calls.push_back(std::move(tc));
+                }
+            } else if (key == "tool_call_id") {
+                m.tool_call_id = string(val);
+            }
+        }
+        if (const rule_violation v = check(m)) fail(describe(v.rule, m.role, v.key));
+        return m;
+    }
+};
+
+}  // namespace detail
+
+/// Reads a message written by message_to_json (or by the OpenAI API). Throws parley::error
+/// (errc::chat_invalid) naming the JSON pointer of the first problem: unknown role or key, a
+/// field the role does not take, a missing required field, a parameter out of range.
+inline message message_from_json(const boost::json::value& v) {
+    detail::chat_json_reader r;
+    return r.read_message(v);
+}
+
+/// Reads a conversation (a JSON array of messages); errors as message_from_json, with the
+/// message's index in the pointer (`/3/role`).
+inline std::vector<message> conversation_from_json(const boost::json::value& v) {
+    detail::chat_json_reader r;
+    std::vector<message> out;
+    const auto& a = r.array(v);
+    out.reserve(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        detail::chat_json_reader::step s(r, i);
+        out.push_back(r.read_message(a[i]));
+    }
+    return out;
+}
+
+/// Boost.JSON customisation: `boost::json::value_from(message)` and `value_to<message>(v)`.
+inline void tag_invoke(boost::json::value_from_tag, boost::json::value& v, const message& m) {
+    v = message_to_json(m);
+}
+inline message tag_invoke(boost::json::value_to_tag<message>, const boost::json::value& v) {
+    return message_from_json(v);
+}
+
+}  // namespace parley
+
+#endif

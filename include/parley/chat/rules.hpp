@@ -1,0 +1,252 @@
+// parley/chat/rules.hpp: the rules of the chat model, in one place for the three ways messages
+// are made: C++ at run time (`validate`), YAML files (the loader, which adds file:line:col) and
+// the constexpr builders (which turn a broken rule into a compile error).
+#ifndef PARLEY_CHAT_RULES_HPP
+#define PARLEY_CHAT_RULES_HPP
+
+#include <parley/chat/message.hpp>
+#include <parley/error.hpp>
+#include <parley/schema/function_signature.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace parley {
+
+/// A rule of the chat model. `none` means no rule is broken.
+enum class chat_rule : std::uint8_t {
+    none,
+    unknown_key,  ///< a key that no message has (a typo such as `temprature`)
+    param_outside_request,  ///< a request parameter in a message that is not default-request/request
+    field_in_control,  ///< content, name or a call in a default-request/request message
+    key_in_truncate,  ///< any key but `role` in a truncate message
+    assistant_only,  ///< function_call or tool_calls outside an assistant message
+    tool_only,  ///< tool_call_id outside a tool message
+    function_needs_name,  ///< a function message without a name
+    tool_needs_id,  ///< a tool message without tool_call_id
+    empty_default_request,  ///< a default-request message that sets no parameter
+    image_outside_user,  ///< an image part outside a user message
+    bad_detail,  ///< an image detail other than auto, low or high
+    empty_call_name,  ///< a function call or tool call without a function name
+    empty_tool_call_id,  ///< a tool call without an id
+    out_of_range,  ///< a numeric request parameter outside its range
+    too_many_stops,  ///< more than 4 stop sequences
+    empty_stop,  ///< an empty stop sequence
+    bad_logit_bias_key,  ///< a logit_bias key that is not a token id
+    bad_function_name,  ///< a name in `functions` that does not match ^[a-zA-Z0-9_-]{1,64}$
+    duplicate_function,  ///< a name listed twice in `functions`
+    forced_function_not_listed,  ///< call_function names a function that `functions` does not list
+    bad_response_format,  ///< response_format without a type of text, json_object or json_schema
+};
+
+/// The keys a message may have, as written in YAML and JSON (request parameters aside).
+inline constexpr std::string_view message_keys[] = {"role", "name", "content", "function_call", "tool_calls",
+                                                    "tool_call_id"};
+
+/// The rule broken by key `key` in a message of role `r` (`none` when the key is allowed there).
+constexpr chat_rule check_key(role r, std::string_view key) noexcept {
+    if (key == "role") return chat_rule::none;
+    if (is_request_param(key)) {
+        if (r == role::truncate) return chat_rule::key_in_truncate;
+        return is_control(r) ? chat_rule::none : chat_rule::param_outside_request;
+    }
+    bool known = false;
+    for (auto k : message_keys) known = known || k == key;
+    if (!known) return chat_rule::unknown_key;
+    if (r == role::truncate) return chat_rule::key_in_truncate;
+    if (is_control(r)) return chat_rule::field_in_control;
+    if ((key == "function_call" || key == "tool_calls") && r != role::assistant) return chat_rule::assistant_only;
+    if (key == "tool_call_id" && r != role::tool) return chat_rule::tool_only;
+    return chat_rule::none;
+}
+
+/// The rule broken by a message of role `r` that lacks something it needs.
+constexpr chat_rule check_required(role r, bool has_name, bool has_tool_call_id, bool params_empty) noexcept {
+    if (r == role::function && !has_name) return chat_rule::function_needs_name;
+    if (r == role::tool && !has_tool_call_id) return chat_rule::tool_needs_id;
+    if (r == role::default_request && params_empty) return chat_rule::empty_default_request;
+    return chat_rule::none;
+}
+
+/// Bounds of a numeric request parameter.
+struct param_range {
+    double min, max;
+};
+
+/// The range of numeric request parameter `name` (for parameters without one, the whole line).
+constexpr param_range range_of(std::string_view name) noexcept {
+    if (name == "temperature") return {0, 2};
+    if (name == "top_p") return {0, 1};
+    if (name == "presence_penalty" || name == "frequency_penalty") return {-2, 2};
+    if (name == "max_tokens") return {1, 1e18};
+    if (name == "n") return {1, 128};
+    if (name == "logit_bias") return {-100, 100};
+    return {-1e300, 1e300};
+}
+
+/// `out_of_range` when `v` is outside the range of parameter `name` (NaN is outside every range).
+constexpr chat_rule check_number(std::string_view name, double v) noexcept {
+    const param_range r = range_of(name);
+    return (v >= r.min && v <= r.max) ? chat_rule::none : chat_rule::out_of_range;
+}
+
+/// `bad_logit_bias_key` unless `key` is a token id (1 to 10 decimal digits).
+constexpr chat_rule check_logit_bias_key(std::string_view key) noexcept {
+    if (key.empty() || key.size() > 10) return chat_rule::bad_logit_bias_key;
+    for (char c : key)
+        if (c < '0' || c > '9') return chat_rule::bad_logit_bias_key;
+    return chat_rule::none;
+}
+
+/// `bad_detail` unless `detail` is auto, low or high.
+constexpr chat_rule check_detail(std::string_view detail) noexcept {
+    return detail == "auto" || detail == "low" || detail == "high" ? chat_rule::none : chat_rule::bad_detail;
+}
+
+/// A sentence saying what is wrong: `key` is the offending key or parameter (may be empty).
+inline std::string describe(chat_rule rule, role r, std::string_view key = {}) {
+    const std::string q = "'" + std::string(key) + "'";
+    const std::string_view rn = role_name(r);
+    const std::string who = (rn[0] == 'a' ? "an " : "a ") + std::string(rn) + " message";
+    switch (rule) {
+    case chat_rule::none: return "no rule is broken";
+    case chat_rule::unknown_key: return "unknown key " + q + " in " + who;
+    case chat_rule::param_outside_request:
+        return q + " is a request parameter: only default-request and request messages set it, not " + who;
+    case chat_rule::field_in_control: return who + " sets request parameters only; it has no " + q;
+    case chat_rule::key_in_truncate: return "a truncate message has no key but 'role', found " + q;
+    case chat_rule::assistant_only: return q + " belongs to assistant messages, not to " + who;
+    case chat_rule::tool_only: return q + " belongs to tool messages, not to " + who;
+    case chat_rule::function_needs_name: return "a function message needs a 'name' (the function's name)";
+    case chat_rule::tool_needs_id: return "a tool message needs a 'tool_call_id' (the id of the call it answers)";
+    case chat_rule::empty_default_request: return "a default-request message must set at least one request parameter";
+    case chat_rule::image_outside_user: return "image parts belong to user messages, not to " + who;
+    case chat_rule::bad_detail: return "an image detail is 'auto', 'low' or 'high', found " + q;
+    case chat_rule::empty_call_name: return "a function call needs the function's 'name'";
+    case chat_rule::empty_tool_call_id: return "a tool call needs an 'id'";
+    case chat_rule::out_of_range: {
+        const param_range range = range_of(key);
+        auto num = [](double d) {
+            std::string s = std::to_string(static_cast<long long>(d));
+            return s;
+        };
+        if (key == "max_tokens") return q + " must be at least 1";
+        return q + " must be between " + num(range.min) + " and " + num(range.max);
+    }
+    case chat_rule::too_many_stops: return "'stop' has at most 4 sequences";
+    case chat_rule::empty_stop: return "a 'stop' sequence cannot be empty";
+    case chat_rule::bad_logit_bias_key: return "a 'logit_bias' key is a token id (decimal digits), found " + q;
+    case chat_rule::bad_function_name:
+        return "a function name matches ^[a-zA-Z0-9_-]{1,64}$, found " + q;
+    case chat_rule::duplicate_function: return "function " + q + " is listed twice in 'functions'";
+    case chat_rule::forced_function_not_listed:
+        return "'call_function' forces " + q + ", which 'functions' does not list";
+    case chat_rule::bad_response_format:
+        return "'response_format' needs a 'type' of \"text\", \"json_object\" or \"json_schema\"";
+    }
+    return "unknown rule";
+}
+
+/// A broken rule and the key or parameter it concerns.
+struct rule_violation {
+    chat_rule rule = chat_rule::none;
+    std::string key;
+    explicit operator bool() const noexcept { return rule != chat_rule::none; }
+};
+
+/// The first rule that request parameters `p` break (their values only: which message may set
+/// them is check_key's business).
+inline rule_violation check(const request_params& p) {
+    auto number = [](std::string_view name, const auto& v) -> rule_violation {
+        if (v && check_number(name, static_cast<double>(*v)) != chat_rule::none)
+            return {chat_rule::out_of_range, std::string(name)};
+        return {};
+    };
+    for (auto r : {number("max_tokens", p.max_tokens), number("temperature", p.temperature),
+                   number("top_p", p.top_p), number("presence_penalty", p.presence_penalty),
+                   number("frequency_penalty", p.frequency_penalty), number("n", p.n)})
+        if (r) return r;
+    if (p.stop) {
+        if (const auto* list = std::get_if<std::vector<std::string>>(&*p.stop)) {
+            if (list->size() > 4) return {chat_rule::too_many_stops, "stop"};
+            for (const auto& s : *list)
+                if (s.empty()) return {chat_rule::empty_stop, "stop"};
+        } else if (std::get<std::string>(*p.stop).empty()) {
+            return {chat_rule::empty_stop, "stop"};
+        }
+    }
+    if (p.logit_bias) {
+        for (const auto& [token, bias] : *p.logit_bias) {
+            if (check_logit_bias_key(token) != chat_rule::none) return {chat_rule::bad_logit_bias_key, token};
+            if (check_number("logit_bias", static_cast<double>(bias)) != chat_rule::none)
+                return {chat_rule::out_of_range, "logit_bias"};
+        }
+    }
+    if (p.response_format) {
+        const auto* type = p.response_format->if_contains("type");
+        const bool ok = type && type->is_string() &&
+                        (type->get_string() == "text" || type->get_string() == "json_object" ||
+                         type->get_string() == "json_schema");
+        if (!ok) return {chat_rule::bad_response_format, "response_format"};
+    }
+    if (p.functions) {
+        const auto& fs = *p.functions;
+        for (std::size_t i = 0; i < fs.size(); ++i) {
+            if (!is_valid_function_name(fs[i])) return {chat_rule::bad_function_name, fs[i]};
+            for (std::size_t j = 0; j < i; ++j)
+                if (fs[j] == fs[i]) return {chat_rule::duplicate_function, fs[i]};
+        }
+    }
+    if (p.call_function && !p.call_function->empty() && *p.call_function != "*") {
+        if (!is_valid_function_name(*p.call_function)) return {chat_rule::bad_function_name, *p.call_function};
+        if (p.functions) {
+            bool listed = false;
+            for (const auto& f : *p.functions) listed = listed || f == *p.call_function;
+            if (!listed) return {chat_rule::forced_function_not_listed, *p.call_function};
+        }
+    }
+    return {};
+}
+
+/// The first rule that message `m` breaks.
+inline rule_violation check(const message& m) {
+    const role r = m.role;
+    auto key = [&](bool present, std::string_view k) -> rule_violation {
+        if (!present) return {};
+        const chat_rule broken = check_key(r, k);
+        if (broken != chat_rule::none) return {broken, std::string(k)};
+        return {};
+    };
+    for (auto v : {key(m.name.has_value(), "name"), key(m.content.index() != 0, "content"),
+                   key(m.function_call.has_value(), "function_call"), key(!m.tool_calls.empty(), "tool_calls"),
+                   key(m.tool_call_id.has_value(), "tool_call_id")})
+        if (v) return v;
+    if (!m.params.empty() && (!is_control(r) || r == role::truncate)) {
+        const std::string_view first = first_set_param(m.params);
+        return {check_key(r, first), std::string(first)};
+    }
+    if (const chat_rule broken = check_required(r, m.name.has_value(), m.tool_call_id.has_value(), m.params.empty());
+        broken != chat_rule::none)
+        return {broken, {}};
+    for (const auto& part : m.parts()) {
+        if (part.type != content_part::kind::image_url) continue;
+        if (r != role::user) return {chat_rule::image_outside_user, "content"};
+        if (part.detail && check_detail(*part.detail) != chat_rule::none) return {chat_rule::bad_detail, *part.detail};
+    }
+    if (m.function_call && m.function_call->name.empty()) return {chat_rule::empty_call_name, "function_call"};
+    for (const auto& call : m.tool_calls) {
+        if (call.id.empty()) return {chat_rule::empty_tool_call_id, "tool_calls"};
+        if (call.function.name.empty()) return {chat_rule::empty_call_name, "tool_calls"};
+    }
+    return check(m.params);
+}
+
+/// Throws parley::error (errc::chat_invalid) with describe()'s sentence when `m` breaks a rule.
+inline void validate(const message& m) {
+    if (const rule_violation v = check(m)) throw error(errc::chat_invalid, describe(v.rule, m.role, v.key));
+}
+
+}  // namespace parley
+
+#endif
