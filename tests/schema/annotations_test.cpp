@@ -8,6 +8,8 @@
 
 #include <parley/schema/json_schema.hpp>
 
+#include "../support/schema_check.hpp"
+
 #include <doctest/doctest.h>
 
 #include <boost/describe/class.hpp>
@@ -44,6 +46,18 @@ PARLEY_ANNOTATE(ticket, "A support ticket",
                 (labels, max_items(10), default_value(json("[]"))),
                 (urgency, default_value(level::high), examples("low")),
                 (score, parley::annotate::multiple_of(0.5), exclusive_maximum(10.0)))
+
+struct part {
+    int number;
+};
+BOOST_DESCRIBE_STRUCT(part, (), (number))
+PARLEY_ANNOTATE(part, "A spare part", name("SparePart"))
+
+struct assembly {
+    std::vector<part> parts;
+    level effort;
+};
+BOOST_DESCRIBE_STRUCT(assembly, (), (parts, effort))
 
 struct unannotated {
     int x;
@@ -271,9 +285,41 @@ TEST_CASE("annotations: every kind reaches the schema") {
 }
 
 TEST_CASE("annotations: a renamed enum is still inline; a renamed struct is named in $defs") {
-    const boost::json::value s = parley::json_schema<std::vector<nt::ticket>>();
-    CHECK(s.at("items") == boost::json::parse(R"({"$ref":"#/$defs/ticket"})"));
-    CHECK(s.at("$defs").at("ticket").at("properties").at("urgency").at("enum") == boost::json::parse(R"(["low","high"])"));
+    const boost::json::value s = parley::json_schema<nt::assembly>();
+    CHECK(s.at("properties").at("parts").at("items") == boost::json::parse(R"({"$ref":"#/$defs/SparePart"})"));
+    CHECK(s.at("$defs").as_object().size() == 1);
+    CHECK(s.at("$defs").at("SparePart").at("description") == "A spare part");
+    CHECK(s.at("properties").at("effort").at("enum") == boost::json::parse(R"(["low","high"])"));
+    CHECK(!s.at("$defs").as_object().contains("Level"));
+    // an unrenamed struct keeps its C++ name
+    const boost::json::value t = parley::json_schema<std::vector<nt::ticket>>();
+    CHECK(t.at("items") == boost::json::parse(R"({"$ref":"#/$defs/ticket"})"));
+}
+
+TEST_CASE("annotations: annotated schemas are valid draft 2020-12 schemas that check what they say") {
+    using schema_check::json;
+    const auto results = schema_check::run({
+        {"ticket", parley::json_schema<nt::ticket>(),
+         {json(R"({"title":"Printer","priority":5,"labels":[],"urgency":"low","score":9.5})"),
+          json(R"({"title":"No","priority":5,"labels":[],"urgency":"low","score":9.5})"),
+          json(R"({"title":"Printer","priority":6,"labels":[],"urgency":"low","score":9.5})"),
+          json(R"({"title":"Printer","priority":5,"labels":[],"urgency":"low","score":9.25})"),
+          json(R"({"title":"Printer","priority":5,"labels":[],"urgency":"low","score":10})"),
+          json(R"({"title":"Printer","priority":5,"labels":[],"urgency":"low","score":1,"owner":"nobody"})")}},
+        {"strict ticket", parley::strict_json_schema<nt::ticket>(),
+         {json(R"({"title":"Printer","priority":5,"owner":null,"labels":[],"urgency":"low","score":9.5})"),
+          json(R"({"title":"Printer","priority":5,"labels":[],"urgency":"low","score":9.5})")}},
+        {"assembly", parley::json_schema<nt::assembly>(),
+         {json(R"({"parts":[{"number":1}],"effort":"high"})"), json(R"({"parts":[{}],"effort":"high"})")}},
+    });
+    REQUIRE(results.size() == 3);
+    for (const auto& r : results) CHECK_MESSAGE(!r.schema_error, r.name, ": ", r.schema_error.value_or(""));
+    const std::vector<std::vector<bool>> expected = {
+        {true, false, false, false, false, false}, {true, false}, {true, false}};
+    for (std::size_t i = 0; i != results.size(); ++i) {
+        CAPTURE(results[i].name);
+        CHECK(results[i].valid == expected[i]);
+    }
 }
 
 }  // namespace

@@ -14,7 +14,12 @@
 #include <boost/describe/class.hpp>
 #include <boost/describe/enum.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/preprocessor/cat.hpp>
+#include <boost/preprocessor/repetition/repeat.hpp>
+#include <boost/preprocessor/repetition/repeat_from_to.hpp>
+#include <boost/preprocessor/tuple/elem.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -129,6 +134,16 @@ struct with_json {
     std::map<std::string, boost::json::value> meta;
 };
 BOOST_DESCRIBE_STRUCT(with_json, (), (payload, meta))
+
+struct hidden_any {
+    leaf first;
+    std::optional<std::vector<std::variant<int, boost::json::value>>> deep;
+};
+BOOST_DESCRIBE_STRUCT(hidden_any, (), (first, deep))
+struct holds_hidden_any {
+    std::vector<hidden_any> items;
+};
+BOOST_DESCRIBE_STRUCT(holds_hidden_any, (), (items))
 
 struct base {
     int id;
@@ -261,10 +276,69 @@ struct enums_1000 {
     wide e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24;
 };
 BOOST_DESCRIBE_STRUCT(enums_1000, (), (e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24))
+// 1000 + 1 = 1001 do not
+enum class single { only };
+BOOST_DESCRIBE_ENUM(single, only)
+struct enums_1001 {
+    wide e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24;
+    single one;
+};
+BOOST_DESCRIBE_STRUCT(enums_1001, (), (e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24, one))
 struct enums_1040 {
     wide e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24, e25;
 };
 BOOST_DESCRIBE_STRUCT(enums_1040, (), (e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24, e25))
+
+// Names of exact lengths for the limits on characters, made by the preprocessor: a prefix of
+// LIMITS_P<n> (n characters) and a number. The enumerators are described with the macros
+// BOOST_DESCRIBE_ENUM is made of, since BOOST_DESCRIBE_ENUM takes at most 52 names written out.
+#define LIMITS_JOIN4_I(a, b, c, d) a##b##c##d
+#define LIMITS_JOIN4(a, b, c, d) LIMITS_JOIN4_I(a, b, c, d)
+#define LIMITS_P10 abcdefghij
+#define LIMITS_P40 LIMITS_JOIN4(LIMITS_P10, LIMITS_P10, LIMITS_P10, LIMITS_P10)
+#define LIMITS_P50 LIMITS_JOIN4(LIMITS_P40, LIMITS_P10, , )
+#define LIMITS_P51 LIMITS_JOIN4(LIMITS_P40, LIMITS_P10, z, )
+#define LIMITS_P57 LIMITS_JOIN4(LIMITS_P40, LIMITS_P10, abcdef, g)
+#define LIMITS_P151 LIMITS_JOIN4(LIMITS_P40, LIMITS_P40, LIMITS_P40, LIMITS_JOIN4(LIMITS_P10, LIMITS_P10, LIMITS_P10, g))
+#define LIMITS_ENUMERATOR(z, n, prefix) BOOST_PP_CAT(prefix, n),
+#define LIMITS_DESCRIBE_I(E, e) BOOST_DESCRIBE_ENUM_ENTRY(E, e)
+#define LIMITS_DESCRIBE(z, n, E_prefix) \
+    LIMITS_DESCRIBE_I(BOOST_PP_TUPLE_ELEM(2, 0, E_prefix), BOOST_PP_CAT(BOOST_PP_TUPLE_ELEM(2, 1, E_prefix), n))
+
+// 120,000 characters of names fit, 120,001 do not: 16 members of 3 characters, each an enum of
+// 49 values of 153 characters (16 * (3 + 49 * 153) = 120,000); one member named with 4
+// characters makes 120,001.
+enum class long_names { BOOST_PP_REPEAT_FROM_TO(10, 59, LIMITS_ENUMERATOR, LIMITS_P151) };
+BOOST_DESCRIBE_ENUM_BEGIN(long_names)
+BOOST_PP_REPEAT_FROM_TO(10, 59, LIMITS_DESCRIBE, (long_names, LIMITS_P151))
+BOOST_DESCRIBE_ENUM_END(long_names)
+struct chars_120000 {
+    long_names e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24, e25;
+};
+BOOST_DESCRIBE_STRUCT(chars_120000, (), (e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24, e25))
+struct chars_120001 {
+    long_names e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24, ex25;
+};
+BOOST_DESCRIBE_STRUCT(chars_120001, (), (e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24, ex25))
+
+// An enum of more than 250 values may have 15,000 characters, not 15,001: 251 names of 57
+// characters and a number from 0 to 250 (251 * 57 + 643 digits = 14,950), then one of 50 (or 51).
+enum class large_15000 { BOOST_PP_REPEAT(251, LIMITS_ENUMERATOR, LIMITS_P57) LIMITS_P50 };
+BOOST_DESCRIBE_ENUM_BEGIN(large_15000)
+BOOST_PP_REPEAT(251, LIMITS_DESCRIBE, (large_15000, LIMITS_P57)) LIMITS_DESCRIBE_I(large_15000, LIMITS_P50)
+BOOST_DESCRIBE_ENUM_END(large_15000)
+enum class large_15001 { BOOST_PP_REPEAT(251, LIMITS_ENUMERATOR, LIMITS_P57) LIMITS_P51 };
+BOOST_DESCRIBE_ENUM_BEGIN(large_15001)
+BOOST_PP_REPEAT(251, LIMITS_DESCRIBE, (large_15001, LIMITS_P57)) LIMITS_DESCRIBE_I(large_15001, LIMITS_P51)
+BOOST_DESCRIBE_ENUM_END(large_15001)
+struct large_enum_15000 {
+    large_15000 e;
+};
+BOOST_DESCRIBE_STRUCT(large_enum_15000, (), (e))
+struct large_enum_15001 {
+    large_15001 e;
+};
+BOOST_DESCRIBE_STRUCT(large_enum_15001, (), (e))
 
 }  // namespace limits
 
@@ -327,6 +401,7 @@ struct strict_walk {
     std::size_t properties = 0;
     std::size_t enum_values = 0;
     std::size_t string_chars = 0;
+    std::size_t large_enum_chars = 0;  // of the enum of more than 250 values with the most
     std::vector<std::string> problems;
 
     void problem(const std::string& where, const std::string& what) { problems.push_back(where + ": " + what); }
@@ -389,8 +464,12 @@ struct strict_walk {
                 if (!known) problem(where, "format not accepted in strict mode");
             }
             if (s.contains("enum")) {
-                enum_values += s.at("enum").as_array().size();
-                for (const auto& e : s.at("enum").as_array()) string_chars += e.as_string().size();
+                const auto& values = s.at("enum").as_array();
+                std::size_t chars = 0;
+                for (const auto& e : values) chars += e.as_string().size();
+                enum_values += values.size();
+                string_chars += chars;
+                if (values.size() > 250) large_enum_chars = std::max(large_enum_chars, chars);
             }
         } else if (type != "integer" && type != "number" && type != "boolean" && type != "null") {
             problem(where, "unknown type " + std::string(type));
@@ -445,11 +524,13 @@ value check_strict_rules() {
     CHECK(stats.properties == walk.properties);
     CHECK(stats.enum_values == walk.enum_values);
     CHECK(stats.string_chars == walk.string_chars);
+    CHECK(stats.large_enum_chars == walk.large_enum_chars);
     CHECK(stats.depth == depth);
     CHECK(depth <= parley::openai_strict_limits::max_depth);
     CHECK(walk.properties <= parley::openai_strict_limits::max_properties);
     CHECK(walk.enum_values <= parley::openai_strict_limits::max_enum_values);
     CHECK(walk.string_chars <= parley::openai_strict_limits::max_string_chars);
+    CHECK(walk.large_enum_chars <= parley::openai_strict_limits::max_large_enum_chars);
     return schema;
 }
 
@@ -473,6 +554,25 @@ static_assert(parley::json_schema_text<const std::vector<zoo::leaf>&> ==
               R"({"$schema":"https://json-schema.org/draft/2020-12/schema","type":"array","items":{"$ref":"#/$defs/leaf"},)"
               R"("$defs":{"leaf":{"type":"object","description":"A labelled leaf","properties":{"label":{"type":"string"}},)"
               R"("required":["label"],"additionalProperties":false}}})");
+// Every integer type has its range as minimum and maximum.
+template <class I>
+constexpr bool integer_schema(std::string_view bounds) {
+    constexpr std::string_view head = R"({"$schema":"https://json-schema.org/draft/2020-12/schema","type":"integer",)";
+    constexpr std::string_view text = parley::json_schema_text<I>;
+    return text.substr(0, head.size()) == head && text.substr(head.size()) == bounds;
+}
+static_assert(integer_schema<signed char>(R"("minimum":-128,"maximum":127})"));
+static_assert(integer_schema<unsigned char>(R"("minimum":0,"maximum":255})"));
+static_assert(integer_schema<short>(R"("minimum":-32768,"maximum":32767})"));
+static_assert(integer_schema<unsigned short>(R"("minimum":0,"maximum":65535})"));
+static_assert(integer_schema<int>(R"("minimum":-2147483648,"maximum":2147483647})"));
+static_assert(integer_schema<unsigned>(R"("minimum":0,"maximum":4294967295})"));
+static_assert(integer_schema<long>(R"("minimum":-9223372036854775808,"maximum":9223372036854775807})"));
+static_assert(integer_schema<unsigned long>(R"("minimum":0,"maximum":18446744073709551615})"));
+static_assert(integer_schema<long long>(R"("minimum":-9223372036854775808,"maximum":9223372036854775807})"));
+static_assert(integer_schema<unsigned long long>(R"("minimum":0,"maximum":18446744073709551615})"));
+static_assert(!integer_schema<int>(R"("minimum":-2147483648,"maximum":2147483646})"));
+
 // the constant is usable like any other: searched at compile time
 static_assert(parley::json_schema_text<zoo::order>.find(R"("pattern":"^[A-Z]{3}-[0-9]+$")") != std::string_view::npos);
 static_assert(parley::strict_json_schema_text<zoo::order>.find("\"default\"") == std::string_view::npos);
@@ -496,10 +596,41 @@ static_assert(parley::strict_json_schema_stats<limits::enums_1000>.enum_values =
 static_assert(parley::strict_describable<limits::enums_1000>);
 static_assert(!parley::strict_describable<limits::enums_1040>);
 static_assert(parley::detail::schema_info_v<limits::enums_1040, true>.stats.enum_values == 1040);
+static_assert(!parley::strict_describable<limits::enums_1001>);
+static_assert(parley::detail::schema_info_v<limits::enums_1001, true>.stats.enum_values == 1001);
+static_assert(parley::strict_json_schema_stats<limits::chars_120000>.string_chars == 120000);
+static_assert(parley::strict_describable<limits::chars_120000>);
+static_assert(!parley::strict_describable<limits::chars_120001>);
+static_assert(parley::detail::schema_info_v<limits::chars_120001, true>.stats.string_chars == 120001);
+static_assert(parley::strict_json_schema_stats<limits::large_enum_15000>.large_enum_chars == 15000);
+static_assert(parley::strict_json_schema_stats<limits::large_enum_15000>.enum_values == 252);
+static_assert(parley::strict_describable<limits::large_enum_15000>);
+static_assert(!parley::strict_describable<limits::large_enum_15001>);
+static_assert(parley::detail::schema_info_v<limits::large_enum_15001, true>.stats.large_enum_chars == 15001);
+// An enum of 250 values or fewer has no limit of its own: 49 values of 153 characters.
+static_assert(parley::strict_json_schema_stats<limits::chars_120000>.large_enum_chars == 0);
+
+// The check itself, on counts: each limit reached passes, each limit passed by one fails (the
+// compile errors it gives are tested in json_schema_compile_test.cpp). 5000 properties take a
+// schema text beyond g++'s default budget for constant evaluation, so that limit is reached here
+// only.
+constexpr parley::schema_stats at_limits{.properties = 5000, .enum_values = 1000, .string_chars = 120000,
+                                         .large_enum_chars = 15000, .depth = 10};
+static_assert(parley::detail::fits_openai_limits(at_limits));
+static_assert((parley::detail::require_openai_limits<at_limits>(), true));
+static_assert(!parley::detail::fits_openai_limits({.properties = 5001}));
+static_assert(!parley::detail::fits_openai_limits({.enum_values = 1001}));
+static_assert(!parley::detail::fits_openai_limits({.string_chars = 120001}));
+static_assert(!parley::detail::fits_openai_limits({.large_enum_chars = 15001}));
+static_assert(!parley::detail::fits_openai_limits({.depth = 11}));
 static_assert(parley::strict_json_schema_stats<zoo::node>.depth == 1);
 static_assert(parley::strict_json_schema_stats<zoo::person>.depth == 2);
 static_assert(parley::strict_json_schema_stats<zoo::person>.properties == 4);
 static_assert(std::is_same_v<parley::detail::strict_offender_t<zoo::with_json>, boost::json::value>);
+// found however deep (a member of a struct in a vector, in an optional vector of variants)
+static_assert(std::is_same_v<parley::detail::strict_offender_t<zoo::holds_hidden_any>, boost::json::value>);
+static_assert(!parley::strict_describable<zoo::holds_hidden_any>);
+static_assert(parley::describable<zoo::holds_hidden_any>);
 
 // ---------------------------------------------------------------------------------------------
 // The tests
@@ -673,6 +804,8 @@ TEST_CASE("json_schema: strict forms follow OpenAI's rules on every sub-schema")
     e.push_back({"with_set", check_strict_rules<zoo::with_set>(), {}, {}});
     e.push_back({"d1", check_strict_rules<limits::d1>(), {}, {}});
     e.push_back({"enums_1000", check_strict_rules<limits::enums_1000>(), {}, {}});
+    e.push_back({"chars_120000", check_strict_rules<limits::chars_120000>(), {}, {}});
+    e.push_back({"large_enum_15000", check_strict_rules<limits::large_enum_15000>(), {}, {}});
     e.push_back({"two_items", check_strict_rules<zoo::two_items>(), {}, {}});
     e.push_back({"order", check_strict_rules<zoo::order>(), {}, {}});
     // and each is a valid draft 2020-12 schema
@@ -713,6 +846,16 @@ TEST_CASE("json_schema: the plain form's shape") {
     // enum: the member's description, then the described enumerators
     CHECK(s.at("properties").at("hue") ==
           json(R"({"type":"string","description":"The hue, if known\n- red: warm\n- blue: cold","enum":["red","green","blue"]})"));
+
+    // a variant is anyOf its alternatives (std::monostate is null); boost::json::value is any
+    // JSON, the empty schema
+    const value v = parley::json_schema<zoo::variants>();
+    CHECK(v.at("properties").at("either") ==
+          json(R"({"anyOf":[{"type":"integer","minimum":-2147483648,"maximum":2147483647},{"type":"string"}]})"));
+    CHECK(v.at("properties").at("maybe") == json(R"({"anyOf":[{"type":"null"},{"type":"number"},{"$ref":"#/$defs/leaf"}]})"));
+    const value j = parley::json_schema<zoo::with_json>();
+    CHECK(j.at("properties").at("payload") == json("{}"));
+    CHECK(j.at("properties").at("meta") == json(R"({"type":"object","additionalProperties":{}})"));
 
     const value c = parley::json_schema<zoo::containers>();
     CHECK(c.at("properties").at("triple") == json(R"({"type":"array","items":{"type":"string"},"minItems":3,"maxItems":3})"));

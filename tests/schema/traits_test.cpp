@@ -124,6 +124,19 @@ static_assert(std::is_same_v<parley::detail::first_unsupported_t<deep_bad>, char
 static_assert(std::is_same_v<parley::detail::first_unsupported_t<std::variant<int, const char*>>, const char*>);
 static_assert(std::is_same_v<parley::detail::first_unsupported_t<tree>, void>);
 
+// The search behind first_unsupported_t (and the strict form's check), with another predicate:
+// the type expression first, through optionals, items, map values and alternatives, then the
+// members of each struct reached, in order.
+template <class T>
+using is_enumeration = std::bool_constant<json_kind_v<T> == json_kind::enumeration>;
+static_assert(std::is_same_v<parley::detail::first_offender_t<is_enumeration, std::optional<std::vector<colour>>>, colour>);
+static_assert(std::is_same_v<parley::detail::first_offender_t<is_enumeration, with_variant>, colour>);
+static_assert(std::is_same_v<parley::detail::first_offender_t<is_enumeration, std::vector<with_variant>>, colour>);
+static_assert(std::is_void_v<parley::detail::first_offender_t<is_enumeration, tree>>);
+static_assert(std::is_same_v<parley::detail::first_offender_t<std::is_floating_point, std::variant<int, std::vector<double>>>,
+                             double>);
+static_assert(std::is_same_v<parley::detail::first_offender_t<std::is_floating_point, std::map<std::string, float>>, float>);
+
 TEST_CASE("traits: classification is usable at run time too") {
     CHECK(parley::detail::classify<std::vector<int>>() == json_kind::array);
     CHECK(parley::detail::classify<double>() == json_kind::number);

@@ -94,40 +94,14 @@ struct cannot_be_strict {
 template <>
 struct cannot_be_strict<void> {};
 
-// The first type inside T with no strict form (a map or a raw JSON value), or void.
-template <class T, json_kind K = json_kind_v<T>>
-struct strict_offender_in {
-    using type = void;
-};
+/// True for the types a strict schema cannot express: std::map (OpenAI needs
+/// additionalProperties: false on every object) and boost::json::value (any JSON).
 template <class T>
-using strict_offender_in_t = typename strict_offender_in<T>::type;
+using has_no_strict_form = std::bool_constant<json_kind_v<T> == json_kind::map || json_kind_v<T> == json_kind::any>;
+
+/// The first type inside T (members of described structs included) with no strict form, or void.
 template <class T>
-struct strict_offender_in<T, json_kind::map> {
-    using type = T;
-};
-template <class T>
-struct strict_offender_in<T, json_kind::any> {
-    using type = T;
-};
-template <class T>
-struct strict_offender_in<T, json_kind::optional> {
-    using type = strict_offender_in_t<typename optional_traits<T>::value_type>;
-};
-template <class T>
-struct strict_offender_in<T, json_kind::array> {
-    using type = strict_offender_in_t<array_item_t<T>>;
-};
-template <class... Ts>
-struct strict_offender_in<std::variant<Ts...>, json_kind::variant> {
-    using found = boost::mp11::mp_remove<boost::mp11::mp_list<strict_offender_in_t<Ts>...>, void>;
-    using type = boost::mp11::mp_eval_if_c<boost::mp11::mp_empty<found>::value, void, boost::mp11::mp_front, found>;
-};
-template <class S>
-using strict_offender_among_members_t = boost::mp11::mp_front<
-    boost::mp11::mp_push_back<boost::mp11::mp_remove<boost::mp11::mp_transform<strict_offender_in_t, member_types_t<S>>, void>, void>>;
-template <class T>
-using strict_offender_t = boost::mp11::mp_front<boost::mp11::mp_push_back<
-    boost::mp11::mp_remove<boost::mp11::mp_transform<strict_offender_among_members_t, struct_closure_t<T>>, void>, void>>;
+using strict_offender_t = first_offender_t<has_no_strict_form, T>;
 
 /// Whether the strict text of T can be generated at all (limits aside).
 template <class T>
@@ -179,12 +153,29 @@ constexpr std::string_view checked_json_schema_text() {
     return schema_text_v<T, false>;
 }
 
-template <class T>
-constexpr bool fits_openai_limits(const schema_stats& s) {
+/// True when a strict schema with these counts is within every limit of openai_strict_limits.
+constexpr bool fits_openai_limits(const schema_stats& s) noexcept {
     return s.properties <= openai_strict_limits::max_properties && s.depth <= openai_strict_limits::max_depth &&
            s.enum_values <= openai_strict_limits::max_enum_values &&
            s.string_chars <= openai_strict_limits::max_string_chars &&
            s.large_enum_chars <= openai_strict_limits::max_large_enum_chars;
+}
+
+/// A compile error naming each limit of openai_strict_limits that a strict schema with the
+/// counts S exceeds.
+template <schema_stats S>
+constexpr void require_openai_limits() {
+    static_assert(S.properties <= openai_strict_limits::max_properties,
+                  "OpenAI strict mode allows at most 5000 object properties in a schema");
+    static_assert(S.depth <= openai_strict_limits::max_depth,
+                  "OpenAI strict mode allows at most 10 levels of object nesting");
+    static_assert(S.enum_values <= openai_strict_limits::max_enum_values,
+                  "OpenAI strict mode allows at most 1000 enum values in a schema");
+    static_assert(S.string_chars <= openai_strict_limits::max_string_chars,
+                  "OpenAI strict mode allows at most 120,000 characters of property names, definition "
+                  "names and enum values");
+    static_assert(S.large_enum_chars <= openai_strict_limits::max_large_enum_chars,
+                  "OpenAI strict mode allows at most 15,000 characters in an enum of more than 250 values");
 }
 
 template <class T>
@@ -197,18 +188,7 @@ constexpr std::string_view checked_strict_json_schema_text() {
                       "wrap the value in a struct");
         if constexpr (json_kind_v<T> == json_kind::object) {
             (void)sizeof(cannot_be_strict<strict_offender_t<T>>);
-            constexpr schema_stats s = schema_info_v<T, true>.stats;
-            static_assert(s.properties <= openai_strict_limits::max_properties,
-                          "OpenAI strict mode allows at most 5000 object properties in a schema");
-            static_assert(s.depth <= openai_strict_limits::max_depth,
-                          "OpenAI strict mode allows at most 10 levels of object nesting");
-            static_assert(s.enum_values <= openai_strict_limits::max_enum_values,
-                          "OpenAI strict mode allows at most 1000 enum values in a schema");
-            static_assert(s.string_chars <= openai_strict_limits::max_string_chars,
-                          "OpenAI strict mode allows at most 120,000 characters of property names, definition "
-                          "names and enum values");
-            static_assert(s.large_enum_chars <= openai_strict_limits::max_large_enum_chars,
-                          "OpenAI strict mode allows at most 15,000 characters in an enum of more than 250 values");
+            require_openai_limits<schema_info_v<T, true>.stats>();
         }
     }
     return schema_text_v<T, true>;
@@ -228,7 +208,7 @@ inline boost::json::value parse_schema_text(std::string_view text) {
 template <class T>
 concept strict_describable =
     detail::strict_expressible_v<std::remove_cvref_t<T>> &&
-    detail::fits_openai_limits<std::remove_cvref_t<T>>(detail::schema_info_v<std::remove_cvref_t<T>, true>.stats);
+    detail::fits_openai_limits(detail::schema_info_v<std::remove_cvref_t<T>, true>.stats);
 
 /// The text of json_schema<T>() as a compile-time constant (compact JSON). A type that cannot
 /// be described is a compile error that names it.

@@ -313,71 +313,74 @@ template <class T>
 using struct_closure_t = typename struct_closure_impl<direct_structs_t<T>, boost::mp11::mp_list<>>::type;
 
 // ---------------------------------------------------------------------------------------------
-// Describability
+// Finding a type inside a type
 
-// Whether the type expression T is supported, taking described structs as supported (their
-// members are checked separately, once per struct).
-template <class T, json_kind K = json_kind_v<T>>
-struct shallow_supported : std::true_type {};
-template <class T>
-struct shallow_supported<T, json_kind::unsupported> : std::false_type {};
-template <class T>
-struct shallow_supported<T, json_kind::optional> : shallow_supported<typename optional_traits<T>::value_type> {};
-template <class T>
-struct shallow_supported<T, json_kind::array> : shallow_supported<array_item_t<T>> {};
-template <class T>
-struct shallow_supported<T, json_kind::map> : shallow_supported<typename string_map_traits<T>::mapped_type> {};
-template <class... Ts>
-struct shallow_supported<std::variant<Ts...>, json_kind::variant>
-    : std::bool_constant<(shallow_supported<Ts>::value && ...)> {};
+// The first non-void type of the mp11 list L, or void.
+template <class L>
+using first_non_void_t = boost::mp11::mp_front<boost::mp11::mp_push_back<boost::mp11::mp_remove<L, void>, void>>;
 
-// The first unsupported type inside the type expression T (void when there is none).
-template <class T, json_kind K = json_kind_v<T>>
-struct first_unsupported_in {
+// The first type inside the type expression T for which Offends<X>::value is true (T itself,
+// then optional values, array items, map values and variant alternatives in order), or void.
+// Described structs are not entered: their members are searched once per struct, below.
+template <template <class> class Offends, class T, bool = Offends<T>::value, json_kind K = json_kind_v<T>>
+struct first_offender_in {
     using type = void;
 };
-template <class T>
-using first_unsupported_in_t = typename first_unsupported_in<T>::type;
-template <class T>
-struct first_unsupported_in<T, json_kind::unsupported> {
+template <template <class> class Offends, class T>
+using first_offender_in_t = typename first_offender_in<Offends, T>::type;
+template <template <class> class Offends, class T, json_kind K>
+struct first_offender_in<Offends, T, true, K> {
     using type = T;
 };
-template <class T>
-struct first_unsupported_in<T, json_kind::optional> {
-    using type = first_unsupported_in_t<typename optional_traits<T>::value_type>;
+template <template <class> class Offends, class T>
+struct first_offender_in<Offends, T, false, json_kind::optional> {
+    using type = first_offender_in_t<Offends, typename optional_traits<T>::value_type>;
 };
-template <class T>
-struct first_unsupported_in<T, json_kind::array> {
-    using type = first_unsupported_in_t<array_item_t<T>>;
+template <template <class> class Offends, class T>
+struct first_offender_in<Offends, T, false, json_kind::array> {
+    using type = first_offender_in_t<Offends, array_item_t<T>>;
 };
-template <class T>
-struct first_unsupported_in<T, json_kind::map> {
-    using type = first_unsupported_in_t<typename string_map_traits<T>::mapped_type>;
+template <template <class> class Offends, class T>
+struct first_offender_in<Offends, T, false, json_kind::map> {
+    using type = first_offender_in_t<Offends, typename string_map_traits<T>::mapped_type>;
 };
-template <class... Ts>
-struct first_unsupported_in<std::variant<Ts...>, json_kind::variant> {
-    using found = boost::mp11::mp_remove<boost::mp11::mp_list<first_unsupported_in_t<Ts>...>, void>;
-    using type = boost::mp11::mp_eval_if_c<boost::mp11::mp_empty<found>::value, void, boost::mp11::mp_front, found>;
+template <template <class> class Offends, class... Ts>
+struct first_offender_in<Offends, std::variant<Ts...>, false, json_kind::variant> {
+    using type = first_non_void_t<boost::mp11::mp_list<first_offender_in_t<Offends, Ts>...>>;
 };
 
-template <class T>
-using shallow_supported_t = shallow_supported<T>;
+template <template <class> class Offends>
+struct first_offender_in_q {
+    template <class T>
+    using fn = first_offender_in_t<Offends, T>;
+};
 
-template <class T>
-using struct_members_supported = boost::mp11::mp_all_of<member_types_t<T>, shallow_supported_t>;
+template <template <class> class Offends>
+struct first_offender_among_members_q {
+    template <class S>
+    using fn = first_non_void_t<boost::mp11::mp_transform_q<first_offender_in_q<Offends>, member_types_t<S>>>;
+};
 
+/// The first type inside T, members of the described structs T reaches included, for which
+/// Offends<X>::value is true, or void: the type expression T is searched first, then the
+/// members of each struct of struct_closure_t<T> in order. Error messages name this type, so
+/// the culprit is named however deep it is.
+template <template <class> class Offends, class T>
+using first_offender_t = first_non_void_t<boost::mp11::mp_push_front<
+    boost::mp11::mp_transform_q<first_offender_among_members_q<Offends>, struct_closure_t<T>>,
+    first_offender_in_t<Offends, T>>>;
+
+// ---------------------------------------------------------------------------------------------
+// Describability
+
+/// True for a type that is not in the table at the top of this header.
 template <class T>
-using first_unsupported_member_t = boost::mp11::mp_eval_if_c<
-    struct_members_supported<T>::value, void, boost::mp11::mp_front,
-    boost::mp11::mp_remove<boost::mp11::mp_transform<first_unsupported_in_t, member_types_t<T>>, void>>;
+using is_unsupported = std::bool_constant<json_kind_v<T> == json_kind::unsupported>;
 
 /// The first type inside T (members of described structs included) that the schema layer
 /// cannot describe, or void when T is describable. Error messages name it.
 template <class T>
-using first_unsupported_t = boost::mp11::mp_eval_if_c<
-    !shallow_supported<T>::value, first_unsupported_in_t<T>, boost::mp11::mp_front,
-    boost::mp11::mp_push_back<boost::mp11::mp_remove<boost::mp11::mp_transform<first_unsupported_member_t, struct_closure_t<T>>, void>,
-                              void>>;
+using first_unsupported_t = first_offender_t<is_unsupported, T>;
 
 }  // namespace parley::detail
 
