@@ -92,11 +92,17 @@ public:
                 };
                 if (p.functions)
                     for (const auto& f : *p.functions)
-                        if (!known(f)) fail("'functions' names '" + f + "', which the set does not define");
+                        if (!known(f)) fail(undefined_function("functions", f));
                 if (p.call_function && !p.call_function->empty() && *p.call_function != "*" && !known(*p.call_function))
-                    fail("'call_function' names '" + *p.call_function + "', which the set does not define");
+                    fail(undefined_function("call_function", *p.call_function));
             }
         }
+    }
+
+    /// The sentence check_functions reports for function `name` that request parameter `param`
+    /// ("functions" or "call_function") names and nothing defines.
+    static std::string undefined_function(std::string_view param, std::string_view name) {
+        return "'" + std::string(param) + "' names '" + std::string(name) + "', which the set does not define";
     }
 
     friend bool operator==(const template_set&, const template_set&) = default;

@@ -1,0 +1,730 @@
+// parley/chat/impl/yaml_read.hpp: the YAML loader (included by parley/chat/yaml.hpp).
+#ifndef PARLEY_CHAT_IMPL_YAML_READ_HPP
+#define PARLEY_CHAT_IMPL_YAML_READ_HPP
+
+#include <parley/chat/detail/yaml_plain.hpp>
+#include <parley/chat/detail/yaml_scalar.hpp>
+#include <parley/chat/rules.hpp>
+#include <parley/chat/yaml.hpp>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace parley {
+namespace detail {
+
+/// Edit distance with adjacent transpositions (optimal string alignment), for "did you mean".
+inline std::size_t yaml_edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    return d[a.size()][b.size()];
+}
+
+/// "; did you mean 'KEY'?" for the closest of `known` when it is close (at most 2 edits, and at
+/// most a third of the word); empty otherwise.
+template <class Range>
+std::string did_you_mean(std::string_view key, const Range& known) {
+    if (key.size() > 64) return {};
+    std::string_view best;
+    std::size_t best_distance = 3;
+    for (std::string_view k : known) {
+        const std::size_t dist = yaml_edit_distance(key, k);
+        if (dist < best_distance && dist * 3 <= std::max(key.size(), k.size())) {
+            best = k;
+            best_distance = dist;
+        }
+    }
+    if (best.empty()) return {};
+    return "; did you mean '" + std::string(best) + "'?";
+}
+
+/// "a, b or c"
+template <class Range>
+std::string yaml_or_list(const Range& words) {
+    std::string s;
+    std::size_t n = 0, count = static_cast<std::size_t>(std::distance(std::begin(words), std::end(words)));
+    for (std::string_view w : words) {
+        if (n > 0) s += n + 1 == count ? " or " : ", ";
+        s += w;
+        ++n;
+    }
+    return s;
+}
+
+/// Reads template sets and templates from YAML; every error is located in the text.
+class yaml_reader {
+public:
+    yaml_reader(std::string_view text, std::string file, const yaml_options& options)
+        : src_(text), file_(std::move(file)), opt_(options) {
+        if (src_.substr(0, 3) == "\xEF\xBB\xBF") src_.remove_prefix(3);  // a byte order mark
+    }
+
+    template_set read_set() {
+        const YAML::Node root = parse();
+        if (!root.IsMap()) {
+            std::string msg = "a template set is a map with 'templates' and 'functions', found " + found(root);
+            if (root.IsSequence()) msg += " (a list of messages is a single template: read it with load_template)";
+            fail(offset(root), msg);
+        }
+        template_set set;
+        std::vector<template_nodes> nodes;
+        static constexpr std::string_view top_keys[] = {"templates", "functions"};
+        for (const field& f : fields(root, 0)) {
+            check_known(f, top_keys, "at the top level of a template set");
+            if (f.name == "templates") read_templates(f, set, nodes);
+            else read_functions(f, set);
+        }
+        if (opt_.check_functions)
+            for (std::size_t t = 0; t < set.templates().size(); ++t) check_functions(set.templates()[t], nodes[t], &set);
+        return set;
+    }
+
+    conversation_template read_single(std::string name) {
+        const YAML::Node root = parse();
+        template_nodes nodes;
+        conversation_template t = read_template(root, std::move(name), 0, nodes);
+        if (opt_.check_functions && !opt_.external_functions.empty()) check_functions(t, nodes, nullptr);
+        return t;
+    }
+
+private:
+    // The YAML nodes a message was read from, to place later errors.
+    struct message_nodes {
+        YAML::Node content;  // a string content
+        std::vector<YAML::Node> parts;  // the text of each content part (undefined for images)
+        std::vector<YAML::Node> functions;  // the names in `functions`
+        YAML::Node call_function;
+    };
+    struct template_nodes {
+        std::vector<message_nodes> messages;
+    };
+    struct field {
+        YAML::Node key, value;
+        std::string name;
+        std::size_t depth;
+    };
+
+    // --- errors and positions ---------------------------------------------------------------
+
+    [[noreturn]] void fail(std::size_t at, const std::string& message, errc code = errc::chat_invalid) const {
+        const yaml_position p = yaml_position_at(src_, at);
+        throw yaml_error(code, message, {file_, p.line, p.column}, p.line_text);
+    }
+    static std::size_t offset(const YAML::Node& n) {
+        const YAML::Mark m = n.Mark();
+        return m.pos < 0 ? 0 : static_cast<std::size_t>(m.pos);
+    }
+    // A field's value, or its key when the value is empty (an empty value's mark is the next token).
+    static std::size_t offset(const field& f) { return f.value.IsNull() ? offset(f.key) : offset(f.value); }
+
+    static std::string shorten(std::string_view s) {
+        if (s.size() <= 40) return std::string(s);
+        std::size_t cut = 37;
+        while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+        return std::string(s.substr(0, cut)) + "...";
+    }
+    static bool quoted(const YAML::Node& n) { return n.Tag() != "?"; }
+    static std::string found(const YAML::Node& n) {
+        switch (n.Type()) {
+        case YAML::NodeType::Map: return "a map";
+        case YAML::NodeType::Sequence: return "a list";
+        case YAML::NodeType::Scalar: return "'" + shorten(n.Scalar()) + "'";
+        default: return "nothing";
+        }
+    }
+    [[noreturn]] void expected(const field& f, const std::string& what) const {
+        std::string msg = "'" + f.name + "' expects " + what + ", found " + found(f.value);
+        if (f.value.IsMap() && src_.substr(offset(f.value), 2) == "{{")
+            msg += " (a text that begins with '{' must be quoted)";
+        fail(offset(f), msg);
+    }
+
+    // --- structure ------------------------------------------------------------------------------
+
+    YAML::Node parse() {
+        if (src_.size() > opt_.limits.max_bytes)
+            fail(opt_.limits.max_bytes, "the text is longer than the limit of " + std::to_string(opt_.limits.max_bytes) +
+                                            " bytes", errc::template_limit);
+        std::vector<YAML::Node> docs;
+        try {
+            docs = YAML::LoadAll(std::string(src_));
+        } catch (const YAML::DeepRecursion& e) {
+            fail(static_cast<std::size_t>(std::max(e.mark.pos, 0)), "the YAML nests too deeply for the parser",
+                 errc::template_limit);
+        } catch (const YAML::ParserException& e) {
+            std::string msg = "YAML syntax error: " + e.msg;
+            if (e.msg == "illegal map value") msg += " (a text that contains ': ' must be quoted)";
+            if (e.msg == "alias not found after *" || e.msg == "the referenced anchor is not defined")
+                msg += " (a text that begins with '*' must be quoted, as in '*')";
+            if (e.msg == "anchor not found after &") msg += " (a text that begins with '&' must be quoted)";
+            fail(static_cast<std::size_t>(std::max(e.mark.pos, 0)), msg, errc::yaml_syntax);
+        } catch (const YAML::Exception& e) {
+            fail(0, std::string("YAML syntax error: ") + e.what(), errc::yaml_syntax);
+        }
+        if (docs.size() > 1) fail(offset(docs[1]), "a file holds one YAML document; this is a second one");
+        return docs.empty() ? YAML::Node() : docs[0];
+    }
+
+    // Counts a node and checks the limits; `depth` is the number of maps and lists around it.
+    void enter(const YAML::Node& n, std::size_t depth) {
+        if ((n.IsMap() || n.IsSequence()) && depth >= opt_.limits.max_depth)
+            fail(offset(n), "maps and lists nest deeper than the limit of " + std::to_string(opt_.limits.max_depth) +
+                                " levels", errc::template_limit);
+        if (++values_ > opt_.limits.max_values)
+            fail(offset(n), "more than the limit of " + std::to_string(opt_.limits.max_values) +
+                                " values (an alias counts each time it is used)", errc::template_limit);
+    }
+
+    // The entries of a map, with string keys; a key given twice is an error unless
+    // `duplicates_allowed` (the caller then reports it in its own words).
+    std::vector<field> fields(const YAML::Node& map, std::size_t depth, bool duplicates_allowed = false) {
+        enter(map, depth);
+        std::vector<field> out;
+        std::unordered_map<std::string, std::size_t> seen;
+        for (auto it = map.begin(); it != map.end(); ++it) {
+            const YAML::Node key = it->first;
+            enter(key, depth + 1);
+            if (!key.IsScalar()) fail(offset(key), "a key is a string, found " + found(key));
+            field f{key, it->second, key.Scalar(), depth + 1};
+            if (!duplicates_allowed) {
+                const auto [at, fresh] = seen.emplace(f.name, offset(key));
+                if (!fresh)
+                    fail(offset(key), "key '" + f.name + "' is given twice (first on line " +
+                                          std::to_string(yaml_position_at(src_, at->second).line) + ")");
+            }
+            out.push_back(std::move(f));
+        }
+        return out;
+    }
+    template <class Range>
+    void check_known(const field& f, const Range& known, std::string_view where) const {
+        for (std::string_view k : known)
+            if (k == f.name) return;
+        fail(offset(f.key), "unknown key '" + f.name + "' " + std::string(where) + " (expected " +
+                                yaml_or_list(known) + ")" + did_you_mean(f.name, known));
+    }
+    std::vector<YAML::Node> items(const field& f, const std::string& what) {
+        if (!f.value.IsSequence()) expected(f, what);
+        enter(f.value, f.depth);
+        std::vector<YAML::Node> out;
+        for (auto it = f.value.begin(); it != f.value.end(); ++it) out.push_back(*it);
+        return out;
+    }
+
+    // --- scalars --------------------------------------------------------------------------------
+
+    std::string text(const field& f, const char* what = "a string") {
+        if (!f.value.IsScalar()) expected(f, what);
+        enter(f.value, f.depth);
+        return f.value.Scalar();
+    }
+    // A plain scalar's meaning; quoted scalars are strings (empty optional).
+    std::optional<plain_value> plain(const field& f) {
+        if (!f.value.IsScalar() || quoted(f.value)) return std::nullopt;
+        enter(f.value, f.depth);
+        return resolve_plain(f.value.Scalar());
+    }
+    [[noreturn]] void not_a_number(const field& f, const char* what) const {
+        if (f.value.IsScalar() && quoted(f.value))
+            fail(offset(f), "'" + f.name + "' expects " + what + ", found '" + shorten(f.value.Scalar()) +
+                                "' (quoted, so a string)");
+        expected(f, what);
+    }
+    double number(const field& f) {
+        const auto v = plain(f);
+        if (v) {
+            if (const auto* i = std::get_if<std::int64_t>(&*v)) return static_cast<double>(*i);
+            if (const auto* u = std::get_if<std::uint64_t>(&*v)) return static_cast<double>(*u);
+            if (const auto* d = std::get_if<double>(&*v)) return *d;
+        }
+        not_a_number(f, "a number");
+    }
+    std::int64_t integer(const field& f) {
+        const auto v = plain(f);
+        if (v) {
+            if (const auto* i = std::get_if<std::int64_t>(&*v)) return *i;
+            if (std::holds_alternative<std::uint64_t>(*v) ||
+                (std::holds_alternative<double>(*v) && yaml_digits(f.value.Scalar().substr(
+                                                           f.value.Scalar()[0] == '-' || f.value.Scalar()[0] == '+'), 10)))
+                fail(offset(f), "'" + f.name + "' expects an integer, found '" + shorten(f.value.Scalar()) +
+                                    "' (outside the 64-bit range)");
+        }
+        not_a_number(f, "an integer");
+    }
+    void check_rule(chat_rule broken, role r, const std::string& key, std::size_t at) const {
+        if (broken != chat_rule::none) fail(at, describe(broken, r, key));
+    }
+
+    // A YAML value as JSON: maps are objects, lists arrays, quoted scalars strings, plain scalars
+    // what the core schema makes of them.
+    boost::json::value to_json(const YAML::Node& n, std::size_t depth) {
+        switch (n.Type()) {
+        case YAML::NodeType::Map: {  // fields() counts the map
+            boost::json::object o;
+            for (const field& f : fields(n, depth)) o[f.name] = to_json(f.value, depth + 1);
+            return o;
+        }
+        case YAML::NodeType::Sequence: {
+            enter(n, depth);
+            boost::json::array a;
+            for (auto it = n.begin(); it != n.end(); ++it) a.push_back(to_json(*it, depth + 1));
+            return a;
+        }
+        case YAML::NodeType::Scalar: {
+            enter(n, depth);
+            if (n.Tag() == "!" || n.Tag() == "tag:yaml.org,2002:str") return boost::json::string(n.Scalar());
+            if (n.Tag() != "?") fail(offset(n), "unsupported tag '" + n.Tag() + "' (JSON values take !!str only)");
+            const plain_value v = resolve_plain(n.Scalar());
+            switch (v.index()) {
+            case 0: return nullptr;
+            case 1: return std::get<bool>(v);
+            case 2: return std::get<std::int64_t>(v);
+            case 3: return std::get<std::uint64_t>(v);
+            case 4: return std::get<double>(v);
+            default: return boost::json::string(std::get<std::string_view>(v));
+            }
+        }
+        default: return nullptr;
+        }
+    }
+    // A JSON object written as a map or as a string of JSON text.
+    boost::json::object json_object(const field& f, const char* what) {
+        if (f.value.IsMap()) return to_json(f.value, f.depth).as_object();
+        if (f.value.IsScalar()) {
+            boost::system::error_code ec;
+            boost::json::value v = boost::json::parse(text(f), ec);
+            if (ec) fail(offset(f), "'" + f.name + "' holds text that is not JSON (" + ec.message() + ")");
+            if (!v.is_object()) fail(offset(f), "'" + f.name + "' expects " + what + ", found JSON text that is not an object");
+            return std::move(v.as_object());
+        }
+        expected(f, what);
+    }
+
+    // --- messages -------------------------------------------------------------------------------
+
+    static std::string roles_expected() {
+        std::vector<std::string_view> names;
+        for (role r : all_roles) names.push_back(role_name(r));
+        return "expected " + yaml_or_list(names);
+    }
+
+    role read_role(const field& f) {
+        const std::string name = text(f, "a role name");
+        if (const auto r = role_from_name(name)) return *r;
+        std::vector<std::string_view> names;
+        for (role r : all_roles) names.push_back(role_name(r));
+        fail(offset(f), "unknown role '" + shorten(name) + "' (" + roles_expected() + ")" + did_you_mean(name, names));
+    }
+
+    function_call read_call(const field& f, role r) {
+        if (!f.value.IsMap()) expected(f, "a map with 'name' and 'arguments'");
+        function_call c;
+        static constexpr std::string_view keys[] = {"name", "arguments"};
+        for (const field& k : fields(f.value, f.depth)) {
+            check_known(k, keys, "in a function call");
+            if (k.name == "name") c.name = text(k);
+            else if (k.value.IsMap() || k.value.IsSequence()) c.arguments = boost::json::serialize(to_json(k.value, k.depth));
+            else c.arguments = text(k, "JSON text or a map");
+        }
+        if (c.name.empty()) fail(offset(f), describe(chat_rule::empty_call_name, r));
+        return c;
+    }
+
+    content_part read_part(const YAML::Node& n, std::size_t depth, role r, YAML::Node& text_node) {
+        if (!n.IsMap()) fail(offset(n), "a content part is a map with a 'type', found " + found(n));
+        const std::vector<field> fs = fields(n, depth);
+        const auto type = std::find_if(fs.begin(), fs.end(), [](const field& f) { return f.name == "type"; });
+        if (type == fs.end()) fail(offset(n), "a content part needs a 'type' (\"text\" or \"image_url\")");
+        const std::string t = text(*type);
+        if (t != "text" && t != "image_url")
+            fail(offset(*type), "unknown content part type '" + shorten(t) + "' (expected \"text\" or \"image_url\")" +
+                                    did_you_mean(t, std::array<std::string_view, 2>{"text", "image_url"}));
+        content_part p;
+        if (t == "text") {
+            static constexpr std::string_view keys[] = {"type", "text"};
+            bool has_text = false;
+            for (const field& f : fs) {
+                check_known(f, keys, "in a text content part");
+                if (f.name != "text") continue;
+                p.text = text(f);
+                text_node = f.value;
+                has_text = true;
+            }
+            if (!has_text) fail(offset(n), "a text content part needs a 'text'");
+            return p;
+        }
+        if (r != role::user) fail(offset(n), describe(chat_rule::image_outside_user, r));
+        p.type = content_part::kind::image_url;
+        static constexpr std::string_view keys[] = {"type", "image_url"};
+        bool has_image = false;
+        for (const field& f : fs) {
+            check_known(f, keys, "in an image_url content part");
+            if (f.name != "image_url") continue;
+            has_image = true;
+            if (!f.value.IsMap()) expected(f, "a map with 'url' and 'detail'");
+            static constexpr std::string_view image_keys[] = {"url", "detail"};
+            bool has_url = false;
+            for (const field& i : fields(f.value, f.depth)) {
+                check_known(i, image_keys, "in an image_url");
+                if (i.name == "url") {
+                    p.url = text(i);
+                    has_url = true;
+                } else {
+                    p.detail = text(i);
+                    check_rule(check_detail(*p.detail), r, *p.detail, offset(i));
+                }
+            }
+            if (!has_url) fail(offset(f), "an image_url needs a 'url'");
+        }
+        if (!has_image) fail(offset(n), "an image_url content part needs an 'image_url'");
+        return p;
+    }
+
+    void read_param(request_params& p, const field& f, role r, message_nodes& mn) {
+        const std::string& key = f.name;
+        auto in_range = [&](double v) { check_rule(check_number(key, v), r, key, offset(f)); };
+        if (key == "model") {
+            p.model = text(f);
+        } else if (key == "max_tokens" || key == "n" || key == "seed") {
+            const std::int64_t v = integer(f);
+            if (key != "seed") in_range(static_cast<double>(v));
+            (key == "max_tokens" ? p.max_tokens : key == "n" ? p.n : p.seed) = v;
+        } else if (key == "temperature" || key == "top_p" || key == "presence_penalty" || key == "frequency_penalty") {
+            const double v = number(f);
+            in_range(v);
+            (key == "temperature" ? p.temperature : key == "top_p" ? p.top_p
+                                                 : key == "presence_penalty" ? p.presence_penalty
+                                                                             : p.frequency_penalty) = v;
+        } else if (key == "stop") {
+            if (f.value.IsScalar()) {
+                p.stop = text(f);
+                if (std::get<std::string>(*p.stop).empty()) fail(offset(f), describe(chat_rule::empty_stop, r));
+                return;
+            }
+            std::vector<std::string> list;
+            for (const YAML::Node& s : items(f, "a string or a list of strings")) {
+                const field e{f.key, s, "stop", f.depth + 1};
+                list.push_back(text(e));
+                if (list.back().empty()) fail(offset(s), describe(chat_rule::empty_stop, r));
+            }
+            if (list.size() > 4) fail(offset(f), describe(chat_rule::too_many_stops, r));
+            p.stop = std::move(list);
+        } else if (key == "logit_bias") {
+            if (!f.value.IsMap()) expected(f, "a map from token ids to biases");
+            std::vector<std::pair<std::string, std::int64_t>> bias;
+            for (const field& b : fields(f.value, f.depth)) {
+                check_rule(check_logit_bias_key(b.name), r, b.name, offset(b.key));
+                const field value{b.key, b.value, "logit_bias", b.depth};
+                const std::int64_t v = integer(value);
+                check_rule(check_number("logit_bias", static_cast<double>(v)), r, "logit_bias", offset(value));
+                bias.emplace_back(b.name, v);
+            }
+            p.logit_bias = std::move(bias);
+        } else if (key == "response_format") {
+            request_params only;
+            only.response_format = json_object(f, "a map such as {type: json_object}");
+            if (const rule_violation v = check(only)) fail(offset(f), describe(v.rule, r, v.key));
+            p.response_format = std::move(only.response_format);
+        } else if (key == "functions") {
+            std::vector<std::string> names;
+            for (const YAML::Node& s : items(f, "a list of function names")) {
+                const field e{f.key, s, "functions", f.depth + 1};
+                std::string name = text(e);
+                if (!is_valid_function_name(name)) fail(offset(s), describe(chat_rule::bad_function_name, r, name));
+                if (std::find(names.begin(), names.end(), name) != names.end())
+                    fail(offset(s), describe(chat_rule::duplicate_function, r, name));
+                names.push_back(std::move(name));
+                mn.functions.push_back(s);
+            }
+            p.functions = std::move(names);
+        } else if (key == "call_function") {
+            if (f.value.IsNull()) expected(f, "\"\" (call none), \"*\" (the model chooses) or a function name");
+            std::string name = text(f);
+            if (!name.empty() && name != "*" && !is_valid_function_name(name))
+                fail(offset(f), describe(chat_rule::bad_function_name, r, name));
+            p.call_function = std::move(name);
+            mn.call_function = f.value;
+        }
+    }
+
+    message read_message(const YAML::Node& n, std::size_t depth, message_nodes& mn) {
+        if (!n.IsMap()) fail(offset(n), "a message is a map with a 'role', found " + found(n));
+        const std::vector<field> fs = fields(n, depth);
+        const auto role_field = std::find_if(fs.begin(), fs.end(), [](const field& f) { return f.name == "role"; });
+        if (role_field == fs.end()) fail(offset(n), "a message needs a 'role' (" + roles_expected() + ")");
+        message m;
+        m.role = read_role(*role_field);
+        const role r = m.role;
+        std::vector<std::string_view> known(std::begin(message_keys), std::end(message_keys));
+        known.insert(known.end(), std::begin(request_param_names), std::end(request_param_names));
+        for (const field& f : fs) {
+            if (f.name == "role") continue;
+            if (const chat_rule broken = check_key(r, f.name); broken != chat_rule::none)
+                fail(offset(f.key), describe(broken, r, f.name) +
+                                        (broken == chat_rule::unknown_key ? did_you_mean(f.name, known) : std::string()));
+            if (is_request_param(f.name)) {
+                read_param(m.params, f, r, mn);
+            } else if (f.name == "name") {
+                m.name = text(f);
+            } else if (f.name == "tool_call_id") {
+                m.tool_call_id = text(f);
+            } else if (f.name == "content") {
+                if (f.value.IsNull()) continue;  // no content, as `"content": null` in JSON
+                if (f.value.IsScalar()) {
+                    m.content = text(f);
+                    mn.content = f.value;
+                    continue;
+                }
+                std::vector<content_part> parts;
+                for (const YAML::Node& p : items(f, "a string or a list of content parts")) {
+                    mn.parts.emplace_back();
+                    parts.push_back(read_part(p, f.depth + 1, r, mn.parts.back()));
+                }
+                m.content = std::move(parts);
+            } else if (f.name == "function_call") {
+                m.function_call = read_call(f, r);
+            } else if (f.name == "tool_calls") {
+                for (const YAML::Node& c : items(f, "a list of tool calls")) {
+                    if (!c.IsMap()) fail(offset(c), "a tool call is a map with 'id', 'type' and 'function', found " + found(c));
+                    tool_call call;
+                    bool has_function = false;
+                    static constexpr std::string_view keys[] = {"id", "type", "function"};
+                    for (const field& k : fields(c, f.depth + 1)) {
+                        check_known(k, keys, "in a tool call");
+                        if (k.name == "id") {
+                            call.id = text(k);
+                        } else if (k.name == "type") {
+                            if (text(k) != "function") fail(offset(k), "a tool call's type is \"function\"");
+                        } else {
+                            call.function = read_call(k, r);
+                            has_function = true;
+                        }
+                    }
+                    if (call.id.empty()) fail(offset(c), describe(chat_rule::empty_tool_call_id, r));
+                    if (!has_function) fail(offset(c), describe(chat_rule::empty_call_name, r));
+                    m.tool_calls.push_back(std::move(call));
+                }
+            }
+        }
+        check_rule(check_required(r, m.name.has_value(), m.tool_call_id.has_value(), m.params.empty()), r, {},
+                   offset(n));
+        const request_params& p = m.params;
+        if (p.call_function && p.functions && !p.call_function->empty() && *p.call_function != "*" &&
+            std::find(p.functions->begin(), p.functions->end(), *p.call_function) == p.functions->end())
+            fail(offset(mn.call_function), describe(chat_rule::forced_function_not_listed, r, *p.call_function));
+        if (const rule_violation v = check(m)) fail(offset(n), describe(v.rule, r, v.key));  // a rule not checked above
+        return m;
+    }
+
+    // --- templates and sets ---------------------------------------------------------------------
+
+    // Moves the error of a text's template to the text's place in the YAML file.
+    [[noreturn]] void relocate(const template_error& e, const YAML::Node& node, std::string_view text) const {
+        const std::size_t start = offset(node);
+        std::string message = e.message();
+        std::size_t at = start;
+        if (e.where().line != 0) {
+            const std::size_t k = offset_in_text(text, e.where().line, e.where().column);
+            const auto map = map_yaml_scalar(src_, start, text);
+            if (map && k < map->size()) at = (*map)[k];
+            else
+                message += " (line " + std::to_string(e.where().line) + ", column " + std::to_string(e.where().column) +
+                           " of the text)";
+        }
+        const yaml_position p = yaml_position_at(src_, at);
+        throw template_error(static_cast<errc>(e.code().value()), message, {file_, p.line, p.column}, p.line_text);
+    }
+
+    conversation_template read_template(const YAML::Node& n, std::string name, std::size_t depth, template_nodes& tn) {
+        template_info info;
+        info.name = std::move(name);
+        YAML::Node list;
+        if (n.IsSequence()) {
+            list = n;
+        } else if (n.IsMap()) {
+            static constexpr std::string_view keys[] = {"description", "version", "variables", "messages"};
+            bool has_messages = false;
+            for (const field& f : fields(n, depth)) {
+                check_known(f, keys, "in a template");
+                if (f.name == "description") info.description = text(f);
+                else if (f.name == "version") info.version = text(f);
+                else if (f.name == "variables") {
+                    for (const YAML::Node& v : items(f, "a list of names")) info.variables.push_back(text({f.key, v, "variables", f.depth + 1}));
+                } else {
+                    if (!f.value.IsSequence()) expected(f, "a list of messages");
+                    list = f.value;
+                    has_messages = true;
+                }
+            }
+            if (!has_messages) fail(offset(n), "a template needs 'messages' (a list of messages)");
+        } else {
+            fail(offset(n), "a template is a list of messages, or a map with 'messages' (and 'description', 'version', "
+                            "'variables'), found " + found(n));
+        }
+        enter(list, depth + 1);
+        std::vector<message> messages;
+        for (auto it = list.begin(); it != list.end(); ++it) {
+            if (messages.size() == opt_.limits.max_messages)
+                fail(offset(*it), "a template has more than the limit of " + std::to_string(opt_.limits.max_messages) +
+                                      " messages", errc::template_limit);
+            tn.messages.emplace_back();
+            messages.push_back(read_message(*it, depth + 2, tn.messages.back()));
+        }
+        const std::string label = info.name.empty() ? std::string("template") : info.name;
+        const text_parser parse = [&](std::string_view text, text_location at) {
+            const message_nodes& mn = tn.messages.at(at.message);
+            const YAML::Node& node = at.part == text_location::npos ? mn.content : mn.parts.at(at.part);
+            std::string where = label + '#' + std::to_string(at.message);
+            if (at.part != text_location::npos) where += '.' + std::to_string(at.part);
+            try {
+                return opt_.environment.parse(text, std::move(where));
+            } catch (const template_error& e) {
+                relocate(e, node, text);
+            }
+        };
+        try {
+            return conversation_template(std::move(info), std::move(messages), parse);
+        } catch (const located_error&) {
+            throw;
+        } catch (const error& e) {  // a rule the checks above missed
+            fail(offset(n), e.what());
+        }
+    }
+
+    void read_templates(const field& f, template_set& set, std::vector<template_nodes>& nodes) {
+        if (!f.value.IsMap()) expected(f, "a map from template names to templates");
+        for (const field& t : fields(f.value, f.depth, true)) {
+            if (set.templates().size() == opt_.limits.max_templates)
+                fail(offset(t.key), "a set has more than the limit of " + std::to_string(opt_.limits.max_templates) +
+                                        " templates", errc::template_limit);
+            template_nodes tn;
+            conversation_template tpl = read_template(t.value, t.name, t.depth, tn);
+            try {
+                set.add(std::move(tpl));
+            } catch (const error& e) {  // an empty or a repeated name
+                fail(offset(t.key), e.what());
+            }
+            nodes.push_back(std::move(tn));
+        }
+    }
+
+    void read_functions(const field& f, template_set& set) {
+        for (const YAML::Node& n : items(f, "a list of function definitions")) {
+            if (set.functions().size() == opt_.limits.max_functions)
+                fail(offset(n), "a set has more than the limit of " + std::to_string(opt_.limits.max_functions) +
+                                    " functions", errc::template_limit);
+            if (!n.IsMap()) fail(offset(n), "a function definition is a map with 'name', 'description' and "
+                                            "'parameters', found " + found(n));
+            function_definition def;
+            std::size_t name_at = offset(n);
+            bool has_name = false;
+            static constexpr std::string_view keys[] = {"name", "description", "parameters"};
+            for (const field& k : fields(n, f.depth + 1)) {
+                check_known(k, keys, "in a function definition");
+                if (k.name == "name") {
+                    def.name = text(k);
+                    name_at = offset(k);
+                    has_name = true;
+                } else if (k.name == "description") {
+                    def.description = text(k);
+                } else {
+                    def.parameters = json_object(k, "a JSON schema (a map, or a string of JSON text)");
+                }
+            }
+            if (!has_name) fail(offset(n), "a function definition needs a 'name'");
+            try {
+                set.add(std::move(def));
+            } catch (const error& e) {  // an invalid or a repeated name
+                fail(name_at, e.what());
+            }
+        }
+    }
+
+    // Every function a request names must be defined (in the set or outside it).
+    void check_functions(const conversation_template& t, const template_nodes& tn, const template_set* set) const {
+        auto known = [&](const std::string& name) {
+            return (set && set->function(name)) ||
+                   std::find(opt_.external_functions.begin(), opt_.external_functions.end(), name) !=
+                       opt_.external_functions.end();
+        };
+        for (std::size_t i = 0; i < t.messages().size(); ++i) {
+            const request_params& p = t.messages()[i].params;
+            if (p.functions)
+                for (std::size_t k = 0; k < p.functions->size(); ++k)
+                    if (!known((*p.functions)[k]))
+                        fail(offset(tn.messages[i].functions[k]),
+                             template_set::undefined_function("functions", (*p.functions)[k]));
+            if (p.call_function && !p.call_function->empty() && *p.call_function != "*" && !known(*p.call_function))
+                fail(offset(tn.messages[i].call_function),
+                     template_set::undefined_function("call_function", *p.call_function));
+        }
+    }
+
+    std::string_view src_;
+    std::string file_;
+    const yaml_options& opt_;
+    std::size_t values_ = 0;
+};
+
+/// The text of a YAML file, at most `max_bytes + 1` bytes of it (the loader reports the limit).
+inline std::string read_yaml_file(const std::filesystem::path& path, std::size_t max_bytes) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw yaml_error(errc::invalid_argument, "cannot open the file", {path.string(), 0, 0}, {});
+    std::string text;
+    char buf[65536];
+    while (in && text.size() <= max_bytes) {
+        in.read(buf, sizeof buf);
+        text.append(buf, static_cast<std::size_t>(in.gcount()));
+    }
+    if (in.bad()) throw yaml_error(errc::invalid_argument, "cannot read the file", {path.string(), 0, 0}, {});
+    if (text.size() > max_bytes + 1) text.resize(max_bytes + 1);
+    return text;
+}
+
+}  // namespace detail
+
+inline template_set load_template_set(std::string_view yaml_text, std::string file_name, const yaml_options& options) {
+    return detail::yaml_reader(yaml_text, std::move(file_name), options).read_set();
+}
+
+inline template_set load_template_set_file(const std::filesystem::path& path, const yaml_options& options) {
+    const std::string text = detail::read_yaml_file(path, options.limits.max_bytes);
+    return load_template_set(text, path.string(), options);
+}
+
+inline conversation_template load_template(std::string_view yaml_text, std::string name, std::string file_name,
+                                           const yaml_options& options) {
+    return detail::yaml_reader(yaml_text, std::move(file_name), options).read_single(std::move(name));
+}
+
+inline conversation_template load_template_file(const std::filesystem::path& path, std::string name,
+                                                const yaml_options& options) {
+    const std::string text = detail::read_yaml_file(path, options.limits.max_bytes);
+    if (name.empty()) name = path.stem().string();
+    return load_template(text, std::move(name), path.string(), options);
+}
+
+}  // namespace parley
+
+#endif
