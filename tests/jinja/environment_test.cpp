@@ -918,3 +918,154 @@ TEST_CASE("limits: chains nested beyond the expression depth limit and wide macr
                   pj::environment(o))
               .find("loop iteration limit reached (1000 loop iterations and macro calls)") != std::string::npos);
 }
+
+// ---- methods of one's own (add_method) ----------------------------------------------------------
+
+namespace {
+
+// `n.times(k=2, plus=0)`: a method of integers only; every other receiver has no such method.
+pj::environment with_times(pj::environment env = pj::environment::plain(), int* calls = nullptr) {
+    env.add_method("times", [calls](const pj::value& self, const pj::arguments& a) -> std::optional<pj::value> {
+        if (!self.is_integer()) return std::nullopt;
+        if (calls) ++*calls;
+        const std::int64_t k = a.size() ? a[0].as_integer() : 2;
+        const pj::value plus = a.keyword("plus");
+        return pj::value(self.as_integer() * k + (plus.is_defined() ? plus.as_integer() : 0));
+    });
+    return env;
+}
+
+}  // namespace
+
+TEST_CASE("methods: a method of one's own receives the receiver, positional and keyword arguments") {
+    int calls = 0;
+    const pj::environment env = with_times(pj::environment::plain(), &calls);
+    CHECK(render(env, "{{ x.times() }} {{ x.times(5) }} {{ 7 .times(3, plus=1) }} {{ (x + 2).times(plus=10) }}") ==
+          "2 5 22 16");
+    CHECK(calls == 4);
+    // on values viewed in place and on values the template made
+    CHECK(render(env, "{% for n in items %}{{ n.times(10) }},{% endfor %}{{ [4][0].times() }}") == "10,20,30,8");
+    // templates keep the environment they were parsed with
+    pj::environment late = pj::environment::plain();
+    const auto before = late.parse("{{ x.times() }}");
+    late = with_times(late);
+    CHECK(late.parse("{{ x.times() }}").render(sample_context()) == "2");
+    CHECK_THROWS_AS(before.render(sample_context()), parley::template_error);
+}
+
+TEST_CASE("methods: a receiver the method refuses gives the usual attribute error") {
+    const pj::environment env = with_times();
+    CHECK(what_of("{{ s.times() }}", env) ==
+          "t.j2:1:11: 'str object' has no attribute 'times'\n"
+          "  {{ s.times() }}\n"
+          "            ^");
+    CHECK(code_of("{{ s.times() }}", env) == errc::template_undefined);
+    CHECK(what_of("{{ user.times() }}", env) ==
+          "t.j2:1:14: 'dict object' has no attribute 'times'\n"
+          "  {{ user.times() }}\n"
+          "               ^");
+    // an undefined receiver is an undefined error, the method is not asked
+    CHECK(what_of("{{ nothing.times() }}", env) ==
+          "t.j2:1:17: 'nothing' is undefined\n"
+          "  {{ nothing.times() }}\n"
+          "                  ^");
+    // without the method, the same error
+    CHECK(what_of("{{ s.times() }}") ==
+          "t.j2:1:11: 'str object' has no attribute 'times'\n"
+          "  {{ s.times() }}\n"
+          "            ^");
+}
+
+TEST_CASE("methods: the built-in methods of str, list and dict win; so do a receiver's own keys") {
+    pj::environment env = pj::environment::plain();
+    env.add_method("upper", [](const pj::value& self, const pj::arguments&) -> std::optional<pj::value> {
+        return pj::value(std::string("own upper of ") + (self.is_string() ? "str" : self.is_sequence_like() ? "list" : "other"));
+    });
+    env.add_method("name", [](const pj::value&, const pj::arguments&) -> std::optional<pj::value> {
+        return pj::value("method");
+    });
+    CHECK(render(env, "{{ s.upper() }}|{{ items.upper() }}|{{ 3 .upper() }}") == "STR|own upper of list|own upper of other");
+    // `user` has a key `name`: it wins as an attribute and as an item; a call calls what the key holds
+    CHECK(render(env, "{{ user.name }}|{{ user['name'] }}|{{ items.name() }}|{{ {'a': 1}.name() }}") ==
+          "Ann|Ann|method|method");
+    CHECK(what_of("{{ user.name() }}", env) ==
+          "t.j2:1:13: 'str' object is not callable\n"
+          "  {{ user.name() }}\n"
+          "              ^");
+    // a dict method wins over a method of one's own
+    env.add_method("keys", [](const pj::value&, const pj::arguments&) -> std::optional<pj::value> {
+        return pj::value("own keys");
+    });
+    CHECK(render(env, "{{ user.keys()|list }}|{{ items.keys() }}") == "['name']|own keys");
+}
+
+TEST_CASE("methods: reachable as attributes, like bound methods") {
+    const pj::environment env = with_times();
+    CHECK(render(env, "{% set f = x.times %}{{ f() }} {{ f(4) }} {{ f is callable }}") == "2 4 True");
+    CHECK(render(env, "{{ x['times'](3) }} {{ (x|attr('times'))(6) }} {{ x.times }}") ==
+          "3 6 <built-in method times>");
+    CHECK(render(env, "{{ items|map(attribute='times')|map('string')|join(',') }}") ==
+          "<built-in method times>,<built-in method times>,<built-in method times>");
+    // taken from a receiver the method refuses, the bound method fails when it is called
+    CHECK(what_of("{% set f = s.times %}{{ f() }}", env) ==
+          "t.j2:1:26: 'str' object has no attribute 'times'\n"
+          "  {% set f = s.times %}{{ f() }}\n"
+          "                           ^");
+    // a key of the same name wins over the method as an attribute
+    pj::environment named = pj::environment::plain();
+    named.add_method("name", [](const pj::value&, const pj::arguments&) -> std::optional<pj::value> {
+        return pj::value("method");
+    });
+    CHECK(render(named, "{{ user.name }} {{ user|attr('name') }} {{ (items|attr('name'))() }}") ==
+          "Ann <built-in method name> method");
+}
+
+TEST_CASE("methods: in the sandbox, in strict mode, and an exception from the method") {
+    const pj::environment hf = with_times(pj::environment::hf());
+    CHECK(render(hf, "{{ x.times(3) }}") == "3");
+    // the sandbox still refuses the built-in methods that change lists
+    CHECK(code_of("{{ items.append(4) }}", hf) == errc::template_security);
+    pj::environment strict = with_times(strict_env());
+    CHECK(render(strict, "{{ x.times() }}") == "2");
+    CHECK(code_of("{{ s.times() }}", strict) == errc::template_undefined);
+    CHECK(code_of("{{ x.other }}", strict) == errc::template_undefined);
+
+    pj::environment env = pj::environment::plain();
+    env.add_method("explode", [](const pj::value&, const pj::arguments&) -> std::optional<pj::value> {
+        throw parley::error(errc::template_value, "explode() needs fuel");
+    });
+    CHECK(what_of("{{ x.explode() }}", env) ==
+          "t.j2:1:13: explode() needs fuel\n"
+          "  {{ x.explode() }}\n"
+          "              ^");
+    CHECK(code_of("{{ x.explode() }}", env) == errc::template_value);
+    env.add_method("explode", [](const pj::value&, const pj::arguments&) -> std::optional<pj::value> {
+        throw std::runtime_error("boom");
+    });
+    CHECK(code_of("{{ x.explode() }}", env) == errc::template_callback);
+    CHECK(code_of("{% set f = x.explode %}{{ f() }}", env) == errc::template_callback);
+}
+
+TEST_CASE("methods: names are identifiers not beginning with '_'; environments copy on write") {
+    pj::environment env = pj::environment::plain();
+    auto none = [](const pj::value&, const pj::arguments&) -> std::optional<pj::value> { return std::nullopt; };
+    for (const char* bad : {"", "_private", "__class__", "two words", "1st", "a-b", "a.b"}) {
+        try {
+            env.add_method(bad, none);
+            FAIL_CHECK("no error for ", bad);
+        } catch (const parley::error& e) {
+            CHECK(static_cast<errc>(e.code().value()) == errc::invalid_argument);
+            CHECK(std::string(e.what()) == "add_method: '" + std::string(bad) +
+                                               "' is not a method name (an identifier that does not begin with '_')");
+        }
+    }
+    env.add_method("ok_2", none);
+
+    const pj::environment a = with_times();
+    pj::environment b = a;
+    b.add_method("times", [](const pj::value&, const pj::arguments&) -> std::optional<pj::value> {
+        return pj::value("b");
+    });
+    CHECK(render(a, "{{ x.times() }}") == "2");
+    CHECK(render(b, "{{ x.times() }}|{{ s.times() }}") == "b|b");
+}

@@ -58,6 +58,10 @@ using filter_function = std::function<value(const value& input, const arguments&
 using test_function = std::function<bool(const value& input, const arguments& args)>;
 /// A global function written in C++.
 using global_function = std::function<value(const arguments& args)>;
+/// A method written in C++, callable on template values: `{{ x.name(args) }}`. Receives the
+/// receiver and the template's arguments; returns the result, or std::nullopt when `self` has
+/// no such method (it accepts only the receivers it chooses).
+using method_function = std::function<std::optional<value>(const value& self, const arguments& args)>;
 
 namespace detail {
 
@@ -92,6 +96,7 @@ struct env_data {
     std::map<std::string, test_entry, std::less<>> tests;
     std::map<std::string, std::unique_ptr<function_obj>, std::less<>> functions;
     std::map<std::string, boost::json::value, std::less<>> globals;
+    std::map<std::string, method_function, std::less<>> methods;
 };
 
 void install_builtins(env_data& e);
@@ -124,6 +129,11 @@ public:
     void add_test(std::string name, test_function t);
     /// Adds or replaces a global function.
     void add_function(std::string name, global_function f);
+    /// Adds or replaces a method of one's own: `{{ x.name(args) }}`, or `f = x.name` and `f()`.
+    /// It is consulted after the built-in methods of str, list and dict and after the
+    /// receiver's own attributes and keys, which win. Throws parley::error
+    /// (errc::invalid_argument) when `name` is not an identifier or begins with `_`.
+    void add_method(std::string name, method_function f);
     /// Sets the clock `strftime_now` reads (the system clock by default).
     void set_clock(std::function<std::chrono::system_clock::time_point()> clock);
     /// Adds or replaces a global variable (read in place by every render).

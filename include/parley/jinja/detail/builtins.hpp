@@ -254,8 +254,24 @@ inline value function_obj::call(render_state& st, arguments& args) const {
 
 inline value bound_method_obj::call(render_state& st, arguments& args) const {
     value r;
-    if (call_method(st, self, name, args, r, st.opt().sandboxed)) return r;
+    if (user) {
+        const std::optional<value> u = render_state::run_user([&] { return (*user)(self, args); });
+        if (u) return *u;
+    } else if (call_method(st, self, name, args, r, st.opt().sandboxed)) {
+        return r;
+    }
     type_error("'" + std::string(detail::type_name(self)) + "' object has no attribute " + quoted(name));
+}
+
+inline bool call_user_method(render_state&, const value& self, std::string_view name, const arguments& args,
+                             value& result, const method_table* user) {
+    const method_function* f = find_user_method(user, name);
+    // an undefined receiver fails as in Jinja2 (by the caller's attribute lookup)
+    if (!f || self.is_undefined() || has_own_attribute(self, name)) return false;
+    std::optional<value> r = render_state::run_user([&] { return (*f)(self, args); });
+    if (!r) return false;
+    result = std::move(*r);
+    return true;
 }
 
 inline value object_obj::getattr(std::string_view) const { return {}; }

@@ -33,14 +33,14 @@ inline value attr_path(render_state& st, const value& item, std::string_view pat
                         ? value(static_cast<long long>(std::stoll(std::string(part))))
                         : value(std::string(part));
         if (cur.is_undefined()) return cur;
-        cur = get_item(cur, key, st.opt().sandboxed, st.strict());
+        cur = get_item(cur, key, st.opt().sandboxed, st.strict(), st.user_methods());
         b = e + 1;
     }
     return cur;
 }
 
 inline value attribute_arg(render_state& st, const value& item, const value& attribute) {
-    if (attribute.is_integer()) return get_item(item, attribute, st.opt().sandboxed, st.strict());
+    if (attribute.is_integer()) return get_item(item, attribute, st.opt().sandboxed, st.strict(), st.user_methods());
     if (!attribute.is_string()) return item;
     return attr_path(st, item, attribute.as_string());
 }
@@ -607,8 +607,14 @@ inline value f_attr(render_state& st, const value& v, arguments& a) {
     if (!b[0].is_string()) return value();
     const std::string_view name = b[0].as_string();
     if (v.is_undefined()) fail_undefined(v);
-    if (v.is_object()) return v.object().getattr(name);
-    if (has_method(v, name)) return get_attribute(v, name, st.opt().sandboxed, st.strict());
+    const method_function* own = find_user_method(st.user_methods(), name);
+    if (v.is_object()) {
+        value r = v.object().getattr(name);
+        if (r.is_defined() || !own) return r;
+    } else if (has_method(v, name)) {
+        return get_attribute(v, name, st.opt().sandboxed, st.strict());
+    }
+    if (own) return bind_user_method(v, name, own);
     return value();  // attr() does not fall back to items
 }
 inline value f_default(render_state&, const value& v, arguments& a) {

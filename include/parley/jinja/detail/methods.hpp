@@ -6,8 +6,11 @@
 #include <parley/jinja/detail/format.hpp>
 #include <parley/jinja/detail/json_view.hpp>
 #include <parley/jinja/detail/ops.hpp>
+#include <parley/jinja/environment.hpp>
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,10 +61,21 @@ inline bool has_method(const value& self, std::string_view n) {
     return false;
 }
 
-/// A method taken without calling it (`f = s.upper`).
+/// The methods an environment adds (environment::add_method), by name.
+using method_table = std::map<std::string, method_function, std::less<>>;
+
+/// The method of one's own called `name`, or null.
+inline const method_function* find_user_method(const method_table* user, std::string_view name) {
+    if (!user || user->empty()) return nullptr;
+    auto it = user->find(name);
+    return it == user->end() ? nullptr : &it->second;
+}
+
+/// A method taken without calling it (`f = s.upper`, or a method of one's own).
 struct bound_method_obj final : object_obj {
     value self;
     std::string name;
+    const method_function* user = nullptr;  ///< a method of one's own (owned by the environment)
     const char* type_name() const noexcept override { return "builtin_function_or_method"; }
     bool callable() const noexcept override { return true; }
     value call(render_state& st, arguments& args) const override;
@@ -73,8 +87,18 @@ struct bound_method_obj final : object_obj {
                                        "' object is unsafe.");
 }
 
-/// Jinja's getattr: attribute first, then item.
-inline value get_attribute(const value& obj, std::string_view name, bool sandboxed, bool strict) {
+/// A bound method of one's own.
+inline value bind_user_method(const value& obj, std::string_view name, const method_function* f) {
+    auto* b = new bound_method_obj();
+    b->self = obj;
+    b->name = std::string(name);
+    b->user = f;
+    return value::make_object(b);
+}
+
+/// Jinja's getattr: attribute first, then item; then the methods of one's own in `user`.
+inline value get_attribute(const value& obj, std::string_view name, bool sandboxed, bool strict,
+                           const method_table* user = nullptr) {
     if (obj.is_undefined()) fail_undefined(obj);
     auto missing = [&]() {
         value u = value::undefined(undefined_form::attribute, name, type_name(obj));
@@ -88,8 +112,9 @@ inline value get_attribute(const value& obj, std::string_view name, bool sandbox
     }
     if (obj.is_object()) {
         value r = obj.object().getattr(name);
-        if (r.is_undefined() && r.undefined_form() == undefined_form::plain) return missing();
-        return r;
+        if (!r.is_undefined() || r.undefined_form() != undefined_form::plain) return r;
+        if (const method_function* f = find_user_method(user, name)) return bind_user_method(obj, name, f);
+        return missing();
     }
     if (has_method(obj, name)) {
         if (sandboxed && is_mutating(obj, name)) {  // prints as nothing, fails when called
@@ -106,11 +131,22 @@ inline value get_attribute(const value& obj, std::string_view name, bool sandbox
         value out;
         if (mapping_find(obj, value::view_of(name), out)) return out;
     }
+    if (const method_function* f = find_user_method(user, name)) return bind_user_method(obj, name, f);
     return missing();
 }
 
-/// Jinja's getitem: item first, then attribute for string keys.
-inline value get_item(const value& obj, const value& key, bool sandboxed, bool strict) {
+/// Whether `obj` has an attribute or key `name` of its own (which hides a method of one's own).
+inline bool has_own_attribute(const value& obj, std::string_view name) {
+    if (obj.is_object()) return obj.object().getattr(name).is_defined();
+    if (obj.is_list() && obj.list().group && obj.list().items.size() == 2) return name == "grouper" || name == "list";
+    value out;
+    return obj.is_mapping_like() && mapping_find(obj, value::view_of(name), out);
+}
+
+/// Jinja's getitem: item first, then attribute for string keys (including the methods of one's
+/// own in `user`).
+inline value get_item(const value& obj, const value& key, bool sandboxed, bool strict,
+                      const method_table* user = nullptr) {
     if (obj.is_undefined()) fail_undefined(obj);
     bool found = false;
     value r = getitem_plain(obj, key, found);
@@ -121,7 +157,8 @@ inline value get_item(const value& obj, const value& key, bool sandboxed, bool s
             value a = obj.object().getattr(key.as_string());
             if (a.is_defined()) return a;
         }
-        if (has_method(obj, key.as_string())) return get_attribute(obj, key.as_string(), sandboxed, strict);
+        if (has_method(obj, key.as_string()) || find_user_method(user, key.as_string()))
+            return get_attribute(obj, key.as_string(), sandboxed, strict, user);
         // Jinja2 words a missing string key as a missing attribute. A key viewed in place (from
         // the template or the context) outlives the undefined value; a computed one is copied.
         if (key.owns_text())
@@ -561,7 +598,7 @@ inline value dict_method(const value& self, std::string_view name, arguments& ar
     type_error("'dict' object has no attribute " + quoted(name));
 }
 
-/// Calls `self.name(args)` when self has such a method; returns false otherwise.
+/// Calls `self.name(args)` when self has such a built-in method; returns false otherwise.
 inline bool call_method(render_state& st, const value& self, std::string_view name, arguments& args, value& result,
                         bool sandboxed) {
     if (self.is_object()) return self.object().method(st, name, args, result);
@@ -571,6 +608,12 @@ inline bool call_method(render_state& st, const value& self, std::string_view na
     else result = dict_method(self, name, args, sandboxed);
     return true;
 }
+
+/// Calls the method of one's own `name` on `self` when there is one, `self` has no attribute or
+/// key of that name, and the method accepts `self`; returns false otherwise. (Defined with the
+/// renderer, which runs C++ callbacks.)
+inline bool call_user_method(render_state& st, const value& self, std::string_view name, const arguments& args,
+                             value& result, const method_table* user);
 
 }  // namespace parley::jinja::detail
 

@@ -34,6 +34,8 @@ public:
     std::size_t max_size() const noexcept { return env_.opt.limit.max_output; }
     bool autoescape() const noexcept { return autoescape_; }
     bool strict() const noexcept { return env_.opt.undefined == undefined_behavior::strict; }
+    /// The environment's methods of one's own; null when it has none.
+    const method_table* user_methods() const noexcept { return env_.methods.empty() ? nullptr : &env_.methods; }
 
     /// Calls any callable value.
     value call_value(const value& callee, arguments& args) {
@@ -440,7 +442,7 @@ private:
             if (is_viewed_mapping(obj) && obj.view_adapter()->find(obj.view_object(), name, found) &&
                 !is_dict_method(name))
                 return strict_if_undefined(std::move(found));
-            return strict_if_undefined(get_attribute(obj, name, env_.opt.sandboxed, strict()));
+            return strict_if_undefined(get_attribute(obj, name, env_.opt.sandboxed, strict(), user_methods()));
         }
         case nk::getitem: {
             const value obj = eval(n(x.a));
@@ -454,7 +456,7 @@ private:
                 return slice(obj, k.a == none ? value(nullptr) : eval(n(k.a)),
                              k.b == none ? value(nullptr) : eval(n(k.b)), k.c == none ? value(nullptr) : eval(n(k.c)));
             }
-            return strict_if_undefined(get_item(obj, eval(k), env_.opt.sandboxed, strict()));
+            return strict_if_undefined(get_item(obj, eval(k), env_.opt.sandboxed, strict(), user_methods()));
         }
         case nk::call: return eval_call(x);
         case nk::filter: return eval_filter(x, eval(n(x.a)));
@@ -587,6 +589,9 @@ private:
             eval_args(n(x.b), args);
             value result;
             if (call_method(*this, obj, name, args, result, env_.opt.sandboxed)) return result;
+            if (call_user_method(*this, obj, name, args, result, user_methods())) return result;
+            // an attribute or key of that name, or the usual error (a method of one's own that
+            // refused `obj` is not looked up again)
             return call_value(get_attribute(obj, name, env_.opt.sandboxed, strict()), args);
         }
         const value f = eval(callee);

@@ -50,6 +50,7 @@ inline detail::env_data& environment::mutate() {
         copy->filters = data_->filters;
         copy->tests = data_->tests;
         copy->globals = data_->globals;
+        copy->methods = data_->methods;
         for (auto& [k, f] : data_->functions) {
             auto o = std::make_unique<detail::function_obj>();
             o->name = f->name;
@@ -81,6 +82,18 @@ inline void environment::add_function(std::string name, global_function f) {
     auto& d = mutate();
     d.globals.erase(name);
     d.functions[std::move(name)] = std::move(o);
+}
+
+inline void environment::add_method(std::string name, method_function f) {
+    auto identifier_char = [](char c, bool first) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (!first && c >= '0' && c <= '9');
+    };
+    bool ok = !name.empty() && name[0] != '_';
+    for (std::size_t i = 0; ok && i < name.size(); ++i) ok = identifier_char(name[i], i == 0);
+    if (!ok)
+        throw error(errc::invalid_argument, "add_method: '" + name +
+                                                "' is not a method name (an identifier that does not begin with '_')");
+    mutate().methods[std::move(name)] = std::move(f);
 }
 
 inline void environment::set_clock(std::function<std::chrono::system_clock::time_point()> clock) {
