@@ -5,13 +5,14 @@
 // functions' answers. Set PARLEY_PYTHON to choose the interpreter (default: python3).
 #include <parley/jinja/detail/pystr.hpp>
 
+#include "../support/subprocess.hpp"
+
 #include <doctest/doctest.h>
 
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -32,54 +33,9 @@ namespace pj = parley::jinja::detail;
 // ---------------------------------------------------------------------------------------------
 // Running the reference
 
-std::string source_dir() {
-#if defined(PARLEY_SOURCE_DIR)
-    return PARLEY_SOURCE_DIR;
-#elif defined(PARLEY_TEST_SOURCE_DIR)
-    return PARLEY_TEST_SOURCE_DIR;
-#else
-    return {};
-#endif
-}
-
-std::string shell_quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) {
-        if (c == '\'')
-            q += "'\\''";
-        else
-            q += c;
-    }
-    return q + "'";
-}
-
-std::filesystem::path temp_path(const std::string& what) {
-    static std::mt19937_64 rng{std::random_device{}()};
-    char name[64];
-    std::snprintf(name, sizeof name, "parley-pystr-%016llx-%s", static_cast<unsigned long long>(rng()),
-                  what.c_str());
-    return std::filesystem::temp_directory_path() / name;
-}
-
 /// Runs pystr_ref.py MODE A B; false (with a failed check saying why) when it cannot.
 bool run_reference(const std::string& mode, const std::filesystem::path& a, const std::filesystem::path& b) {
-    const std::string dir = source_dir();
-    if (dir.empty()) {
-        FAIL_CHECK("PARLEY_SOURCE_DIR is not defined: compile this test with -DPARLEY_SOURCE_DIR=\"<repository root>\" "
-                   "so that it can run tests/support/pystr_ref.py");
-        return false;
-    }
-    const char* env_python = std::getenv("PARLEY_PYTHON");
-    const std::string python = env_python && *env_python ? env_python : "python3";
-    const std::string script = dir + "/tests/support/pystr_ref.py";
-    const std::string cmd = shell_quote(python) + " " + shell_quote(script) + " " + mode + " " +
-                            shell_quote(a.string()) + " " + shell_quote(b.string());
-    const int status = std::system(cmd.c_str());
-    if (status != 0) {
-        FAIL_CHECK("the Python reference failed (status " << status << "): " << cmd);
-        return false;
-    }
-    return true;
+    return subprocess::run_python("pystr_ref.py", {mode, a.string(), b.string()});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -173,8 +129,8 @@ public:
 
     /// Runs Python on every case and checks that each answer matches.
     void check() {
-        const auto in = temp_path("cases.txt");
-        const auto out = temp_path("answers.txt");
+        const auto in = subprocess::temp_path("cases.txt");
+        const auto out = subprocess::temp_path("answers.txt");
         {
             std::ofstream f(in, std::ios::binary);
             for (const std::string& l : lines_) f << l << '\n';
@@ -372,8 +328,8 @@ std::string str_of(void (*fn)(std::string&, std::string_view), std::string_view 
 // =============================================================================================
 
 TEST_CASE("pystr: every code point has Python's character classes and case mappings") {
-    const auto planes_path = temp_path("planes.bin");
-    const auto mappings_path = temp_path("mappings.txt");
+    const auto planes_path = subprocess::temp_path("planes.bin");
+    const auto mappings_path = subprocess::temp_path("mappings.txt");
     if (!run_reference("codepoints", planes_path, mappings_path)) return;
     std::string planes;
     {

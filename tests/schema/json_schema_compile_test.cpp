@@ -1,61 +1,19 @@
-// Compile-fail tests of parley/schema/json_schema.hpp and parley/schema/function_signature.hpp:
-// snippets that must not compile, and the message the compiler must give (fmt's
-// expect_compile). The snippets are compiled with the compiler family that built this test
-// (g++ or clang++ from PATH, or PARLEY_CXX), against the repository's headers.
+// Compile-fail tests of the schema layer's static_asserts (json_schema.hpp, annotations,
+// function_signature.hpp, from_json/to_json, commands.hpp): snippets that must not compile, and
+// the message the compiler must give (fmt's expect_compile), compiled by
+// tests/support/subprocess.hpp.
 #include <parley/schema/json_schema.hpp>
 
-#include "../support/schema_check.hpp"
+#include "../support/subprocess.hpp"
 
 #include <doctest/doctest.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 namespace {
 
-std::string compiler() {
-    if (const char* cxx = std::getenv("PARLEY_CXX"); cxx && *cxx) return cxx;
-#if defined(__clang__)
-    return "clang++";
-#else
-    return "g++";
-#endif
-}
-
-struct compile_result {
-    bool compiled = false;
-    std::string output;
-};
-
-/// Compiles a translation unit (syntax and templates only, no code) and returns what the
-/// compiler said.
-compile_result compile(const std::string& source) {
-    const auto file = schema_check::temp_path("snippet.cpp");
-    const auto log = schema_check::temp_path("snippet.log");
-    {
-        std::ofstream f(file);
-        f << source;
-    }
-    const std::string cmd = schema_check::shell_quote(compiler()) + " -std=c++20 -fsyntax-only -I" +
-                            schema_check::shell_quote(schema_check::source_dir() + "/include") + " " +
-                            schema_check::shell_quote(file.string()) + " > " + schema_check::shell_quote(log.string()) +
-                            " 2>&1";
-    compile_result r;
-    r.compiled = std::system(cmd.c_str()) == 0;
-    std::stringstream text;
-    {
-        std::ifstream f(log);
-        text << f.rdbuf();
-    }
-    r.output = text.str();
-    std::filesystem::remove(file);
-    std::filesystem::remove(log);
-    return r;
-}
+using subprocess::compile_result;
+using subprocess::compile_snippet;
 
 const char* const prelude = R"(
 #include <parley/schema.hpp>
@@ -66,7 +24,7 @@ const char* const prelude = R"(
 )";
 
 TEST_CASE("json_schema: the snippet harness compiles a correct use") {
-    const compile_result r = compile(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(std::string(prelude) + R"(
 struct ok { int x; };
 BOOST_DESCRIBE_STRUCT(ok, (), (x))
 static_assert(!parley::json_schema_text<ok>.empty());
@@ -77,7 +35,7 @@ int main() {}
 }
 
 TEST_CASE("json_schema: what cannot be described is a static_assert that says what to do") {
-    const compile_result r = compile(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(std::string(prelude) + R"(
 struct not_described { int x; };
 struct holder { int a; std::vector<not_described> items; };
 BOOST_DESCRIBE_STRUCT(holder, (), (a, items))
@@ -92,7 +50,7 @@ auto s = parley::json_schema_text<holder>;
 }
 
 TEST_CASE("json_schema: what has no strict form is a static_assert naming the type") {
-    const compile_result r = compile(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(std::string(prelude) + R"(
 struct with_map { std::map<std::string, int> counts; };
 BOOST_DESCRIBE_STRUCT(with_map, (), (counts))
 auto a = parley::strict_json_schema_text<with_map>;
@@ -111,7 +69,7 @@ TEST_CASE("json_schema: exceeding an OpenAI limit is a static_assert naming the 
         chain += "struct d" + std::to_string(i) + " { d" + std::to_string(i + 1) + " next; };\n";
         chain += "BOOST_DESCRIBE_STRUCT(d" + std::to_string(i) + ", (), (next))\n";
     }
-    const compile_result r = compile(std::string(prelude) + chain + R"(
+    const compile_result r = compile_snippet(std::string(prelude) + chain + R"(
 auto fine = parley::json_schema_text<d0>;
 auto strict = parley::strict_json_schema_text<d0>;
 )");
@@ -120,8 +78,72 @@ auto strict = parley::strict_json_schema_text<d0>;
     CHECK(r.output.find("at most 10 levels of object nesting") != std::string::npos);
 }
 
+TEST_CASE("json_schema: each OpenAI limit passed by one is a static_assert naming that limit") {
+    // On the counts directly: 5000 properties need more schema text than g++ evaluates by
+    // default, and the type-based boundaries are in json_schema_test.cpp.
+    const compile_result r = compile_snippet(std::string(prelude) + R"(
+using parley::schema_stats;
+template <schema_stats S>
+constexpr bool within = (parley::detail::require_openai_limits<S>(), true);
+static_assert(within<schema_stats{.properties = 5000, .enum_values = 1000, .string_chars = 120000,
+                                  .large_enum_chars = 15000, .depth = 10}>);
+bool a = within<schema_stats{.properties = 5001}>;
+bool b = within<schema_stats{.enum_values = 1001}>;
+bool c = within<schema_stats{.string_chars = 120001}>;
+bool d = within<schema_stats{.large_enum_chars = 15001}>;
+bool e = within<schema_stats{.depth = 11}>;
+)");
+    INFO(r.output);
+    CHECK(!r.compiled);
+    for (const char* message : {"OpenAI strict mode allows at most 5000 object properties in a schema",
+                                "OpenAI strict mode allows at most 1000 enum values in a schema",
+                                "OpenAI strict mode allows at most 120,000 characters of property names, definition "
+                                "names and enum values",
+                                "OpenAI strict mode allows at most 15,000 characters in an enum of more than 250 values",
+                                "OpenAI strict mode allows at most 10 levels of object nesting"}) {
+        CAPTURE(message);
+        CHECK(r.output.find(message) != std::string::npos);
+    }
+    // one error per limit passed, none for the counts at the limits
+    std::size_t errors = 0;
+    for (std::size_t at = r.output.find("OpenAI strict mode allows"); at != std::string::npos;
+         at = r.output.find("OpenAI strict mode allows", at + 1))
+        ++errors;
+    CHECK(errors == 5);
+}
+
+TEST_CASE("json_schema: conversions, signatures and commands of types they cannot take stop the compiler") {
+    const compile_result r = compile_snippet(std::string(prelude) + R"snippet(
+struct not_described { int x; };
+struct holder { not_described inner; };
+BOOST_DESCRIBE_STRUCT(holder, (), (inner))
+struct with_map { std::map<std::string, int> m; };
+BOOST_DESCRIBE_STRUCT(with_map, (), (m))
+struct go { int steps; };
+BOOST_DESCRIBE_STRUCT(go, (), (steps))
+struct go_again { int steps; };
+BOOST_DESCRIBE_STRUCT(go_again, (), (steps))
+PARLEY_ANNOTATE(go_again, name("go"))
+
+auto from = parley::from_json<holder>(boost::json::value());
+auto to = parley::to_json(holder{});
+auto signature = parley::function_signature<int>("f");
+auto map_command = parley::parse_commands<with_map>("with_map()");
+auto same_names = parley::parse_commands<go, go_again>("go(1)");
+)snippet");
+    INFO(r.output);
+    CHECK(!r.compiled);
+    CHECK(r.output.find("from_json<T>: T, or a type inside it, has no JSON form") != std::string::npos);
+    CHECK(r.output.find("to_json cannot write this type") != std::string::npos);
+    CHECK(r.output.find("function signatures take their parameters from a struct described with "
+                        "BOOST_DESCRIBE_STRUCT") != std::string::npos);
+    CHECK(r.output.find("a command is a struct described with BOOST_DESCRIBE_STRUCT whose members are") !=
+          std::string::npos);
+    CHECK(r.output.find("two command types have the same command name") != std::string::npos);
+}
+
 TEST_CASE("json_schema: annotation mistakes and bad default names stop the compiler") {
-    const compile_result r = compile(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(std::string(prelude) + R"(
 struct p { int x; };
 BOOST_DESCRIBE_STRUCT(p, (), (x))
 PARLEY_ANNOTATE(p, (x, pattern("^[0-9]+$")))

@@ -1,8 +1,9 @@
 // Runs tests/support/schema_check.py (Python's jsonschema) on schemas and instances made by the
-// schema tests, through files and std::system like the other Python-checked tests. Set
-// PARLEY_PYTHON to choose the interpreter (default: python3).
+// schema tests (see subprocess.hpp for how the script is run).
 #ifndef PARLEY_TESTS_SUPPORT_SCHEMA_CHECK_HPP
 #define PARLEY_TESTS_SUPPORT_SCHEMA_CHECK_HPP
+
+#include "subprocess.hpp"
 
 #include <doctest/doctest.h>
 
@@ -10,12 +11,9 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,59 +36,23 @@ struct case_result {
     std::vector<std::string> errors;  ///< one per instance, empty when valid
 };
 
-inline std::string source_dir() {
-#if defined(PARLEY_TEST_SOURCE_DIR)
-    return PARLEY_TEST_SOURCE_DIR;
-#else
-    return {};
-#endif
-}
-
-inline std::string shell_quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) {
-        if (c == '\'')
-            q += "'\\''";
-        else
-            q += c;
-    }
-    return q + "'";
-}
-
-inline std::filesystem::path temp_path(const char* what) {
-    static std::mt19937_64 rng{std::random_device{}()};
-    char name[80];
-    std::snprintf(name, sizeof name, "parley-schema-%016llx-%s", static_cast<unsigned long long>(rng()), what);
-    return std::filesystem::temp_directory_path() / name;
-}
-
 /// Validates every case with jsonschema; an empty result (and a failed check saying why) when
 /// Python cannot be run.
 inline std::vector<case_result> run(const std::vector<check_case>& cases) {
-    const std::string dir = source_dir();
-    if (dir.empty()) {
-        FAIL_CHECK("PARLEY_TEST_SOURCE_DIR is not defined: the test cannot find tests/support/schema_check.py");
-        return {};
-    }
     boost::json::array list;
     for (const auto& c : cases) {
         boost::json::array instances(c.instances.begin(), c.instances.end());
         list.push_back(boost::json::object{{"name", c.name}, {"schema", c.schema}, {"instances", std::move(instances)}});
     }
-    const auto in = temp_path("in.json");
-    const auto out = temp_path("out.json");
+    const auto in = subprocess::temp_path("in.json");
+    const auto out = subprocess::temp_path("out.json");
     {
         std::ofstream f(in, std::ios::binary);
         f << boost::json::serialize(boost::json::object{{"cases", std::move(list)}});
     }
-    const char* env_python = std::getenv("PARLEY_PYTHON");
-    const std::string python = env_python && *env_python ? env_python : "python3";
-    const std::string cmd = shell_quote(python) + " " + shell_quote(dir + "/tests/support/schema_check.py") + " " +
-                            shell_quote(in.string()) + " " + shell_quote(out.string());
-    const int status = std::system(cmd.c_str());
+    const bool ran = subprocess::run_python("schema_check.py", {in.string(), out.string()});
     std::filesystem::remove(in);
-    if (status != 0) {
-        FAIL_CHECK("schema_check.py failed (status " << status << "): " << cmd);
+    if (!ran) {
         std::filesystem::remove(out);
         return {};
     }
