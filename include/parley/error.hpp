@@ -26,6 +26,7 @@ enum class errc {
     template_callback,  ///< a filter, test or function written in C++ threw an exception
     chat_invalid,  ///< a message, request parameter, conversation or template set breaks a rule of the chat model
     yaml_syntax,  ///< a YAML file does not parse
+    conversion,  ///< a value does not convert between JSON (or a model's text) and its C++ type
 };
 
 namespace detail {
@@ -46,6 +47,7 @@ public:
         case errc::template_callback: return "a C++ filter, test or function failed";
         case errc::chat_invalid: return "invalid message, request or conversation template";
         case errc::yaml_syntax: return "YAML syntax error";
+        case errc::conversion: return "value does not convert between JSON and its C++ type";
         }
         return "unknown parley error";
     }

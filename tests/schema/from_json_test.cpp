@@ -573,7 +573,7 @@ TEST_CASE("from_json: value() throws the problems when there is no value") {
         CHECK(std::string(e.what()) ==
               "the JSON value does not fit the type:\n/amount: expected a number, found \"x\"");
         CHECK(e.problems().size() == 1);
-        CHECK(e.code() == parley::errc::invalid_argument);
+        CHECK(e.code() == parley::errc::conversion);
     }
     auto ok = parley::from_json<price>(json::parse(R"({"amount": 1, "unit": "eur"})"));
     price moved = std::move(ok).value();

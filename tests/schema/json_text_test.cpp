@@ -153,6 +153,11 @@ TEST_CASE("parse_json_from_text: no JSON, malformed JSON, with offsets") {
               (c.code == json_text_errc::no_json ? parley::json_problem_kind::no_json
                                                  : parley::json_problem_kind::malformed_json));
         CHECK_THROWS_WITH_AS((void)r.value(), c.message.c_str(), parley::error);
+        try {
+            (void)r.value();
+        } catch (const parley::error& e) {
+            CHECK(e.code() == parley::errc::conversion);
+        }
     }
 }
 

@@ -47,6 +47,8 @@ TEST_CASE("error codes: category name, messages and conversion to std::error_cod
     CHECK(parley::make_error_code(parley::errc::chat_invalid).message() ==
           "invalid message, request or conversation template");
     CHECK(parley::make_error_code(parley::errc::yaml_syntax).message() == "YAML syntax error");
+    CHECK(parley::make_error_code(parley::errc::conversion).message() ==
+          "value does not convert between JSON and its C++ type");
     CHECK(parley::error_category().message(0) == "unknown parley error");
     CHECK(ec != parley::errc::template_syntax);
     CHECK(ec != std::make_error_code(std::errc::invalid_argument));

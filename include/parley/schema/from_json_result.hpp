@@ -92,11 +92,12 @@ inline std::string format_problems(const std::vector<json_problem>& problems, st
     return s;
 }
 
-/// Thrown by `from_json_result::value()` when there is no value; carries the problems.
+/// Thrown by `from_json_result::value()` when there is no value (`errc::conversion`); carries
+/// the problems.
 class conversion_error : public error {
 public:
     conversion_error(std::vector<json_problem> problems, std::size_t omitted)
-        : error(errc::invalid_argument, "the JSON value does not fit the type:\n" + format_problems(problems, omitted)),
+        : error(errc::conversion, "the JSON value does not fit the type:\n" + format_problems(problems, omitted)),
           problems_(std::move(problems)) {}
 
     /// The problems that made the conversion fail.

@@ -66,7 +66,7 @@ public:
     explicit operator bool() const noexcept { return value_.has_value(); }
     /// True when a value was read.
     bool has_value() const noexcept { return value_.has_value(); }
-    /// The value; throws `parley::error` (`errc::invalid_argument`, with the message) when there is none.
+    /// The value; throws `parley::error` (`errc::conversion`, with the message) when there is none.
     const boost::json::value& value() const& {
         check();
         return *value_;
@@ -87,7 +87,7 @@ public:
 
 private:
     void check() const {
-        if (!value_) throw parley::error(errc::invalid_argument, error_.message());
+        if (!value_) throw parley::error(errc::conversion, error_.message());
     }
 
     std::optional<boost::json::value> value_;

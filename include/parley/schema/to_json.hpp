@@ -28,7 +28,7 @@ struct writer {
     std::string path;  // JSON pointer of the value being written, for messages
 
     [[noreturn]] void fail(const std::string& what) const {
-        throw error(errc::invalid_argument, "to_json: " + (path.empty() ? std::string() : path + ": ") + what);
+        throw error(errc::conversion, "to_json: " + (path.empty() ? std::string() : path + ": ") + what);
     }
 
     template <class Key>
@@ -120,7 +120,7 @@ struct writer {
 /// `std::optional` member is left out; elsewhere it is `null`), enums as their names, sequences,
 /// sets and arrays as arrays, maps with string keys as objects, a variant as its active
 /// alternative (`std::monostate` as null). Types are those of parley/schema/traits.hpp.
-/// `from_json<T>(to_json(x))` gives back `x`. Throws `parley::error` (`errc::invalid_argument`,
+/// `from_json<T>(to_json(x))` gives back `x`. Throws `parley::error` (`errc::conversion`,
 /// naming the JSON pointer) for a NaN or infinite number and for an enum value without a name.
 template <class T>
 boost::json::value to_json(const T& x) {
