@@ -13,6 +13,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <string_view>
@@ -731,4 +733,44 @@ TEST_CASE("scalar positions: generated scalars of every style, as the YAML parse
     }
     CHECK(tried > 3000);
     CHECK(mapped == tried);
+}
+
+TEST_CASE("docs/yaml-format.md: its examples load as the page says") {
+    std::ifstream in(PARLEY_TEST_SOURCE_DIR "/docs/yaml-format.md");
+    REQUIRE(in);
+    const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    int checked = 0;
+    for (std::size_t at = page.find("```yaml\n"); at != std::string::npos; at = page.find("```yaml\n", at)) {
+        at += 8;
+        const std::string block = page.substr(at, page.find("```", at) - at);
+        if (block.rfind("templates:", 0) == 0) {
+            const template_set set = load_template_set(block, "example.yaml");
+            CHECK(set.templates().size() == 2);
+            CHECK(set.at("weather").messages()[0].text() == "Use the functions you are given and answer in one sentence.");
+            const auto r = render(set.at("ask"), boost::json::parse(R"({"ask": "Why?", "times": 1})"));
+            CHECK(r.messages[1].text() == "# Question\n\nWhy? (asked 1 times)");
+            ++checked;
+        } else if (block.rfind("# look_up.yaml", 0) == 0) {
+            CHECK(load_template(block, "look_up").messages().size() == 3);
+            ++checked;
+        } else if (block.find("{{ x + }}") != std::string::npos) {
+            CHECK(text_error(block) == "5:12: unexpected '}}'");
+            ++checked;
+        } else if (block.find("|2-") != std::string::npos) {
+            CHECK(load_template(block, "t").messages()[0].text() ==
+                  "  two leading spaces are part of the text\nthis line has none");
+            ++checked;
+        } else if (block.rfind("content: >", 0) == 0) {
+            std::string message = "- role: user\n";
+            for (std::size_t line = 0; line < block.size();) {
+                const std::size_t end = block.find('\n', line) + 1;
+                message += "  " + block.substr(line, end - line);
+                line = end;
+            }
+            CHECK(load_template(message, "t").messages()[0].text() ==
+                  "Use the functions you are given and answer in one sentence.\nBe brief.\n");
+            ++checked;
+        }
+    }
+    CHECK(checked == 5);
 }
