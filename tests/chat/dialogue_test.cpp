@@ -4,6 +4,10 @@
 // defaults, and the errors for wrong arguments and receivers.
 #include <parley/chat/dialogue.hpp>
 
+#include <parley/chat/conversation_template.hpp>
+#include <parley/chat/message.hpp>
+#include <parley/chat/render.hpp>
+#include <parley/chat/view.hpp>
 #include <parley/error.hpp>
 #include <parley/jinja.hpp>
 
@@ -14,6 +18,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -277,4 +283,40 @@ TEST_CASE("extract_dialogue: malformed messages are named by their index") {
     // the content of a message that gives no entry is not looked at
     CHECK(render(env, "{{ chat_memory | extract_dialogue }}", boost::json::parse(R"([{"role": "system", "content": 5}])")) ==
           "");
+}
+
+TEST_CASE("extract_dialogue: on chat_memory as conversation templates see it, and on parley::message lists") {
+    std::vector<parley::message> history;
+    history.push_back(parley::make_message(parley::role::system, "Be brief."));
+    history.push_back(parley::make_message(parley::role::user, "Weather in Paris?"));
+    parley::message call;
+    call.role = parley::role::assistant;
+    call.tool_calls.push_back({"c1", {"weather", R"({"city": "Paris"})"}});
+    history.push_back(call);
+    parley::message result = parley::make_message(parley::role::tool, "sunny");
+    result.tool_call_id = "c1";
+    history.push_back(result);
+    history.push_back(parley::make_message(parley::role::assistant, "Sunny."));
+    parley::message photo;
+    photo.role = parley::role::user;
+    photo.content = std::vector<parley::content_part>{parley::content_part::make_text("And here?"),
+                                                      parley::content_part::make_image("https://example.com/a.png")};
+    history.push_back(photo);
+    parley::message one_part;
+    one_part.role = parley::role::user;
+    one_part.content = std::vector<parley::content_part>{parley::content_part::make_text("Thanks")};
+    history.push_back(one_part);
+
+    const std::string expected = "User: Weather in Paris?|Assistant: Sunny.|User: null|User: Thanks";
+    CHECK(parley::extract_dialogue(history, {.delimiter = "|"}) == expected);
+
+    const pj::environment env = chat_env();
+    parley::template_info info;
+    info.name = "summary";
+    std::vector<parley::message> messages = {parley::make_message(
+        parley::role::user, "{{ chat_memory | extract_dialogue('|') }}#{{ chat_memory.extractDialogue('U:', 'A:', ' ') }}")};
+    const parley::conversation_template t(std::move(info), std::move(messages), env);
+    const parley::rendered_request r = parley::render(t, boost::json::object{}, history);
+    REQUIRE(r.added.size() == 1);
+    CHECK(r.added[0].text() == expected + "#U:Weather in Paris? A:Sunny. U:null U:Thanks");
 }
