@@ -101,6 +101,13 @@ TEST_CASE("render: chat_memory is the conversation so far, after the last trunca
     CHECK(r.messages[0].text() == "sys");
 }
 
+TEST_CASE("render: templates have the chat extensions: chat_memory as a dialogue") {
+    const conversation_template t(
+        "t", {make_message(role::system, "{{ chat_memory | extract_dialogue }}|{{ chat_memory.extractDialogue('U:', 'A:', '/') }}")});
+    const auto r = render(t, boost::json::object{}, {make_message(role::user, "hi"), make_message(role::assistant, "hello")});
+    CHECK(r.added[0].text() == "User: hi\nAssistant: hello|U:hi/A:hello");
+}
+
 TEST_CASE("render: messages in templates read in their JSON shape (tool calls, parts, names)") {
     message call;
     call.role = role::assistant;

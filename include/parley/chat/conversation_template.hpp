@@ -3,6 +3,7 @@
 #ifndef PARLEY_CHAT_CONVERSATION_TEMPLATE_HPP
 #define PARLEY_CHAT_CONVERSATION_TEMPLATE_HPP
 
+#include <parley/chat/dialogue.hpp>
 #include <parley/chat/message.hpp>
 #include <parley/chat/rules.hpp>
 #include <parley/jinja.hpp>
@@ -40,9 +41,14 @@ using text_parser = std::function<jinja::parsed_template(std::string_view text, 
 /// A conversation template: parsed once, rendered many times (see parley::render).
 class conversation_template {
 public:
-    /// The environment templates use by default: Python Jinja2's defaults (no trimming).
+    /// The environment templates use by default: Python Jinja2's defaults (no trimming), plus
+    /// the chat extensions (`extract_dialogue`, see parley/chat/dialogue.hpp).
     static const jinja::environment& default_environment() {
-        static const jinja::environment env = jinja::environment::plain();
+        static const jinja::environment env = [] {
+            jinja::environment e = jinja::environment::plain();
+            add_chat_extensions(e);
+            return e;
+        }();
         return env;
     }
 
