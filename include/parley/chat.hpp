@@ -1,9 +1,10 @@
 // parley/chat.hpp: the chat model layer (messages, request parameters, conversation templates
-// and template sets, JSON (de)serialisation, rendering). The YAML loader is apart, in
-// parley/chat/yaml.hpp, as it is the only header that needs yaml-cpp.
+// and template sets and their constexpr builders, JSON (de)serialisation, rendering). The YAML
+// loader is apart, in parley/chat/yaml.hpp, as it is the only header that needs yaml-cpp.
 #ifndef PARLEY_CHAT_HPP
 #define PARLEY_CHAT_HPP
 
+#include <parley/chat/builder.hpp>
 #include <parley/chat/conversation_template.hpp>
 #include <parley/chat/json.hpp>
 #include <parley/chat/message.hpp>

@@ -8,9 +8,14 @@
 #include <parley/error.hpp>
 #include <parley/schema/function_signature.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
 
 namespace parley {
 
@@ -104,6 +109,78 @@ constexpr chat_rule check_detail(std::string_view detail) noexcept {
     return detail == "auto" || detail == "low" || detail == "high" ? chat_rule::none : chat_rule::bad_detail;
 }
 
+/// The rule broken by an image part in a message of role `r` (`has_detail` false: no detail given).
+constexpr chat_rule check_image(role r, bool has_detail, std::string_view detail) noexcept {
+    if (r != role::user) return chat_rule::image_outside_user;
+    return has_detail ? check_detail(detail) : chat_rule::none;
+}
+
+/// The rule broken by a function call (the legacy `function_call`, or a tool call's function).
+constexpr chat_rule check_function_call(std::string_view name) noexcept {
+    return name.empty() ? chat_rule::empty_call_name : chat_rule::none;
+}
+
+/// The rule broken by a tool call.
+constexpr chat_rule check_tool_call(std::string_view id, std::string_view function_name) noexcept {
+    return id.empty() ? chat_rule::empty_tool_call_id : check_function_call(function_name);
+}
+
+/// The most stop sequences a request may have.
+inline constexpr std::size_t max_stop_sequences = 4;
+
+/// The rule broken by a list of stop sequences (any range of strings).
+template <class Strings>
+constexpr chat_rule check_stop_list(const Strings& stops) noexcept {
+    if (static_cast<std::size_t>(std::distance(std::begin(stops), std::end(stops))) > max_stop_sequences)
+        return chat_rule::too_many_stops;
+    for (const auto& s : stops)
+        if (std::string_view(s).empty()) return chat_rule::empty_stop;
+    return chat_rule::none;
+}
+
+/// `bad_function_name` unless `name` matches ^[a-zA-Z0-9_-]{1,64}$.
+constexpr chat_rule check_function_name(std::string_view name) noexcept {
+    return is_valid_function_name(name) ? chat_rule::none : chat_rule::bad_function_name;
+}
+
+/// A broken rule and the index of the item that breaks it.
+struct rule_at {
+    chat_rule rule = chat_rule::none;
+    std::size_t index = 0;
+};
+
+/// The first rule a `functions` list (any range of strings) breaks: an invalid name, or a name
+/// listed twice (the index is then that of the second).
+template <class Strings>
+constexpr rule_at check_function_list(const Strings& names) noexcept {
+    std::size_t i = 0;
+    for (auto it = std::begin(names); it != std::end(names); ++it, ++i) {
+        const std::string_view name(*it);
+        if (check_function_name(name) != chat_rule::none) return {chat_rule::bad_function_name, i};
+        for (auto earlier = std::begin(names); earlier != it; ++earlier)
+            if (std::string_view(*earlier) == name) return {chat_rule::duplicate_function, i};
+    }
+    return {};
+}
+
+/// The rule broken by `call_function` given the `functions` list (null when the request has
+/// none, and then any valid name may be forced): "" and "*" break none.
+template <class Strings>
+constexpr chat_rule check_call_function(std::string_view call, const Strings* functions) noexcept {
+    if (call.empty() || call == "*") return chat_rule::none;
+    if (check_function_name(call) != chat_rule::none) return chat_rule::bad_function_name;
+    if (!functions) return chat_rule::none;
+    for (const auto& f : *functions)
+        if (std::string_view(f) == call) return chat_rule::none;
+    return chat_rule::forced_function_not_listed;
+}
+
+/// `bad_response_format` unless `type` is "text", "json_object" or "json_schema".
+constexpr chat_rule check_response_format_type(std::string_view type) noexcept {
+    return type == "text" || type == "json_object" || type == "json_schema" ? chat_rule::none
+                                                                            : chat_rule::bad_response_format;
+}
+
 /// A sentence saying what is wrong: `key` is the offending key or parameter (may be empty).
 inline std::string describe(chat_rule rule, role r, std::string_view key = {}) {
     const std::string q = "'" + std::string(key) + "'";
@@ -168,13 +245,15 @@ inline rule_violation check(const request_params& p) {
                    number("frequency_penalty", p.frequency_penalty), number("n", p.n)})
         if (r) return r;
     if (p.stop) {
-        if (const auto* list = std::get_if<std::vector<std::string>>(&*p.stop)) {
-            if (list->size() > 4) return {chat_rule::too_many_stops, "stop"};
-            for (const auto& s : *list)
-                if (s.empty()) return {chat_rule::empty_stop, "stop"};
-        } else if (std::get<std::string>(*p.stop).empty()) {
-            return {chat_rule::empty_stop, "stop"};
-        }
+        const chat_rule broken = std::visit(
+            [](const auto& s) {
+                if constexpr (std::is_same_v<std::decay_t<decltype(s)>, std::string>)
+                    return s.empty() ? chat_rule::empty_stop : chat_rule::none;
+                else
+                    return check_stop_list(s);
+            },
+            *p.stop);
+        if (broken != chat_rule::none) return {broken, "stop"};
     }
     if (p.logit_bias) {
         for (const auto& [token, bias] : *p.logit_bias) {
@@ -185,26 +264,18 @@ inline rule_violation check(const request_params& p) {
     }
     if (p.response_format) {
         const auto* type = p.response_format->if_contains("type");
-        const bool ok = type && type->is_string() &&
-                        (type->get_string() == "text" || type->get_string() == "json_object" ||
-                         type->get_string() == "json_schema");
-        if (!ok) return {chat_rule::bad_response_format, "response_format"};
+        if (!type || !type->is_string() ||
+            check_response_format_type(std::string_view(type->get_string())) != chat_rule::none)
+            return {chat_rule::bad_response_format, "response_format"};
     }
     if (p.functions) {
-        const auto& fs = *p.functions;
-        for (std::size_t i = 0; i < fs.size(); ++i) {
-            if (!is_valid_function_name(fs[i])) return {chat_rule::bad_function_name, fs[i]};
-            for (std::size_t j = 0; j < i; ++j)
-                if (fs[j] == fs[i]) return {chat_rule::duplicate_function, fs[i]};
-        }
+        if (const rule_at broken = check_function_list(*p.functions); broken.rule != chat_rule::none)
+            return {broken.rule, (*p.functions)[broken.index]};
     }
-    if (p.call_function && !p.call_function->empty() && *p.call_function != "*") {
-        if (!is_valid_function_name(*p.call_function)) return {chat_rule::bad_function_name, *p.call_function};
-        if (p.functions) {
-            bool listed = false;
-            for (const auto& f : *p.functions) listed = listed || f == *p.call_function;
-            if (!listed) return {chat_rule::forced_function_not_listed, *p.call_function};
-        }
+    if (p.call_function) {
+        const std::vector<std::string>* listed = p.functions ? &*p.functions : nullptr;
+        if (const chat_rule broken = check_call_function(*p.call_function, listed); broken != chat_rule::none)
+            return {broken, *p.call_function};
     }
     return {};
 }
@@ -231,14 +302,15 @@ inline rule_violation check(const message& m) {
         return {broken, {}};
     for (const auto& part : m.parts()) {
         if (part.type != content_part::kind::image_url) continue;
-        if (r != role::user) return {chat_rule::image_outside_user, "content"};
-        if (part.detail && check_detail(*part.detail) != chat_rule::none) return {chat_rule::bad_detail, *part.detail};
+        const std::string_view detail = part.detail ? std::string_view(*part.detail) : std::string_view();
+        if (const chat_rule broken = check_image(r, part.detail.has_value(), detail); broken != chat_rule::none)
+            return {broken, broken == chat_rule::bad_detail ? *part.detail : std::string("content")};
     }
-    if (m.function_call && m.function_call->name.empty()) return {chat_rule::empty_call_name, "function_call"};
-    for (const auto& call : m.tool_calls) {
-        if (call.id.empty()) return {chat_rule::empty_tool_call_id, "tool_calls"};
-        if (call.function.name.empty()) return {chat_rule::empty_call_name, "tool_calls"};
-    }
+    if (m.function_call && check_function_call(m.function_call->name) != chat_rule::none)
+        return {chat_rule::empty_call_name, "function_call"};
+    for (const auto& call : m.tool_calls)
+        if (const chat_rule broken = check_tool_call(call.id, call.function.name); broken != chat_rule::none)
+            return {broken, "tool_calls"};
     return check(m.params);
 }
 
