@@ -238,6 +238,10 @@ TEST_CASE("errors: values of the wrong type") {
           "2:9: 'seed' expects an integer, found '-99999999999999999999' (outside the 64-bit range)");
     CHECK(template_error_of("- role: request\n  model: [a]\n") == "2:10: 'model' expects a string, found a list");
     CHECK(template_error_of("- role: user\n  name: {a: 1}\n") == "2:9: 'name' expects a string, found a map");
+    CHECK(template_error_of("- role: user\n  name: ~\n") == "2:9: 'name' expects a string, found null");
+    CHECK(template_error_of("- role: user\n  name: null # none\n") == "2:9: 'name' expects a string, found null");
+    CHECK(template_error_of("- role: user\n  name:\n- role: user\n") == "2:3: 'name' expects a string, found nothing");
+    CHECK(template_error_of("- role: user\n  name:\n  null_name: x\n") == "2:3: 'name' expects a string, found nothing");
     CHECK(template_error_of("- role: user\n  content: {{ question }}\n") ==
           "2:12: 'content' expects a string or a list of content parts, found a map (a text that begins with '{' "
           "must be quoted)");
