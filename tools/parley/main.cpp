@@ -2,6 +2,9 @@
 //
 //   parley jinja [--env hf|plain] [--now ISO-8601] TEMPLATE_FILE [CONTEXT_JSON_FILE]
 //   parley jinja --batch [--env hf|plain] [--now ISO-8601]
+//   parley render TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history JSON_FILE]
+#include "commands.hpp"
+
 #include <parley/jinja.hpp>
 
 #include <boost/json.hpp>
@@ -137,10 +140,11 @@ int jinja_main(const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-        std::cout << usage;
+        std::cout << usage << '\n' << parley_cli::render_usage;
         return args.empty() ? 2 : 0;
     }
     if (args[0] == "jinja") return jinja_main({args.begin() + 1, args.end()});
-    std::cerr << "error: unknown command " << args[0] << "\n" << usage;
+    if (args[0] == "render") return parley_cli::render_main({args.begin() + 1, args.end()});
+    std::cerr << "error: unknown command " << args[0] << "\n" << usage << '\n' << parley_cli::render_usage;
     return 2;
 }

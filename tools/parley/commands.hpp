@@ -1,0 +1,16 @@
+// The commands of the parley program, one translation unit each.
+#ifndef PARLEY_TOOLS_COMMANDS_HPP
+#define PARLEY_TOOLS_COMMANDS_HPP
+
+#include <string>
+#include <vector>
+
+namespace parley_cli {
+
+/// `parley render TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history JSON_FILE]`
+int render_main(const std::vector<std::string>& args);
+extern const char* const render_usage;
+
+}  // namespace parley_cli
+
+#endif
