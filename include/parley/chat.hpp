@@ -5,9 +5,12 @@
 #define PARLEY_CHAT_HPP
 
 #include <parley/chat/builder.hpp>
+#include <parley/chat/command_prompt.hpp>
 #include <parley/chat/conversation_template.hpp>
+#include <parley/chat/dialogue.hpp>
 #include <parley/chat/json.hpp>
 #include <parley/chat/message.hpp>
+#include <parley/chat/pretty_json.hpp>
 #include <parley/chat/render.hpp>
 #include <parley/chat/request.hpp>
 #include <parley/chat/rules.hpp>
