@@ -5,6 +5,8 @@
 #ifndef PARLEY_TESTS_SUPPORT_JINJA_ORACLE_HPP
 #define PARLEY_TESTS_SUPPORT_JINJA_ORACLE_HPP
 
+#include "subprocess.hpp"
+
 #include <doctest/doctest.h>
 
 #include <boost/json/parse.hpp>
@@ -58,23 +60,8 @@ inline std::optional<std::string> read_file(const std::filesystem::path& path) {
     return text.str();
 }
 
-inline std::string shell_quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) {
-        if (c == '\'')
-            q += "'\\''";
-        else
-            q += c;
-    }
-    return q + "'";
-}
-
-inline std::filesystem::path temp_path(const char* what) {
-    static std::mt19937_64 rng{std::random_device{}()};
-    char name[80];
-    std::snprintf(name, sizeof name, "parley-oracle-%016llx-%s", static_cast<unsigned long long>(rng()), what);
-    return std::filesystem::temp_directory_path() / name;
-}
+using subprocess::shell_quote;
+using subprocess::temp_path;
 
 /// Renders every case with Python Jinja2 in one run of the oracle. Returns one result per case,
 /// or an empty vector (and a failed check saying why) when the oracle cannot be run.

@@ -4,41 +4,17 @@
 #define PARLEY_CHAT_PRETTY_JSON_HPP
 
 #include <parley/jinja/detail/pystr.hpp>
+#include <parley/schema/detail/conversion.hpp>
 
 #include <boost/json/value.hpp>
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <string_view>
 
 namespace parley {
 
 namespace detail {
-
-inline void pretty_json_string(std::string& out, std::string_view s) {
-    out += '"';
-    for (char c : s) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-                out += buf;
-            } else {
-                out += c;
-            }
-        }
-    }
-    out += '"';
-}
 
 inline void pretty_json_to(std::string& out, const boost::json::value& v, int indent, int depth) {
     auto newline = [&](int d) {
@@ -59,7 +35,7 @@ inline void pretty_json_to(std::string& out, const boost::json::value& v, int in
         else jinja::detail::py_float_repr(out, d);
         break;
     }
-    case boost::json::kind::string: pretty_json_string(out, v.get_string()); break;
+    case boost::json::kind::string: conv::append_quoted(out, v.get_string()); break;
     case boost::json::kind::array: {
         const auto& a = v.get_array();
         if (a.empty()) {
@@ -88,7 +64,7 @@ inline void pretty_json_to(std::string& out, const boost::json::value& v, int in
             if (!first) out += comma;
             first = false;
             newline(depth + 1);
-            pretty_json_string(out, kv.key());
+            conv::append_quoted(out, kv.key());
             out += ": ";
             pretty_json_to(out, kv.value(), indent, depth + 1);
         }
