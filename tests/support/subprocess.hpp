@@ -86,15 +86,16 @@ struct compile_result {
 };
 
 /// Compiles a translation unit against the repository's headers (C++20, syntax and templates
-/// only, no code), for tests that a misuse fails with a given message.
-inline compile_result compile_snippet(const std::string& source) {
+/// only, no code), for tests that a misuse fails with a given message. `flags` are added to the
+/// command line (such as clang++'s -ferror-limit=0 for a snippet with many errors).
+inline compile_result compile_snippet(const std::string& source, const std::string& flags = {}) {
     const auto file = temp_path("snippet.cpp");
     const auto log = temp_path("snippet.log");
     {
         std::ofstream f(file);
         f << source;
     }
-    const std::string cmd = shell_quote(compiler()) + " -std=c++20 -fsyntax-only -I" +
+    const std::string cmd = shell_quote(compiler()) + " -std=c++20 -fsyntax-only " + flags + " -I" +
                             shell_quote(source_dir() + "/include") + " " + shell_quote(file.string()) + " > " +
                             shell_quote(log.string()) + " 2>&1";
     compile_result r;

@@ -121,8 +121,9 @@ struct function_def {
     std::string_view name = {};
     std::string_view description = {};
     std::string_view parameters = {};
-    /// Set by function_def_of<T>: the schema layer's function_signature<T>(), whose parameters
-    /// the runtime definition takes.
+    /// Set by function_def_of<T> (strict_function_def_of<T>): the schema layer's
+    /// function_signature<T>() (strict_function_signature<T>()), whose parameters the runtime
+    /// definition takes.
     boost::json::object (*signature)() = nullptr;
 };
 
@@ -130,6 +131,10 @@ namespace detail {
 template <class T>
 boost::json::object signature_of() {
     return function_signature<T>();
+}
+template <class T>
+boost::json::object strict_signature_of() {
+    return strict_function_signature<T>();
 }
 template <class T>
 constexpr std::string_view description_of() {
@@ -146,6 +151,13 @@ constexpr std::string_view description_of() {
 template <class T>
 inline constexpr function_def function_def_of{function_name<T>, detail::description_of<T>(), json_schema_text<T>,
                                               &detail::signature_of<T>};
+
+/// The same with the parameters of strict_function_signature<T>() (OpenAI's strict form: every
+/// member required, no other properties); `parameters` holds strict_json_schema_text<T>. The
+/// definition itself has no strict flag (function_definition has none).
+template <class T>
+inline constexpr function_def strict_function_def_of{function_name<T>, detail::description_of<T>(),
+                                                     strict_json_schema_text<T>, &detail::strict_signature_of<T>};
 
 namespace detail {
 template <class T>
