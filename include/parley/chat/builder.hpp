@@ -55,7 +55,9 @@ namespace parley {
 template <message_builder... Messages>
 class conversation {
 public:
+    /// Messages without metadata; checks them (see the class).
     constexpr conversation(Messages... messages) : conversation(metadata{}, messages...) {}
+    /// Metadata, then messages; checks them (see the class).
     constexpr conversation(metadata info, Messages... messages) : info_(info), messages_(messages...) {
         detail::check_count(info_.variables, &detail::error_builder_metadata_lists_at_most_32_variables,
                             {detail::no_message, role::system, "variables", info_.name});
@@ -64,6 +66,7 @@ public:
 
     /// The name, description, version and variables.
     constexpr const metadata& info() const noexcept { return info_; }
+    /// The metadata's name.
     constexpr std::string_view name() const noexcept { return info_.name; }
     /// The number of messages.
     static constexpr std::size_t size() noexcept { return sizeof...(Messages); }
@@ -72,6 +75,7 @@ public:
     constexpr const auto& get() const noexcept {
         return std::get<I>(messages_);
     }
+    /// The messages, as written.
     constexpr const std::tuple<Messages...>& messages() const noexcept { return messages_; }
 
     /// The messages as the runtime model has them (texts not rendered).
@@ -90,6 +94,7 @@ public:
         const jinja::environment& env = conversation_template::default_environment()) const {
         return conversation_template(to_info(), to_messages(), env);
     }
+    /// to_template() with the default environment.
     explicit operator conversation_template() const { return to_template(); }
 
 private:
@@ -202,11 +207,13 @@ concept set_item = std::same_as<T, function_def> || is_conversation_builder<T>;
 template <set_item... Items>
 class templates {
 public:
+    /// Checks the items (see the class).
     constexpr templates(Items... items) : items_(items...) {
         check_templates(std::index_sequence_for<Items...>{});
         check_functions(std::index_sequence_for<Items...>{});
     }
 
+    /// The number of items (templates and functions).
     static constexpr std::size_t size() noexcept { return sizeof...(Items); }
     /// Item I (a function_def or a conversation), as written.
     template <std::size_t I>
@@ -252,6 +259,7 @@ public:
             items_);
         return set;
     }
+    /// to_set() with the default environment.
     explicit operator template_set() const { return to_set(); }
 
 private:
