@@ -1,9 +1,10 @@
 // Tests of parley/schema/annotations.hpp: PARLEY_ANNOTATE, the annotation values, and the
 // compile-time checks of annotations against the annotated types.
 //
-// A mistake in an annotation is a compile error. Those errors are tested here without failing
-// the build: `constant<F>` says whether F() is a constant expression, which it is not when an
-// annotation check calls the (non-constexpr) error function.
+// A mistake in an annotation is a compile error (a static_assert per kind of mistake, see
+// json_schema_compile_test.cpp for the messages). Here the mistakes are written with
+// PARLEY_DETAIL_ANNOTATIONS, which is PARLEY_ANNOTATE without its checks, and the fault each
+// check finds is compared with the expected one, without failing the build.
 #include <parley/schema/annotations.hpp>
 
 #include <parley/schema/json_schema.hpp>
@@ -20,9 +21,6 @@
 #include <string>
 #include <type_traits>
 #include <vector>
-
-template <auto F>
-concept constant = requires { typename std::bool_constant<(F(), true)>; };
 
 namespace notes_test {
 
@@ -69,112 +67,130 @@ struct pattern_on_int {
     int x;
 };
 BOOST_DESCRIBE_STRUCT(pattern_on_int, (), (x))
-PARLEY_ANNOTATE(pattern_on_int, (x, pattern("^[0-9]+$")))
+PARLEY_DETAIL_ANNOTATIONS(pattern_on_int, (x, pattern("^[0-9]+$")))
 
 struct minimum_on_string {
     std::string s;
 };
 BOOST_DESCRIBE_STRUCT(minimum_on_string, (), (s))
-PARLEY_ANNOTATE(minimum_on_string, (s, minimum(1)))
+PARLEY_DETAIL_ANNOTATIONS(minimum_on_string, (s, minimum(1)))
 
 struct items_on_fixed_array {
     std::array<int, 3> a;
 };
 BOOST_DESCRIBE_STRUCT(items_on_fixed_array, (), (a))
-PARLEY_ANNOTATE(items_on_fixed_array, (a, max_items(2)))
+PARLEY_DETAIL_ANNOTATIONS(items_on_fixed_array, (a, max_items(2)))
 
 struct items_on_string {
     std::string s;
 };
 BOOST_DESCRIBE_STRUCT(items_on_string, (), (s))
-PARLEY_ANNOTATE(items_on_string, (s, min_items(1)))
+PARLEY_DETAIL_ANNOTATIONS(items_on_string, (s, min_items(1)))
 
 struct default_of_wrong_type {
     int x;
 };
 BOOST_DESCRIBE_STRUCT(default_of_wrong_type, (), (x))
-PARLEY_ANNOTATE(default_of_wrong_type, (x, default_value("three")))
+PARLEY_DETAIL_ANNOTATIONS(default_of_wrong_type, (x, default_value("three")))
 
 struct default_out_of_type_range {
     unsigned char x;
 };
 BOOST_DESCRIBE_STRUCT(default_out_of_type_range, (), (x))
-PARLEY_ANNOTATE(default_out_of_type_range, (x, default_value(256)))
+PARLEY_DETAIL_ANNOTATIONS(default_out_of_type_range, (x, default_value(256)))
 
 struct example_below_minimum {
     int x;
 };
 BOOST_DESCRIBE_STRUCT(example_below_minimum, (), (x))
-PARLEY_ANNOTATE(example_below_minimum, (x, minimum(0), examples(1, -1)))
+PARLEY_DETAIL_ANNOTATIONS(example_below_minimum, (x, minimum(0), examples(1, -1)))
 
 struct unknown_enum_default {
     level l;
 };
 BOOST_DESCRIBE_STRUCT(unknown_enum_default, (), (l))
-PARLEY_ANNOTATE(unknown_enum_default, (l, default_value("medium")))
+PARLEY_DETAIL_ANNOTATIONS(unknown_enum_default, (l, default_value("medium")))
 
 struct null_default_for_required {
     std::string s;
 };
 BOOST_DESCRIBE_STRUCT(null_default_for_required, (), (s))
-PARLEY_ANNOTATE(null_default_for_required, (s, default_value(nullptr)))
+PARLEY_DETAIL_ANNOTATIONS(null_default_for_required, (s, default_value(nullptr)))
 
 struct unknown_member {
     int x;
     int not_described;
 };
 BOOST_DESCRIBE_STRUCT(unknown_member, (), (x))
-PARLEY_ANNOTATE(unknown_member, (not_described, "not in BOOST_DESCRIBE_STRUCT"))
+PARLEY_DETAIL_ANNOTATIONS(unknown_member, (not_described, "not in BOOST_DESCRIBE_STRUCT"))
 
 struct name_on_member {
     int x;
 };
 BOOST_DESCRIBE_STRUCT(name_on_member, (), (x))
-PARLEY_ANNOTATE(name_on_member, (x, name("y")))
+PARLEY_DETAIL_ANNOTATIONS(name_on_member, (x, name("y")))
 
 struct bounds_crossed {
     int x;
 };
 BOOST_DESCRIBE_STRUCT(bounds_crossed, (), (x))
-PARLEY_ANNOTATE(bounds_crossed, (x, minimum(5), maximum(4)))
+PARLEY_DETAIL_ANNOTATIONS(bounds_crossed, (x, minimum(5), maximum(4)))
 
 struct lengths_crossed {
     std::string s;
 };
 BOOST_DESCRIBE_STRUCT(lengths_crossed, (), (s))
-PARLEY_ANNOTATE(lengths_crossed, (s, min_length(5), max_length(4)))
+PARLEY_DETAIL_ANNOTATIONS(lengths_crossed, (s, min_length(5), max_length(4)))
 
 struct constraint_on_struct {
     int x;
 };
 BOOST_DESCRIBE_STRUCT(constraint_on_struct, (), (x))
-PARLEY_ANNOTATE(constraint_on_struct, "fine", minimum(1))
+PARLEY_DETAIL_ANNOTATIONS(constraint_on_struct, "fine", minimum(1))
 
 struct invalid_type_name {
     int x;
 };
 BOOST_DESCRIBE_STRUCT(invalid_type_name, (), (x))
-PARLEY_ANNOTATE(invalid_type_name, name("not valid"))
+PARLEY_DETAIL_ANNOTATIONS(invalid_type_name, name("not valid"))
 
 struct annotated_twice {
     int x;
 };
 BOOST_DESCRIBE_STRUCT(annotated_twice, (), (x))
-PARLEY_ANNOTATE(annotated_twice, (x, "one"), (x, "two"))
+PARLEY_DETAIL_ANNOTATIONS(annotated_twice, (x, "one"), (x, "two"))
 
 struct two_descriptions {
     int x;
 };
 BOOST_DESCRIBE_STRUCT(two_descriptions, (), (x))
-PARLEY_ANNOTATE(two_descriptions, (x, "one", description("two")))
+PARLEY_DETAIL_ANNOTATIONS(two_descriptions, (x, "one", description("two")))
+
+struct second_entry_wrong {
+    int a;
+    int b;
+};
+BOOST_DESCRIBE_STRUCT(second_entry_wrong, (), (a, b))
+PARLEY_DETAIL_ANNOTATIONS(second_entry_wrong, "fine", (a, maximum(3)), (b, maximum(3), default_value(4)))
+
+struct infinite_bound {
+    double x;
+};
+BOOST_DESCRIBE_STRUCT(infinite_bound, (), (x))
+PARLEY_DETAIL_ANNOTATIONS(infinite_bound, (x, maximum(__builtin_inf())))
+
+struct not_described {
+    int x;
+};
+PARLEY_DETAIL_ANNOTATIONS(not_described, "no BOOST_DESCRIBE_STRUCT")
 
 enum class bad_enum_entry { a, b };
 BOOST_DESCRIBE_ENUM(bad_enum_entry, a, b)
-PARLEY_ANNOTATE(bad_enum_entry, (c, "no such enumerator"))
+PARLEY_DETAIL_ANNOTATIONS(bad_enum_entry, (c, "no such enumerator"))
 
 enum class constrained_enumerator { a, b };
 BOOST_DESCRIBE_ENUM(constrained_enumerator, a, b)
-PARLEY_ANNOTATE(constrained_enumerator, (a, "fine", minimum(1)))
+PARLEY_DETAIL_ANNOTATIONS(constrained_enumerator, (a, "fine", minimum(1)))
 
 }  // namespace notes_test
 
@@ -195,21 +211,31 @@ static_assert(json_literal(nullptr).type == json_literal::kind::null);
 static_assert(json_literal("x").type == json_literal::kind::string);
 static_assert(json_literal(nt::level::high).text == "high");
 static_assert(json("[1, {\"a\": null}]").type == json_literal::kind::raw);
-static_assert(constant<[] { return json("{\"a\": [true, false, -1.5e3]}"); }>);
-static_assert(!constant<[] { return json("[1,"); }>);
-static_assert(!constant<[] { return json("{a: 1}"); }>);
-static_assert(!constant<[] { return json("1 2"); }>);
-static_assert(constant<[] { return json_literal(1e308); }>);
-static_assert(!constant<[] { return json_literal(__builtin_inf()); }>);
-static_assert(!constant<[] { return json_literal(__builtin_nan("")); }>);
+
+// Mistakes in values are recorded as faults, which the checks report.
+using fault = parley::detail::annotation_fault;
+static_assert(json("{\"a\": [true, false, -1.5e3]}").fault == fault::none);
+static_assert(json("[1,").fault == fault::raw_not_json);
+static_assert(json("{a: 1}").fault == fault::raw_not_json);
+static_assert(json("1 2").fault == fault::raw_not_json);
+static_assert(json_literal(1e308).fault == fault::none);
+static_assert(json_literal(__builtin_inf()).fault == fault::not_finite);
+static_assert(json_literal(__builtin_nan("")).fault == fault::not_finite);
+static_assert(json_literal(static_cast<nt::level>(7)).fault == fault::enum_value_unnamed);
 
 static_assert(parley::detail::make_member_annotation("x", "text", pattern("a"), max_length(3)).note.max_length == 3);
 static_assert(parley::detail::make_member_annotation("x", "text").note.description == "text");
+static_assert(parley::detail::make_member_annotation("x", "text", pattern("a")).note.first_fault() == fault::none);
 static_assert(examples(1, "two", 3.5, nullptr).example_count == 4);
-static_assert(!constant<[] { return parley::detail::make_member_annotation("x", pattern("a"), pattern("b")); }>);
-static_assert(!constant<[] { return parley::detail::make_member_annotation("x", "a", "b"); }>);
-static_assert(!constant<[] { return parley::detail::make_member_annotation("x", examples(1), examples(2)); }>);
-static_assert(!constant<[] { return minimum("not a number"); }>);
+static_assert(parley::detail::make_member_annotation("x", pattern("a"), pattern("b")).note.first_fault() == fault::given_twice);
+static_assert(parley::detail::make_member_annotation("x", "a", "b").note.first_fault() == fault::given_twice);
+static_assert(parley::detail::make_member_annotation("x", examples(1), examples(2)).note.first_fault() == fault::given_twice);
+static_assert(minimum("not a number").first_fault() == fault::bound_not_number);
+static_assert(range(1, "ten").first_fault() == fault::bound_not_number);
+static_assert(default_value(json("[")).first_fault() == fault::raw_not_json);
+static_assert(examples(1, 2.0, __builtin_inf()).first_fault() == fault::not_finite);
+static_assert(parley::detail::make_member_annotation("x", "text", maximum(__builtin_nan(""))).note.first_fault() ==
+              fault::not_finite);
 
 // ---------------------------------------------------------------------------------------------
 // PARLEY_ANNOTATE, found next to the type through argument-dependent lookup
@@ -230,42 +256,46 @@ static_assert(parley::detail::annotations_v<nt::level>.find("high")->description
 static_assert(parley::detail::annotations_v<nt::unannotated>.members.empty());
 static_assert(!parley::detail::annotations_v<nt::unannotated>.self.has_description());
 static_assert(!parley::detail::has_annotations<int>);
-static_assert(parley::detail::check_struct_annotations<nt::ticket>());
-static_assert(parley::detail::check_enum_annotations<nt::level>());
+static_assert(parley::detail::check_annotations<nt::ticket>());
+static_assert(parley::detail::check_annotations<nt::level>());
+static_assert(parley::detail::check_annotations<int>());
 
 // ---------------------------------------------------------------------------------------------
-// Mistakes are compile errors
+// Mistakes are found, in the order written, with the member they concern
 
 template <class T>
-constexpr bool struct_notes_ok = constant<[] { return parley::detail::check_struct_annotations<T>(); }>;
-template <class T>
-constexpr bool enum_notes_ok = constant<[] { return parley::detail::check_enum_annotations<T>(); }>;
-template <class T>
-constexpr bool notes_build = constant<[] { return parley::detail::annotations_of_impl<T>().members.size(); }>;
+constexpr parley::detail::annotation_report report = parley::detail::annotation_report_of<T>();
 
-static_assert(struct_notes_ok<nt::unannotated>);
-static_assert(!struct_notes_ok<nt::pattern_on_int>);
-static_assert(!struct_notes_ok<nt::minimum_on_string>);
-static_assert(!struct_notes_ok<nt::items_on_fixed_array>);
-static_assert(!struct_notes_ok<nt::items_on_string>);
-static_assert(!struct_notes_ok<nt::default_of_wrong_type>);
-static_assert(!struct_notes_ok<nt::default_out_of_type_range>);
-static_assert(!struct_notes_ok<nt::example_below_minimum>);
-static_assert(!struct_notes_ok<nt::unknown_enum_default>);
-static_assert(!struct_notes_ok<nt::null_default_for_required>);
-static_assert(!struct_notes_ok<nt::unknown_member>);
-static_assert(!struct_notes_ok<nt::name_on_member>);
-static_assert(!struct_notes_ok<nt::bounds_crossed>);
-static_assert(!struct_notes_ok<nt::lengths_crossed>);
-static_assert(!struct_notes_ok<nt::constraint_on_struct>);
-static_assert(!struct_notes_ok<nt::invalid_type_name>);
-static_assert(notes_build<nt::unannotated>);
-static_assert(notes_build<nt::pattern_on_int>);
-static_assert(!notes_build<nt::annotated_twice>);
-static_assert(!notes_build<nt::two_descriptions>);
-static_assert(enum_notes_ok<nt::level>);
-static_assert(!enum_notes_ok<nt::bad_enum_entry>);
-static_assert(!enum_notes_ok<nt::constrained_enumerator>);
+template <class T>
+constexpr bool reports(fault f, std::string_view member) {
+    return report<T>.fault == f && report<T>.member == member;
+}
+
+static_assert(reports<nt::ticket>(fault::none, ""));
+static_assert(reports<nt::level>(fault::none, ""));
+static_assert(reports<nt::unannotated>(fault::none, ""));
+static_assert(reports<nt::pattern_on_int>(fault::strings_only, "x"));
+static_assert(reports<nt::minimum_on_string>(fault::numbers_only, "s"));
+static_assert(reports<nt::items_on_fixed_array>(fault::fixed_size_array, "a"));
+static_assert(reports<nt::items_on_string>(fault::arrays_only, "s"));
+static_assert(reports<nt::default_of_wrong_type>(fault::value_of_wrong_type, "x"));
+static_assert(reports<nt::default_out_of_type_range>(fault::value_of_wrong_type, "x"));
+static_assert(reports<nt::example_below_minimum>(fault::value_below_minimum, "x"));
+static_assert(reports<nt::unknown_enum_default>(fault::value_of_wrong_type, "l"));
+static_assert(reports<nt::null_default_for_required>(fault::value_of_wrong_type, "s"));
+static_assert(reports<nt::unknown_member>(fault::unknown_member, "not_described"));
+static_assert(reports<nt::name_on_member>(fault::name_on_member, "x"));
+static_assert(reports<nt::bounds_crossed>(fault::minimum_above_maximum, "x"));
+static_assert(reports<nt::lengths_crossed>(fault::min_length_above_max_length, "s"));
+static_assert(reports<nt::constraint_on_struct>(fault::constraint_on_type, ""));
+static_assert(reports<nt::invalid_type_name>(fault::invalid_name, ""));
+static_assert(reports<nt::annotated_twice>(fault::annotated_twice, "x"));
+static_assert(reports<nt::two_descriptions>(fault::given_twice, "x"));
+static_assert(reports<nt::bad_enum_entry>(fault::unknown_enumerator, "c"));
+static_assert(reports<nt::constrained_enumerator>(fault::constraint_on_enumerator, "a"));
+static_assert(reports<nt::second_entry_wrong>(fault::value_above_maximum, "b"));
+static_assert(reports<nt::infinite_bound>(fault::not_finite, "x"));
+static_assert(reports<nt::not_described>(fault::not_described, ""));
 
 // ---------------------------------------------------------------------------------------------
 // The annotations in the schema

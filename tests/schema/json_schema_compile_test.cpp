@@ -15,6 +15,36 @@ namespace {
 using subprocess::compile_result;
 using subprocess::compile_snippet;
 
+// The first line of the compiler's output that reports an error (g++ and clang++ both write
+// "error:"), or "".
+std::string first_error_line(const std::string& output) {
+    const std::size_t at = output.find("error:");
+    if (at == std::string::npos) return {};
+    const std::size_t begin = output.rfind('\n', at);
+    const std::size_t end = output.find('\n', at);
+    return output.substr(begin == std::string::npos ? 0 : begin + 1, end == std::string::npos ? end : end - begin - 1);
+}
+
+// Whether a line of `text` holds both `a` and `b`.
+bool has_line_with(const std::string& text, const std::string& a, const std::string& b) {
+    std::size_t begin = 0;
+    while (begin < text.size()) {
+        std::size_t end = text.find('\n', begin);
+        if (end == std::string::npos) end = text.size();
+        const std::string line = text.substr(begin, end - begin);
+        if (line.find(a) != std::string::npos && line.find(b) != std::string::npos) return true;
+        begin = end + 1;
+    }
+    return false;
+}
+
+// How many times `what` occurs in `text`.
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
 const char* const prelude = R"(
 #include <parley/schema.hpp>
 #include <boost/describe/class.hpp>
@@ -43,7 +73,7 @@ auto s = parley::json_schema_text<holder>;
 )");
     INFO(r.output);
     CHECK(!r.compiled);
-    CHECK(r.output.find("parley cannot describe this type") != std::string::npos);
+    CHECK(r.output.find("parley cannot describe this type (named in the instantiation notes)") != std::string::npos);
     CHECK(r.output.find("BOOST_DESCRIBE_STRUCT") != std::string::npos);
     // the culprit is named, however deep it is
     CHECK(r.output.find("cannot_describe<not_described>") != std::string::npos);
@@ -58,7 +88,7 @@ auto b = parley::strict_json_schema_text<std::vector<int>>;
 )");
     INFO(r.output);
     CHECK(!r.compiled);
-    CHECK(r.output.find("has no OpenAI strict form") != std::string::npos);
+    CHECK(r.output.find("this type (named in the instantiation notes) has no OpenAI strict form") != std::string::npos);
     CHECK(r.output.find("cannot_be_strict<std::map<") != std::string::npos);
     CHECK(r.output.find("needs a struct described with BOOST_DESCRIBE_STRUCT at the root") != std::string::npos);
 }
@@ -105,11 +135,7 @@ bool e = within<schema_stats{.depth = 11}>;
         CHECK(r.output.find(message) != std::string::npos);
     }
     // one error per limit passed, none for the counts at the limits
-    std::size_t errors = 0;
-    for (std::size_t at = r.output.find("OpenAI strict mode allows"); at != std::string::npos;
-         at = r.output.find("OpenAI strict mode allows", at + 1))
-        ++errors;
-    CHECK(errors == 5);
+    CHECK(count(r.output, "OpenAI strict mode allows") == 5);
 }
 
 TEST_CASE("json_schema: conversions, signatures and commands of types they cannot take stop the compiler") {
@@ -140,6 +166,177 @@ auto same_names = parley::parse_commands<go, go_again>("go(1)");
     CHECK(r.output.find("a command is a struct described with BOOST_DESCRIBE_STRUCT whose members are") !=
           std::string::npos);
     CHECK(r.output.find("two command types have the same command name") != std::string::npos);
+}
+
+TEST_CASE("from_json: a struct without a default constructor is named by the static_assert, before anything else") {
+    const compile_result r = compile_snippet(std::string(prelude) + R"(
+struct p {
+    explicit p(int v) : x(v) {}
+    int x;
+};
+BOOST_DESCRIBE_STRUCT(p, (), (x))
+struct q {
+    explicit q(int v) : y(v) {}
+    int y;
+};
+BOOST_DESCRIBE_STRUCT(q, (), (y))
+struct holder { std::vector<q> items; };
+BOOST_DESCRIBE_STRUCT(holder, (), (items))
+auto top = parley::from_json<p>(boost::json::value());
+auto nested = parley::from_json<holder>(boost::json::value());
+)");
+    INFO(r.output);
+    CHECK(!r.compiled);
+    const std::string message =
+        "from_json builds structs member by member: give the struct (named in the instantiation notes) a default "
+        "constructor";
+    CHECK(first_error_line(r.output).find(message) != std::string::npos);
+    // once for p itself, once for q inside holder, and nothing from the reader's body
+    CHECK(count(r.output, message) == 2);
+    CHECK(r.output.find("needs_default_constructor<p>") != std::string::npos);
+    CHECK(r.output.find("needs_default_constructor<q>") != std::string::npos);
+    CHECK(r.output.find("no matching") == std::string::npos);
+    CHECK(count(r.output, "error:") == 2);
+}
+
+TEST_CASE("parse_commands: a command without a default constructor is a static_assert") {
+    const compile_result r = compile_snippet(std::string(prelude) + R"snippet(
+struct Go {
+    explicit Go(int s) : steps(s) {}
+    int steps;
+};
+BOOST_DESCRIBE_STRUCT(Go, (), (steps))
+auto commands = parley::parse_commands<Go>("Go(1)");
+)snippet");
+    INFO(r.output);
+    CHECK(!r.compiled);
+    CHECK(first_error_line(r.output).find("parse_commands builds a command member by member: give each command type "
+                                          "a default constructor") != std::string::npos);
+    CHECK(count(r.output, "error:") == 1);
+}
+
+TEST_CASE("PARLEY_ANNOTATE: written where parley does not look for it, it is a compile error saying where to write it") {
+    const compile_result r = compile_snippet(std::string(prelude) + R"(
+namespace app {
+struct p { int x; };
+BOOST_DESCRIBE_STRUCT(p, (), (x))
+struct q { int y; };
+BOOST_DESCRIBE_STRUCT(q, (), (y))
+struct r { int z; };
+BOOST_DESCRIBE_STRUCT(r, (), (z))
+inline auto early = parley::json_schema_text<r>;
+PARLEY_ANNOTATE(r, "annotated after a use")
+}  // namespace app
+PARLEY_ANNOTATE(app::p, "described outside", (x, minimum(3)))
+namespace other {
+PARLEY_ANNOTATE(app::q, "in another namespace")
+}
+)");
+    INFO(r.output);
+    CHECK(!r.compiled);
+    const std::string where = "is written where parley does not look for it: write it at namespace scope in the "
+                              "namespace that declares ";
+    CHECK(first_error_line(r.output).find("PARLEY_ANNOTATE(") != std::string::npos);
+    CHECK(r.output.find("PARLEY_ANNOTATE(app::p, ...) " + where + "app::p, after its BOOST_DESCRIBE_STRUCT or "
+                        "BOOST_DESCRIBE_ENUM, and before app::p is used with parley") != std::string::npos);
+    CHECK(r.output.find("PARLEY_ANNOTATE(app::q, ...) " + where + "app::q") != std::string::npos);
+    CHECK(r.output.find("PARLEY_ANNOTATE(r, ...) " + where + "r") != std::string::npos);
+}
+
+TEST_CASE("PARLEY_ANNOTATE: a second one for the same type, written elsewhere, is a compile error") {
+    const compile_result r = compile_snippet(std::string(prelude) + R"(
+namespace app {
+struct p { int x; };
+BOOST_DESCRIBE_STRUCT(p, (), (x))
+PARLEY_ANNOTATE(p, "the right place", (x, minimum(3)))
+}  // namespace app
+PARLEY_ANNOTATE(app::p, "a second place", (x, minimum(4)))
+)");
+    INFO(r.output);
+    CHECK(!r.compiled);
+    CHECK(r.output.find("parley_annotations") != std::string::npos);
+    CHECK(r.output.find("ambiguous") != std::string::npos);
+}
+
+TEST_CASE("PARLEY_ANNOTATE: in the namespace of its type, it is found and used") {
+    const compile_result r = compile_snippet(std::string(prelude) + R"(
+namespace app {
+struct p { int x; };
+BOOST_DESCRIBE_STRUCT(p, (), (x))
+PARLEY_ANNOTATE(p, "described inside", (x, minimum(3)))
+}  // namespace app
+static_assert(parley::json_schema_text<app::p>.find("\"description\":\"described inside\"") != std::string_view::npos);
+static_assert(parley::json_schema_text<app::p>.find("\"minimum\":3") != std::string_view::npos);
+int main() {}
+)");
+    INFO(r.output);
+    CHECK(r.compiled);
+}
+
+TEST_CASE("PARLEY_ANNOTATE: a mistake is a compile error even where only conversions and commands are used") {
+    // The issue's case: nothing makes a schema.
+    const compile_result r = compile_snippet(std::string(prelude) + R"(
+struct p { int x; std::string y; };
+BOOST_DESCRIBE_STRUCT(p, (), (x, y))
+PARLEY_ANNOTATE(p, (x, max_length(2)), (y, "no such member"))
+auto from = parley::from_json<p>(boost::json::value());
+auto to = parley::to_json(p{});
+)");
+    INFO(r.output);
+    CHECK(!r.compiled);
+    CHECK(first_error_line(r.output).find("min_length/max_length/pattern/format apply to strings only") !=
+          std::string::npos);
+}
+
+TEST_CASE("from_json, to_json and parse_commands check the annotations of every type they reach") {
+    // PARLEY_DETAIL_ANNOTATIONS is PARLEY_ANNOTATE without its own check: each use must find the
+    // mistake of the type it reaches by itself.
+    const compile_result r = compile_snippet(std::string(prelude) + R"snippet(
+struct read_inner { std::string s; };
+BOOST_DESCRIBE_STRUCT(read_inner, (), (s))
+PARLEY_DETAIL_ANNOTATIONS(read_inner, (s, minimum(1)))
+struct read_outer { std::vector<read_inner> items; };
+BOOST_DESCRIBE_STRUCT(read_outer, (), (items))
+
+#include <boost/describe/enum.hpp>
+enum class colour { red, green };
+BOOST_DESCRIBE_ENUM(colour, red, green)
+PARLEY_DETAIL_ANNOTATIONS(colour, (blue, "not an enumerator"))
+struct written { std::optional<colour> c; };
+BOOST_DESCRIBE_STRUCT(written, (), (c))
+
+struct Go { int steps; };
+BOOST_DESCRIBE_STRUCT(Go, (), (steps))
+PARLEY_DETAIL_ANNOTATIONS(Go, (steps, min_items(1)))
+
+auto from = parley::from_json<read_outer>(boost::json::value());
+auto to = parley::to_json(written{});
+auto commands = parley::parse_commands<Go>("Go(1)");
+)snippet");
+    INFO(r.output);
+    CHECK(!r.compiled);
+    CHECK(r.output.find("PARLEY_ANNOTATE: minimum/maximum/exclusive_minimum/exclusive_maximum/multiple_of apply to "
+                        "numbers only") != std::string::npos);
+    CHECK(r.output.find("PARLEY_ANNOTATE names an enumerator that BOOST_DESCRIBE_ENUM does not list") !=
+          std::string::npos);
+    CHECK(r.output.find("PARLEY_ANNOTATE: min_items/max_items apply to arrays only") != std::string::npos);
+}
+
+TEST_CASE("PARLEY_ANNOTATE: the first error line says what is wrong, and the notes name the type and member") {
+    const compile_result r = compile_snippet(std::string(prelude) + R"(
+namespace app {
+struct p { int count; };
+BOOST_DESCRIBE_STRUCT(p, (), (count))
+PARLEY_ANNOTATE(p, (count, pattern("^[0-9]+$")))
+}  // namespace app
+)");
+    INFO(r.output);
+    CHECK(!r.compiled);
+    CHECK(first_error_line(r.output).find("PARLEY_ANNOTATE: min_length/max_length/pattern/format apply to strings "
+                                          "only") != std::string::npos);
+    CHECK(count(r.output, "error:") == 1);
+    // a note names the type and the member, as characters (both compilers show them so)
+    CHECK(has_line_with(r.output, "app::p", "'c', 'o', 'u', 'n', 't'"));
 }
 
 TEST_CASE("json_schema: annotation mistakes and bad default names stop the compiler") {

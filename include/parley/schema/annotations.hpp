@@ -26,16 +26,22 @@
 // macro stays next to BOOST_DESCRIBE_STRUCT like a second half of it. It expands to a
 // constexpr function that argument-dependent lookup finds (Boost.Describe's own technique), so
 // it must be placed in the namespace of the type, after its BOOST_DESCRIBE_* line, at
-// namespace scope. Inside the macro the annotation functions of parley::annotate are found
-// without qualification; qualify them (`parley::annotate::minimum`) if a function of the same
-// name in your namespace hides them. At most 64 entries (a Boost.Preprocessor limit); a type
-// with commas (`box<int, 2>`) needs an alias.
+// namespace scope, before the type is first used with parley. The macro checks that parley
+// finds it there: written anywhere else (the global namespace for app::p, another namespace,
+// a class) it is a compile error that says where to write it. Inside the macro the annotation
+// functions of parley::annotate are found without qualification; qualify them
+// (`parley::annotate::minimum`) if a function of the same name in your namespace hides them. At
+// most 64 entries (a Boost.Preprocessor limit); a type with commas (`box<int, 2>`) needs an
+// alias.
 //
-// Everything is checked at compile time when a schema is made: annotated names must be
-// described members or enumerators, constraints must fit the member's type (pattern on a
-// string, minimum on a number, min_items on an array...), defaults and examples must have the
-// member's JSON type, each annotation may be given once. A mistake is a compile error whose
-// first line says what is wrong.
+// Everything is checked at compile time, where the macro is written and again wherever the
+// annotations are read (schemas, function signatures, from_json, to_json, parse_commands):
+// annotated names must be described members or enumerators, constraints must fit the member's
+// type (pattern on a string, minimum on a number, min_items on an array...), defaults and
+// examples must have the member's JSON type, each annotation may be given once. Each mistake is
+// a static_assert of its own (parley/schema/detail/annotation_check.hpp), so the first error
+// line says what is wrong with g++ and clang++ alike; the instantiation notes name the type and
+// the member (as characters: 'x').
 //
 // In the OpenAI strict form (see json_schema.hpp) some of these keywords are not accepted and
 // are left out: default, examples, minLength, maxLength, uniqueItems, and formats other than
@@ -44,6 +50,7 @@
 #define PARLEY_SCHEMA_ANNOTATIONS_HPP
 
 #include <parley/config.hpp>
+#include <parley/schema/detail/annotation_check.hpp>
 #include <parley/schema/detail/annotation_types.hpp>
 
 #include <boost/preprocessor/punctuation/is_begin_parens.hpp>
@@ -52,8 +59,22 @@
 #include <boost/preprocessor/variadic/to_seq.hpp>
 
 /// Attaches descriptions and constraints to a type described with BOOST_DESCRIBE_STRUCT or
-/// BOOST_DESCRIBE_ENUM; see the top of parley/schema/annotations.hpp.
+/// BOOST_DESCRIBE_ENUM; see the top of parley/schema/annotations.hpp. Written anywhere else than
+/// in the namespace of T, or with a mistake, it is a compile error that says so.
 #define PARLEY_ANNOTATE(T, ...)                                                                        \
+    PARLEY_DETAIL_ANNOTATIONS(T, __VA_ARGS__)                                                          \
+    [[maybe_unused]] inline void parley_annotations_check(T const*) {                                  \
+        static_assert(::parley::detail::annotations_found<T>(),                                        \
+                      "PARLEY_ANNOTATE(" #T ", ...) is written where parley does not look for it: write it " \
+                      "at namespace scope in the namespace that declares " #T ", after its "            \
+                      "BOOST_DESCRIBE_STRUCT or BOOST_DESCRIBE_ENUM, and before " #T " is used with parley"); \
+        /* ambiguous when another PARLEY_ANNOTATE of T is visible from elsewhere */                   \
+        static_cast<void>(parley_annotations(static_cast<T const*>(nullptr)));                         \
+        [[maybe_unused]] constexpr bool checked = ::parley::detail::check_annotations<T>();            \
+    }
+
+/// The function PARLEY_ANNOTATE defines, without its checks (for the tests of the checks).
+#define PARLEY_DETAIL_ANNOTATIONS(T, ...)                                                              \
     [[maybe_unused]] constexpr auto parley_annotations(T const*) {                                     \
         using namespace ::parley::annotate;                                                            \
         return ::parley::detail::make_annotations<T>(BOOST_PP_SEQ_ENUM(                                \

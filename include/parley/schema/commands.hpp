@@ -274,20 +274,9 @@ inline bool same_ignoring_case(std::string_view a, std::string_view b) {
     return true;
 }
 
-}  // namespace detail::commands
-
-/// Reads an action list (see the top of this header) into commands of the types Cs, each a
-/// described struct whose name is the command's name. Every problem is reported with its line.
-/// Throws only what allocation throws.
+/// parse_commands without its compile-time checks.
 template <class... Cs>
-command_list<Cs...> parse_commands(std::string_view text, const command_options& options = {}) {
-    static_assert(sizeof...(Cs) > 0, "parse_commands needs at least one command type");
-    static_assert((detail::commands::valid_command<Cs>() && ...),
-                  "a command is a struct described with BOOST_DESCRIBE_STRUCT whose members are bool, integers, "
-                  "floating-point numbers, std::string, described enums or std::optional of those, the last "
-                  "one possibly a std::vector (or another sequence or set) of those that takes the remaining "
-                  "arguments");
-    static_assert(detail::commands::distinct_names<Cs...>(), "two command types have the same command name");
+command_list<Cs...> parse(std::string_view text, const command_options& options) {
     namespace d = detail::commands;
     using V = std::variant<Cs...>;
     command_list<Cs...> result;
@@ -349,6 +338,33 @@ command_list<Cs...> parse_commands(std::string_view text, const command_options&
         if (!rest.empty()) result.ignored.push_back({line_no, std::string(rest), "text after the commands"});
     }
     return result;
+}
+
+}  // namespace detail::commands
+
+/// Reads an action list (see the top of this header) into commands of the types Cs, each a
+/// described struct whose name is the command's name. Every problem is reported with its line.
+/// Throws only what allocation throws.
+template <class... Cs>
+command_list<Cs...> parse_commands(std::string_view text, const command_options& options = {}) {
+    static_assert(sizeof...(Cs) > 0, "parse_commands needs at least one command type");
+    constexpr bool valid = (detail::commands::valid_command<Cs>() && ...);
+    static_assert(valid,
+                  "a command is a struct described with BOOST_DESCRIBE_STRUCT whose members are bool, integers, "
+                  "floating-point numbers, std::string, described enums or std::optional of those, the last "
+                  "one possibly a std::vector (or another sequence or set) of those that takes the remaining "
+                  "arguments");
+    if constexpr (valid) {
+        constexpr bool constructible = (std::is_default_constructible_v<Cs> && ...);
+        static_assert(constructible, "parse_commands builds a command member by member: give each command type a "
+                                     "default constructor");
+        static_assert(detail::commands::distinct_names<Cs...>(), "two command types have the same command name");
+        if constexpr (constructible) {
+            [[maybe_unused]] constexpr bool annotations_checked = (detail::check_reachable_annotations<Cs>() && ...);
+            return detail::commands::parse<Cs...>(text, options);
+        }
+    }
+    return {};
 }
 
 }  // namespace parley

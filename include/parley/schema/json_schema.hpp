@@ -76,7 +76,7 @@ namespace detail {
 template <class X>
 struct cannot_describe {
     static_assert(sizeof(X) == 0,
-                  "parley cannot describe this type (named in the instantiation below) in JSON: use bool, an "
+                  "parley cannot describe this type (named in the instantiation notes) in JSON: use bool, an "
                   "integer type, float/double, std::string(_view), an enum described with BOOST_DESCRIBE_ENUM, "
                   "std::optional, std::vector/deque/list, std::array, std::set, std::map<std::string, T>, "
                   "std::variant, boost::json::value, or a struct described with BOOST_DESCRIBE_STRUCT");
@@ -87,7 +87,7 @@ struct cannot_describe<void> {};
 template <class X>
 struct cannot_be_strict {
     static_assert(sizeof(X) == 0,
-                  "this type (named in the instantiation below) has no OpenAI strict form: strict mode needs "
+                  "this type (named in the instantiation notes) has no OpenAI strict form: strict mode needs "
                   "additionalProperties: false on every object, so std::map and boost::json::value cannot be "
                   "expressed; use a std::vector of a described key/value struct, or json_schema<T>() (not strict)");
 };

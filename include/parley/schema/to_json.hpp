@@ -5,7 +5,9 @@
 
 #include <parley/config.hpp>
 #include <parley/error.hpp>
+#include <parley/schema/detail/annotation_check.hpp>
 #include <parley/schema/detail/conversion.hpp>
+#include <parley/schema/traits.hpp>
 
 #include <boost/describe/enumerators.hpp>
 #include <boost/describe/members.hpp>
@@ -105,7 +107,7 @@ struct writer {
             return o;
         } else {
             static_assert(dependent_false<T>,
-                          "to_json cannot write this type (named in the instantiation below): use bool, an integer "
+                          "to_json cannot write this type (named in the instantiation notes): use bool, an integer "
                           "type, float/double, std::string(_view), an enum described with BOOST_DESCRIBE_ENUM, "
                           "std::optional, std::vector/deque/list, std::array, std::set, std::map<std::string, T>, "
                           "std::variant, boost::json::value, or a struct described with BOOST_DESCRIBE_STRUCT");
@@ -122,8 +124,13 @@ struct writer {
 /// alternative (`std::monostate` as null). Types are those of parley/schema/traits.hpp.
 /// `from_json<T>(to_json(x))` gives back `x`. Throws `parley::error` (`errc::conversion`,
 /// naming the JSON pointer) for a NaN or infinite number and for an enum value without a name.
+/// A type outside that table, or a mistake in the annotations of a type T reaches, is a
+/// compile error.
 template <class T>
 boost::json::value to_json(const T& x) {
+    if constexpr (describable<T>) {
+        [[maybe_unused]] constexpr bool annotations_checked = detail::check_reachable_annotations<T>();
+    }
     detail::conv::writer w;
     return w.write(x);
 }

@@ -1,6 +1,7 @@
 // parley/schema/detail/annotation_check.hpp: compile-time checks of PARLEY_ANNOTATE against
 // the annotated type (names exist, constraints fit the member types, defaults and examples
-// have the right JSON type).
+// have the right JSON type). Each mistake is a static_assert of its own, so that the first
+// error line of g++ and of clang++ says what is wrong.
 #ifndef PARLEY_SCHEMA_DETAIL_ANNOTATION_CHECK_HPP
 #define PARLEY_SCHEMA_DETAIL_ANNOTATION_CHECK_HPP
 
@@ -12,9 +13,14 @@
 #include <boost/describe/enumerators.hpp>
 #include <boost/mp11/algorithm.hpp>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
 
 namespace parley::detail {
 
@@ -128,95 +134,238 @@ constexpr fixed_string<N> name_argument(const char* name) {
     return s;
 }
 
-/// Checks the annotation of one member of type M (named Member, for error messages).
-template <class M, fixed_string Member>
-constexpr void check_member_annotation(const annotation& a) {
+/// The fault (if any) of the annotation of one member of type M.
+template <class M>
+constexpr annotation_fault member_fault(const annotation& a) {
+    using k = annotation_fault;
     using V = unwrap_optional_t<M>;
     constexpr json_kind kind = json_kind_v<V>;
-    if (a.has_name()) annotation_error("name(...) names a struct or an enum, not a member");
+    if (a.has_name()) return k::name_on_member;
     if (a.has_number_constraint()) {
-        if (kind != json_kind::integer && kind != json_kind::number)
-            annotation_error("minimum/maximum/exclusive_minimum/exclusive_maximum/multiple_of apply to numbers only");
+        if (kind != json_kind::integer && kind != json_kind::number) return k::numbers_only;
         if (a.minimum.is_set() && a.maximum.is_set() && compare_numbers(a.minimum, a.maximum) > 0)
-            annotation_error("minimum is greater than maximum");
-        if (a.multiple_of.is_set() && a.multiple_of.as_double() <= 0)
-            annotation_error("multiple_of must be greater than zero");
+            return k::minimum_above_maximum;
+        if (a.multiple_of.is_set() && a.multiple_of.as_double() <= 0) return k::multiple_of_not_positive;
     }
     if (a.has_string_constraint()) {
-        if (kind != json_kind::string)
-            annotation_error("min_length/max_length/pattern/format apply to strings only");
+        if (kind != json_kind::string) return k::strings_only;
         if (a.min_length != annotation::unset && a.max_length != annotation::unset && a.min_length > a.max_length)
-            annotation_error("min_length is greater than max_length");
+            return k::min_length_above_max_length;
         if ((a.has_pattern() && a.pattern.empty()) || (a.has_format() && a.format.empty()))
-            annotation_error("pattern and format must not be empty");
+            return k::empty_pattern_or_format;
     }
     if (a.has_array_constraint()) {
-        if (kind != json_kind::array) annotation_error("min_items/max_items apply to arrays only");
-        if (is_std_array_v<V>) annotation_error("a std::array has a fixed size: min_items/max_items do not apply");
+        if (kind != json_kind::array) return k::arrays_only;
+        if (is_std_array_v<V>) return k::fixed_size_array;
         if (a.min_items != annotation::unset && a.max_items != annotation::unset && a.min_items > a.max_items)
-            annotation_error("min_items is greater than max_items");
+            return k::min_items_above_max_items;
     }
-    auto check_value = [&](const json_literal& v) {
-        if (!literal_fits<M>(v))
-            annotation_error("a default or example does not have the member's type (or is not one of an enum's names)");
+    auto value_fault = [&](const json_literal& v) {
+        if (!literal_fits<M>(v)) return k::value_of_wrong_type;
         if (v.is_number()) {
-            if (a.minimum.is_set() && compare_numbers(v, a.minimum) < 0) annotation_error("a default or example is below minimum");
-            if (a.maximum.is_set() && compare_numbers(v, a.maximum) > 0) annotation_error("a default or example is above maximum");
+            if (a.minimum.is_set() && compare_numbers(v, a.minimum) < 0) return k::value_below_minimum;
+            if (a.maximum.is_set() && compare_numbers(v, a.maximum) > 0) return k::value_above_maximum;
         }
+        return k::none;
     };
-    if (a.default_value.is_set()) check_value(a.default_value);
-    for (std::size_t i = 0; i != a.example_count; ++i) check_value(a.examples[i]);
+    annotation_fault f = k::none;
+    if (a.default_value.is_set()) f = value_fault(a.default_value);
+    for (std::size_t i = 0; i != a.example_count && f == k::none; ++i) f = value_fault(a.examples[i]);
+    return f;
 }
 
-/// Annotations of a type itself may only describe and name it.
-constexpr void check_type_annotation(const annotation& a) {
+/// The fault (if any) of the annotations of a type itself: only a description and a name.
+constexpr annotation_fault type_fault(const annotation& a) {
     if (a.has_number_constraint() || a.has_string_constraint() || a.has_array_constraint() || a.has_value_annotation())
-        annotation_error("a struct or enum itself takes only a description and name(...); constraints go on members");
-    if (a.has_name() && !is_valid_function_name(a.name))
-        annotation_error("name(...) must match ^[a-zA-Z0-9_-]{1,64}$");
+        return annotation_fault::constraint_on_type;
+    if (a.has_name() && !is_valid_function_name(a.name)) return annotation_fault::invalid_name;
+    return annotation_fault::none;
 }
 
-/// Checks the annotations of a described struct; true when they are right (a compile error
-/// otherwise, when evaluated as a constant).
+/// The position of the entry of `member` in `notes`, or the number of entries when it has none.
+template <std::size_t N>
+constexpr std::size_t entry_index(const type_annotations<N>& notes, std::string_view member) {
+    std::size_t i = 0;
+    while (i != N && notes.members[i].member != member) ++i;
+    return i;
+}
+
+/// The first mistake in the annotations of a type, and the member or enumerator it concerns
+/// ("" for the type itself).
+struct annotation_report {
+    annotation_fault fault = annotation_fault::none;
+    std::string_view member;
+};
+
+/// The first mistake, in the order written, in the annotations of T (a described struct or
+/// enum); none when T has no annotations.
+template <class T>
+constexpr annotation_report annotation_report_of() {
+    using k = annotation_fault;
+    if constexpr (!has_annotations<T>) {
+        return {};
+    } else if constexpr (!is_described_struct_v<T> && !is_described_enum_v<T>) {
+        return {k::not_described, {}};
+    } else {
+        constexpr auto& notes = unchecked_annotations_v<T>;
+        constexpr std::size_t n = notes.members.size();
+        if (notes.fault != k::none) return {notes.fault, notes.fault_member};
+        if (k f = notes.self.first_fault(); f != k::none) return {f, {}};
+        if (k f = type_fault(notes.self); f != k::none) return {f, {}};
+        // The faults of annotated members, by entry; only their types are looked at.
+        std::array<k, n> member_faults{};
+        std::array<bool, n> described{};
+        if constexpr (is_described_struct_v<T>) {
+            boost::mp11::mp_for_each<described_members<T>>([&](auto d) {
+                using D = decltype(d);
+                constexpr std::size_t i = entry_index(unchecked_annotations_v<T>, D::name);
+                if constexpr (i != n) {
+                    described[i] = true;
+                    member_faults[i] = member_fault<member_type_t<T, D>>(unchecked_annotations_v<T>.members[i].note);
+                }
+            });
+        }
+        for (std::size_t i = 0; i != n; ++i) {
+            const member_annotation& entry = notes.members[i];
+            k f = entry.note.first_fault();
+            if constexpr (is_described_struct_v<T>) {
+                record_fault(f, described[i] ? member_faults[i] : k::unknown_member);
+            } else {
+                if (!is_enumerator_name<T>(entry.member)) record_fault(f, k::unknown_enumerator);
+                const annotation& a = entry.note;
+                if (a.has_name() || a.has_number_constraint() || a.has_string_constraint() || a.has_array_constraint() ||
+                    a.has_value_annotation())
+                    record_fault(f, k::constraint_on_enumerator);
+            }
+            if (f != k::none) return {f, entry.member};
+        }
+        return {};
+    }
+}
+
+/// A compile error whose message says what the fault F is; T and Member (the member or
+/// enumerator, empty for the type itself, as characters: both compilers show them readably) are
+/// named in the instantiation notes. True for none.
+template <class T, annotation_fault F, char... Member>
+constexpr bool report_annotation_fault() {
+    using k = annotation_fault;
+    static_assert(F != k::not_finite, "PARLEY_ANNOTATE: a bound, default or example must be a finite number");
+    static_assert(F != k::bound_not_number, "PARLEY_ANNOTATE: a numeric bound must be a number");
+    static_assert(F != k::raw_not_json, "PARLEY_ANNOTATE: json(...) must hold exactly one JSON value");
+    static_assert(F != k::enum_value_unnamed, "PARLEY_ANNOTATE: this enum value has no described name");
+    static_assert(F != k::given_twice, "PARLEY_ANNOTATE: the same annotation is given twice for one name");
+    static_assert(F != k::annotated_twice, "PARLEY_ANNOTATE: a member or enumerator is annotated twice");
+    static_assert(F != k::not_described,
+                  "PARLEY_ANNOTATE annotates a struct described with BOOST_DESCRIBE_STRUCT or an enum described "
+                  "with BOOST_DESCRIBE_ENUM, and is written after that line");
+    static_assert(F != k::unknown_member, "PARLEY_ANNOTATE names a member that BOOST_DESCRIBE_STRUCT does not list");
+    static_assert(F != k::unknown_enumerator,
+                  "PARLEY_ANNOTATE names an enumerator that BOOST_DESCRIBE_ENUM does not list");
+    static_assert(F != k::name_on_member, "PARLEY_ANNOTATE: name(...) names a struct or an enum, not a member");
+    static_assert(F != k::numbers_only,
+                  "PARLEY_ANNOTATE: minimum/maximum/exclusive_minimum/exclusive_maximum/multiple_of apply to "
+                  "numbers only");
+    static_assert(F != k::minimum_above_maximum, "PARLEY_ANNOTATE: minimum is greater than maximum");
+    static_assert(F != k::multiple_of_not_positive, "PARLEY_ANNOTATE: multiple_of must be greater than zero");
+    static_assert(F != k::strings_only, "PARLEY_ANNOTATE: min_length/max_length/pattern/format apply to strings only");
+    static_assert(F != k::min_length_above_max_length, "PARLEY_ANNOTATE: min_length is greater than max_length");
+    static_assert(F != k::empty_pattern_or_format, "PARLEY_ANNOTATE: pattern and format must not be empty");
+    static_assert(F != k::arrays_only, "PARLEY_ANNOTATE: min_items/max_items apply to arrays only");
+    static_assert(F != k::fixed_size_array,
+                  "PARLEY_ANNOTATE: a std::array has a fixed size: min_items/max_items do not apply");
+    static_assert(F != k::min_items_above_max_items, "PARLEY_ANNOTATE: min_items is greater than max_items");
+    static_assert(F != k::value_of_wrong_type,
+                  "PARLEY_ANNOTATE: a default or example does not have the member's type (or is not one of an "
+                  "enum's names)");
+    static_assert(F != k::value_below_minimum, "PARLEY_ANNOTATE: a default or example is below minimum");
+    static_assert(F != k::value_above_maximum, "PARLEY_ANNOTATE: a default or example is above maximum");
+    static_assert(F != k::constraint_on_type,
+                  "PARLEY_ANNOTATE: a struct or enum itself takes only a description and name(...); constraints "
+                  "go on members");
+    static_assert(F != k::invalid_name, "PARLEY_ANNOTATE: name(...) must match ^[a-zA-Z0-9_-]{1,64}$");
+    static_assert(F != k::constraint_on_enumerator, "PARLEY_ANNOTATE: an enumerator takes only a description");
+    return F == k::none;
+}
+
+/// Checks the annotations of T: true when they are right, a compile error (a static_assert
+/// saying what is wrong) otherwise. True for a type without annotations.
+template <class T, annotation_fault F, fixed_string Member, std::size_t... I>
+constexpr bool report_annotation_fault(std::index_sequence<I...>) {
+    return report_annotation_fault<T, F, Member.data[I]...>();
+}
+
+template <class T>
+constexpr bool check_annotations() {
+    constexpr annotation_report r = annotation_report_of<T>();
+    constexpr auto member = name_argument<r.member.size()>(r.member.data());
+    return report_annotation_fault<T, r.fault, member>(std::make_index_sequence<member.size()>{});
+}
+
+/// True when the compiler finds the PARLEY_ANNOTATE of T where parley looks for it (through
+/// argument-dependent lookup, in the namespace of T).
+template <class T>
+constexpr bool annotations_found() {
+    return has_annotations<T>;
+}
+
+/// The annotations of T (none when T has no PARLEY_ANNOTATE), as a constant; reading them
+/// checks them (check_annotations<T>).
+template <class T>
+inline constexpr const auto& annotations_v = (static_cast<void>(check_annotations<T>()), unchecked_annotations_v<T>);
+
+/// The described enums that appear in the type expression T, without looking inside structs.
+template <class T, json_kind K = json_kind_v<T>>
+struct direct_enums {
+    using type = boost::mp11::mp_list<>;
+};
+template <class T>
+using direct_enums_t = typename direct_enums<T>::type;
+template <class T>
+struct direct_enums<T, json_kind::enumeration> {
+    using type = boost::mp11::mp_list<T>;
+};
+template <class T>
+struct direct_enums<T, json_kind::optional> {
+    using type = direct_enums_t<typename optional_traits<T>::value_type>;
+};
+template <class T>
+struct direct_enums<T, json_kind::array> {
+    using type = direct_enums_t<array_item_t<T>>;
+};
+template <class T>
+struct direct_enums<T, json_kind::map> {
+    using type = direct_enums_t<typename string_map_traits<T>::mapped_type>;
+};
+template <class... Ts>
+struct direct_enums<std::variant<Ts...>, json_kind::variant> {
+    using type = boost::mp11::mp_append<boost::mp11::mp_list<>, direct_enums_t<Ts>...>;
+};
+
+/// The described enums among the members of struct S.
 template <class S>
-constexpr bool check_struct_annotations() {
-    constexpr auto& notes = annotations_v<S>;
-    check_type_annotation(notes.self);
-    for (const auto& entry : notes.members) {
-        bool found = false;
-        boost::mp11::mp_for_each<described_members<S>>([&](auto d) {
-            if (c_string(d.name) == entry.member) found = true;
-        });
-        if (!found) annotation_error("PARLEY_ANNOTATE names a member that BOOST_DESCRIBE_STRUCT does not list");
-    }
-    boost::mp11::mp_for_each<described_members<S>>([&](auto d) {
-        using D = decltype(d);
-        constexpr auto member = name_argument<std::string_view(D::name).size()>(D::name);
-        if (const annotation* a = notes.find(c_string(D::name))) check_member_annotation<member_type_t<S, D>, member>(*a);
+using member_enums_t =
+    boost::mp11::mp_apply<boost::mp11::mp_append,
+                          boost::mp11::mp_push_front<boost::mp11::mp_transform<direct_enums_t, member_types_t<S>>,
+                                                     boost::mp11::mp_list<>>>;
+
+/// Every described struct and enum T reaches (T included): the types whose annotations reading
+/// or writing T may use.
+template <class T>
+using annotated_types_t = boost::mp11::mp_unique<boost::mp11::mp_apply<
+    boost::mp11::mp_append,
+    boost::mp11::mp_push_front<boost::mp11::mp_transform<member_enums_t, struct_closure_t<T>>, struct_closure_t<T>,
+                               direct_enums_t<T>>>>;
+
+/// Checks the annotations of every struct and enum T reaches (a compile error naming the first
+/// mistake); true otherwise.
+template <class T>
+constexpr bool check_reachable_annotations() {
+    bool ok = true;
+    boost::mp11::mp_for_each<boost::mp11::mp_transform<std::add_pointer_t, annotated_types_t<T>>>([&](auto* type) {
+        ok = check_annotations<std::remove_pointer_t<decltype(type)>>() && ok;
     });
-    return true;
+    return ok;
 }
-
-/// Checks the annotations of a described enum (enumerators take only a description).
-template <class E>
-constexpr bool check_enum_annotations() {
-    constexpr auto& notes = annotations_v<E>;
-    check_type_annotation(notes.self);
-    for (const auto& entry : notes.members) {
-        if (!is_enumerator_name<E>(entry.member))
-            annotation_error("PARLEY_ANNOTATE names an enumerator that BOOST_DESCRIBE_ENUM does not list");
-        const annotation& a = entry.note;
-        if (a.has_name() || a.has_number_constraint() || a.has_string_constraint() || a.has_array_constraint() ||
-            a.has_value_annotation())
-            annotation_error("an enumerator takes only a description");
-    }
-    return true;
-}
-
-template <class T>
-inline constexpr bool struct_annotations_checked_v = check_struct_annotations<T>();
-template <class T>
-inline constexpr bool enum_annotations_checked_v = check_enum_annotations<T>();
 
 }  // namespace parley::detail
 

@@ -19,9 +19,44 @@
 namespace parley {
 
 namespace detail {
-/// Called (and not constexpr) where an annotation is wrong: the compiler stops there and shows
-/// the caller's line, which says what is wrong.
-inline void annotation_error(const char* /*message*/) {}
+/// A mistake in an annotation. Building an annotation records the first one it meets instead
+/// of stopping, and the checks of annotation_check.hpp turn each into a static_assert of its
+/// own, whose message says what is wrong (see report_annotation_fault there).
+enum class annotation_fault {
+    none,
+    // found while building the annotation
+    not_finite,  ///< an infinite or NaN bound, default or example
+    bound_not_number,  ///< minimum("text")
+    raw_not_json,  ///< json("[1,")
+    enum_value_unnamed,  ///< an enum value without a described name
+    given_twice,  ///< one annotation twice in one entry
+    annotated_twice,  ///< two entries for one member or enumerator
+    // found by checking against the annotated type
+    not_described,  ///< the annotated type is neither a described struct nor a described enum
+    unknown_member,
+    unknown_enumerator,
+    name_on_member,
+    numbers_only,
+    minimum_above_maximum,
+    multiple_of_not_positive,
+    strings_only,
+    min_length_above_max_length,
+    empty_pattern_or_format,
+    arrays_only,
+    fixed_size_array,
+    min_items_above_max_items,
+    value_of_wrong_type,
+    value_below_minimum,
+    value_above_maximum,
+    constraint_on_type,
+    invalid_name,
+    constraint_on_enumerator,
+};
+
+/// Records `fault` unless an earlier one is recorded.
+constexpr void record_fault(annotation_fault& into, annotation_fault fault) noexcept {
+    if (into == annotation_fault::none) into = fault;
+}
 }  // namespace detail
 
 /// A JSON value known at compile time: the value of a default, an example or a bound.
@@ -34,6 +69,7 @@ struct json_literal {
     std::uint64_t unsigned_integer = 0;
     double number = 0;
     std::string_view text;  ///< string or raw JSON
+    detail::annotation_fault fault = detail::annotation_fault::none;  ///< what is wrong with it, if anything
 
     constexpr json_literal() = default;
     constexpr json_literal(std::nullptr_t) : type(kind::null) {}
@@ -52,7 +88,7 @@ struct json_literal {
     template <std::floating_point F>
     constexpr json_literal(F f) : type(kind::number), number(static_cast<double>(f)) {
         if (!(number == number) || number > 1.7976931348623157e308 || number < -1.7976931348623157e308)
-            detail::annotation_error("a bound, default or example must be a finite number");
+            fault = detail::annotation_fault::not_finite;
     }
     constexpr json_literal(const char* s) : type(kind::string), text(s) {}
     constexpr json_literal(std::string_view s) : type(kind::string), text(s) {}
@@ -67,15 +103,15 @@ struct json_literal {
                 found = true;
             }
         });
-        if (!found) detail::annotation_error("this enum value has no described name");
+        if (!found) fault = detail::annotation_fault::enum_value_unnamed;
     }
 
-    /// Raw JSON text, checked.
+    /// Raw JSON text, checked (text that is not one JSON value is a fault).
     static constexpr json_literal raw(std::string_view json_text) {
-        if (!detail::is_json_text(json_text)) detail::annotation_error("json(...) must hold exactly one JSON value");
         json_literal l;
         l.type = kind::raw;
         l.text = json_text;
+        if (!detail::is_json_text(json_text)) l.fault = detail::annotation_fault::raw_not_json;
         return l;
     }
 
@@ -106,6 +142,16 @@ struct annotation {
     json_literal default_value;
     std::array<json_literal, max_examples> examples{};
     std::size_t example_count = 0;
+    detail::annotation_fault fault = detail::annotation_fault::none;  ///< the first mistake met building it
+
+    /// The first mistake in this annotation or in one of its values, or none.
+    constexpr detail::annotation_fault first_fault() const noexcept {
+        detail::annotation_fault f = fault;
+        for (const json_literal* l : {&minimum, &maximum, &exclusive_minimum, &exclusive_maximum, &multiple_of, &default_value})
+            detail::record_fault(f, l->fault);
+        for (std::size_t i = 0; i != example_count; ++i) detail::record_fault(f, examples[i].fault);
+        return f;
+    }
 
     constexpr bool has_description() const noexcept { return description.data() != nullptr; }
     constexpr bool has_name() const noexcept { return name.data() != nullptr; }
@@ -133,6 +179,8 @@ template <std::size_t N>
 struct type_annotations {
     annotation self;
     std::array<member_annotation, N> members{};
+    detail::annotation_fault fault = detail::annotation_fault::none;  ///< annotated_twice, or none
+    std::string_view fault_member;  ///< the member or enumerator annotated twice
 
     /// The annotation of the named member, or nullptr.
     constexpr const annotation* find(std::string_view member) const noexcept {
@@ -160,7 +208,7 @@ constexpr void append_literal(text_buffer& out, const json_literal& l) {
 }
 
 constexpr json_literal require_number(json_literal l) {
-    if (!l.is_number()) annotation_error("a numeric bound must be a number");
+    if (!l.is_number()) record_fault(l.fault, annotation_fault::bound_not_number);
     return l;
 }
 
@@ -171,40 +219,44 @@ constexpr annotation to_annotation(std::string_view description) {
     return a;
 }
 
-constexpr void merge_text(std::string_view& into, std::string_view from) {
+// Each merge_* takes `from` into `into` unless `from` is unset; when both are set, the fault
+// given_twice is recorded in `fault`.
+constexpr void merge_text(std::string_view& into, std::string_view from, annotation_fault& fault) {
     if (from.data() == nullptr) return;
-    if (into.data() != nullptr) annotation_error("the same annotation is given twice for one name");
+    if (into.data() != nullptr) record_fault(fault, annotation_fault::given_twice);
     into = from;
 }
-constexpr void merge_literal(json_literal& into, const json_literal& from) {
-    if (!from.is_set()) return;
-    if (into.is_set()) annotation_error("the same annotation is given twice for one name");
+constexpr void merge_literal(json_literal& into, const json_literal& from, annotation_fault& fault) {
+    if (!from.is_set() && from.fault == annotation_fault::none) return;
+    if (into.is_set()) record_fault(fault, annotation_fault::given_twice);
     into = from;
 }
-constexpr void merge_size(std::size_t& into, std::size_t from) {
+constexpr void merge_size(std::size_t& into, std::size_t from, annotation_fault& fault) {
     if (from == annotation::unset) return;
-    if (into != annotation::unset) annotation_error("the same annotation is given twice for one name");
+    if (into != annotation::unset) record_fault(fault, annotation_fault::given_twice);
     into = from;
 }
 
-/// Both annotations in one; an annotation given by both is an error.
+/// Both annotations in one; an annotation given by both is the fault given_twice.
 constexpr annotation merge(annotation a, const annotation& b) {
-    merge_text(a.description, b.description);
-    merge_text(a.name, b.name);
-    merge_literal(a.minimum, b.minimum);
-    merge_literal(a.maximum, b.maximum);
-    merge_literal(a.exclusive_minimum, b.exclusive_minimum);
-    merge_literal(a.exclusive_maximum, b.exclusive_maximum);
-    merge_literal(a.multiple_of, b.multiple_of);
-    merge_size(a.min_length, b.min_length);
-    merge_size(a.max_length, b.max_length);
-    merge_text(a.pattern, b.pattern);
-    merge_text(a.format, b.format);
-    merge_size(a.min_items, b.min_items);
-    merge_size(a.max_items, b.max_items);
-    merge_literal(a.default_value, b.default_value);
+    annotation_fault& f = a.fault;
+    record_fault(f, b.fault);
+    merge_text(a.description, b.description, f);
+    merge_text(a.name, b.name, f);
+    merge_literal(a.minimum, b.minimum, f);
+    merge_literal(a.maximum, b.maximum, f);
+    merge_literal(a.exclusive_minimum, b.exclusive_minimum, f);
+    merge_literal(a.exclusive_maximum, b.exclusive_maximum, f);
+    merge_literal(a.multiple_of, b.multiple_of, f);
+    merge_size(a.min_length, b.min_length, f);
+    merge_size(a.max_length, b.max_length, f);
+    merge_text(a.pattern, b.pattern, f);
+    merge_text(a.format, b.format, f);
+    merge_size(a.min_items, b.min_items, f);
+    merge_size(a.max_items, b.max_items, f);
+    merge_literal(a.default_value, b.default_value, f);
     if (b.example_count != 0) {
-        if (a.example_count != 0) annotation_error("the same annotation is given twice for one name");
+        if (a.example_count != 0) record_fault(f, annotation_fault::given_twice);
         a.examples = b.examples;
         a.example_count = b.example_count;
     }
@@ -228,9 +280,12 @@ constexpr auto make_annotations(const Entries&... entries) {
     std::size_t i = 0;
     auto add = [&](const auto& entry) {
         if constexpr (is_member_annotation_v<std::remove_cvref_t<decltype(entry)>>) {
-            for (std::size_t j = 0; j != i; ++j)
-                if (result.members[j].member == entry.member)
-                    annotation_error("a member or enumerator is annotated twice in PARLEY_ANNOTATE");
+            for (std::size_t j = 0; j != i; ++j) {
+                if (result.members[j].member == entry.member && result.fault == annotation_fault::none) {
+                    result.fault = annotation_fault::annotated_twice;
+                    result.fault_member = entry.member;
+                }
+            }
             result.members[i++] = entry;
         } else {
             result.self = merge(result.self, to_annotation(entry));
@@ -251,9 +306,10 @@ constexpr auto annotations_of_impl() {
         return type_annotations<0>{};
 }
 
-/// The annotations of T (none when T has no PARLEY_ANNOTATE), as a constant.
+/// The annotations of T as PARLEY_ANNOTATE wrote them (none when T has no PARLEY_ANNOTATE), as
+/// a constant, not checked: read annotations_v of annotation_check.hpp, which checks them.
 template <class T>
-inline constexpr auto annotations_v = annotations_of_impl<T>();
+inline constexpr auto unchecked_annotations_v = annotations_of_impl<T>();
 
 }  // namespace detail
 

@@ -3,7 +3,7 @@
 #define PARLEY_SCHEMA_DETAIL_DEFINITION_NAMES_HPP
 
 #include <parley/config.hpp>
-#include <parley/schema/detail/annotation_types.hpp>
+#include <parley/schema/detail/annotation_check.hpp>
 #include <parley/schema/detail/constexpr_json.hpp>
 #include <parley/schema/type_name.hpp>
 

@@ -374,7 +374,7 @@ bool read(const boost::json::value& v, T& out, reader& r) {
         return read_struct(v, out, r);
     } else {
         static_assert(dependent_false<T>,
-                      "from_json cannot read this type (named in the instantiation below): use bool, an integer "
+                      "from_json cannot read this type (named in the instantiation notes): use bool, an integer "
                       "type, float/double, std::string, an enum described with BOOST_DESCRIBE_ENUM, "
                       "std::optional, std::vector/deque/list, std::array, std::set, std::map<std::string, T>, "
                       "std::variant, boost::json::value, or a struct described with BOOST_DESCRIBE_STRUCT");
