@@ -306,7 +306,9 @@ TEST_CASE("annotations: every kind reaches the schema") {
     CHECK(s.at("description") == "A support ticket");
     CHECK(p.at("title") == boost::json::parse(R"({"type":"string","description":"Short summary","minLength":3,"maxLength":80})"));
     CHECK(p.at("priority") == boost::json::parse(R"({"type":"integer","minimum":1,"maximum":5,"default":3,"examples":[1,5]})"));
-    CHECK(p.at("owner") == boost::json::parse(R"({"type":"string","format":"email","default":null})"));
+    // an optional member whose default is null accepts null, so that its default validates
+    CHECK(p.at("owner") ==
+          boost::json::parse(R"({"anyOf":[{"type":"string","format":"email"},{"type":"null"}],"default":null})"));
     CHECK(p.at("labels") == boost::json::parse(R"({"type":"array","items":{"type":"string"},"maxItems":10,"default":[]})"));
     CHECK(p.at("urgency") ==
           boost::json::parse(R"({"type":"string","description":"How much\n- low: a little\n- high: a lot",)"
@@ -335,7 +337,9 @@ TEST_CASE("annotations: annotated schemas are valid draft 2020-12 schemas that c
           json(R"({"title":"Printer","priority":6,"labels":[],"urgency":"low","score":9.5})"),
           json(R"({"title":"Printer","priority":5,"labels":[],"urgency":"low","score":9.25})"),
           json(R"({"title":"Printer","priority":5,"labels":[],"urgency":"low","score":10})"),
-          json(R"({"title":"Printer","priority":5,"labels":[],"urgency":"low","score":1,"owner":"nobody"})")}},
+          json(R"({"title":"Printer","priority":5,"labels":[],"urgency":"low","score":1,"owner":"nobody"})"),
+          json(R"({"title":"Printer","priority":5,"labels":[],"urgency":"low","score":1,"owner":null})"),
+          json(R"({"title":"Printer","priority":5,"labels":[],"urgency":"low","score":1,"owner":"a@example.com"})")}},
         {"strict ticket", parley::strict_json_schema<nt::ticket>(),
          {json(R"({"title":"Printer","priority":5,"owner":null,"labels":[],"urgency":"low","score":9.5})"),
           json(R"({"title":"Printer","priority":5,"labels":[],"urgency":"low","score":9.5})")}},
@@ -343,9 +347,13 @@ TEST_CASE("annotations: annotated schemas are valid draft 2020-12 schemas that c
          {json(R"({"parts":[{"number":1}],"effort":"high"})"), json(R"({"parts":[{}],"effort":"high"})")}},
     });
     REQUIRE(results.size() == 3);
-    for (const auto& r : results) CHECK_MESSAGE(!r.schema_error, r.name, ": ", r.schema_error.value_or(""));
+    for (const auto& r : results) {
+        CHECK_MESSAGE(!r.schema_error, r.name, ": ", r.schema_error.value_or(""));
+        // every default and example validates against the schema that carries it
+        for (const auto& e : r.annotation_errors) FAIL_CHECK(r.name << ": default or example does not validate: " << e);
+    }
     const std::vector<std::vector<bool>> expected = {
-        {true, false, false, false, false, false}, {true, false}, {true, false}};
+        {true, false, false, false, false, false, true, true}, {true, false}, {true, false}};
     for (std::size_t i = 0; i != results.size(); ++i) {
         CAPTURE(results[i].name);
         CHECK(results[i].valid == expected[i]);

@@ -46,6 +46,17 @@ struct renamed {
 BOOST_DESCRIBE_STRUCT(renamed, (), (values))
 PARLEY_ANNOTATE(renamed, name("sum-all"))
 
+struct Pour {
+    std::string drink;
+    int cups = 1;
+    std::optional<double> temperature;
+    std::vector<std::string> extras;
+    friend bool operator==(const Pour&, const Pour&) = default;
+};
+BOOST_DESCRIBE_STRUCT(Pour, (), (drink, cups, temperature, extras))
+PARLEY_ANNOTATE(Pour, (drink, max_length(5)), (cups, range(1, 4)), (temperature, exclusive_maximum(100)),
+                (extras, max_items(2)))
+
 struct with_map {
     std::map<std::string, int> m;
 };
@@ -245,6 +256,26 @@ TEST_CASE("parse_commands: typed arguments, optional and rest arguments") {
     CHECK(problems_of(tag) == "line 1: Tag(): Tag takes at least 1 argument (item, labels...), found 0");
 }
 
+TEST_CASE("parse_commands: annotated bounds of arguments are checked, as from_json checks them") {
+    auto ok = parley::parse_commands<cmd_test::Pour>("Pour(tea, 4, 99.5, milk, sugar)\nPour(cocoa, 1)\n");
+    CHECK(problems_of(ok).empty());
+    CHECK(ok.commands == std::vector<std::variant<cmd_test::Pour>>{cmd_test::Pour{"tea", 4, 99.5, {"milk", "sugar"}},
+                                                                  cmd_test::Pour{"cocoa", 1, std::nullopt, {}}});
+    auto bad = parley::parse_commands<cmd_test::Pour>(
+        "Pour(espresso, 1)\n"
+        "Pour(tea, 0)\n"
+        "Pour(tea, 2, 100)\n"
+        "Pour(tea, 2, None, milk, sugar, honey)\n");
+    CHECK(bad.commands.empty());
+    CHECK(problems_of(bad) ==
+          "line 1: Pour(espresso, 1): argument 1 (drink): expected a string of at most 5 characters, found \"espresso\" "
+          "(8 characters)\n"
+          "line 2: Pour(tea, 0): argument 2 (cups): expected an integer at least 1 and at most 4, found 0\n"
+          "line 3: Pour(tea, 2, 100): argument 3 (temperature): expected a number less than 100, found 100\n"
+          "line 4: Pour(tea, 2, None, milk, sugar, honey): arguments (extras...): expected an array of at most 2 items, "
+          "found an array of 3 items");
+}
+
 TEST_CASE("parse_commands: limits") {
     std::string many;
     for (int i = 0; i < 20; ++i) many += "StartFlow(f" + std::to_string(i) + ")\n";
@@ -258,7 +289,12 @@ TEST_CASE("parse_commands: limits") {
     small.max_size = 10;
     auto s = parse_rasa_commands("StartFlow(transfer_money)", small);
     CHECK(s.commands.empty());
-    CHECK(problems_of(s) == "line 0: the text is 25 bytes long, more than the 10 bytes read");
+    // a problem of the whole text has line 0, and its text names no line
+    REQUIRE(s.problems.size() == 1);
+    CHECK(s.problems[0].line == 0);
+    CHECK(problems_of(s) == "the text is 25 bytes long, more than the 10 bytes read");
+    CHECK(parse_rasa_commands("StartFlow(a)\n", {.max_size = 8}).error_text() ==
+          "the text is 13 bytes long, more than the 8 bytes read");
 
     // Hostile text: long lines of parentheses and quotes stay linear.
     std::string hostile = "SetSlot(" + std::string(200000, '(') + "\n" + "SetSlot(a, \"" + std::string(200000, 'x') + "\n";

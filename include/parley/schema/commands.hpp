@@ -66,13 +66,14 @@ struct command_options {
 
 /// Something in an action list that did not become a command, or that was skipped.
 struct command_problem {
-    std::size_t line = 0;  ///< 1-based line of the text
+    std::size_t line = 0;  ///< 1-based line of the text; 0 for the whole text (longer than max_size)
     std::string source;  ///< the call or text as written
     std::string message;  ///< what is wrong, e.g. `unknown command "Foo" (the commands are ...)`
 
-    /// `line 3: Foo(x): unknown command "Foo" (the commands are StartFlow, SetSlot)`.
+    /// `line 3: Foo(x): unknown command "Foo" (the commands are StartFlow, SetSlot)`; without
+    /// `line N: ` for the whole text.
     std::string text() const {
-        std::string s = "line " + std::to_string(line) + ": ";
+        std::string s = line == 0 ? std::string() : "line " + std::to_string(line) + ": ";
         if (!source.empty()) s += std::string(source) + ": ";
         return s + message;
     }
@@ -220,7 +221,14 @@ bool bind(const call& c, C& out, std::string& why) {
     std::size_t steps = 0;
     std::size_t index = 0;
     bool ok = true;
-    auto read_one = [&](const argument& a, auto& target, const std::string& label) {
+    auto report = [&](const std::string& label, const conv::reader& r) {
+        ok = false;
+        if (!why.empty()) why += "; ";
+        why += label + ": expected " + r.errors.front().expected + ", found " + r.errors.front().found;
+    };
+    // Reads one argument into target, then checks the bounds of `note` (the member's
+    // annotation, or nullptr) on it.
+    auto read_one = [&](const argument& a, auto& target, const std::string& label, const annotation* note) {
         using T = std::remove_cvref_t<decltype(target)>;
         conv::reader r{options, steps, {}, {}, {}, 0, 0, false, true, false, {}};
         boost::json::value v;
@@ -230,27 +238,30 @@ bool bind(const call& c, C& out, std::string& why) {
         } else {
             v = argument_value<T>(a);
         }
-        if (conv::read(v, target, r)) return;
-        ok = false;
-        if (!why.empty()) why += "; ";
-        why += label + ": expected " + r.errors.front().expected + ", found " + r.errors.front().found;
+        if (conv::read(v, target, r) && (note == nullptr || conv::check_annotation(target, *note, r))) return;
+        report(label, r);
     };
     boost::mp11::mp_for_each<described_members<C>>([&](auto D) {
         using M = member_type_t<C, decltype(D)>;
+        constexpr const annotation* note = annotations_v<C>.find(decltype(D)::name);
         auto& member = out.*D.pointer;
         if constexpr (is_rest_argument<M>()) {
             for (; index < given; ++index) {
                 array_item_t<M> item{};
                 read_one(c.arguments[index], item,
-                         "argument " + std::to_string(index + 1) + " (" + std::string(D.name) + ")");
+                         "argument " + std::to_string(index + 1) + " (" + std::string(D.name) + ")", nullptr);
                 if constexpr (is_sequence_v<M>)
                     member.push_back(std::move(item));
                 else
                     member.insert(std::move(item));
             }
+            if constexpr (note != nullptr) {  // min_items, max_items
+                conv::reader r{options, steps, {}, {}, {}, 0, 0, false, true, false, {}};
+                if (!conv::check_annotation(member, *note, r)) report("arguments (" + std::string(D.name) + "...)", r);
+            }
         } else if (index < given) {
             read_one(c.arguments[index], member,
-                     "argument " + std::to_string(index + 1) + " (" + std::string(D.name) + ")");
+                     "argument " + std::to_string(index + 1) + " (" + std::string(D.name) + ")", note);
             ++index;
         }
     });

@@ -4,8 +4,9 @@
 // json_schema<T>() describes T as the schema layer's traits classify it (parley/schema/traits.hpp):
 // a described struct is an object with `additionalProperties: false` whose required
 // properties are its members except the std::optional ones (an optional member is left out
-// when it has no value; null is not part of its schema, while an optional anywhere else, such
-// as an array item, is `anyOf: [<schema>, {"type": "null"}]`); integers carry their type's range
+// when it has no value; null is not part of its schema unless its annotated default or an
+// example is null, while an optional anywhere else, such as an array item, is
+// `anyOf: [<schema>, {"type": "null"}]`); integers carry their type's range
 // as minimum/maximum; std::array<T, N> has minItems = maxItems = N; sets have uniqueItems;
 // described enums are string enums; variants are anyOf; described structs other than the root
 // live in "$defs" (named after the type, or after its name(...) annotation) and are referenced

@@ -142,6 +142,21 @@ private:
         }
     }
 
+    // Whether a member's default or one of its examples is null.
+    static constexpr bool is_null(const json_literal& l) {
+        if (l.type == json_literal::kind::null) return true;
+        if (l.type != json_literal::kind::raw) return false;
+        std::string_view t = l.text;
+        while (!t.empty() && (t.front() == ' ' || t.front() == '\t' || t.front() == '\n' || t.front() == '\r')) t.remove_prefix(1);
+        while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\n' || t.back() == '\r')) t.remove_suffix(1);
+        return t == "null";
+    }
+    static constexpr bool has_null_value(const annotation& a) {
+        bool null = is_null(a.default_value);
+        for (std::size_t i = 0; i != a.example_count; ++i) null = null || is_null(a.examples[i]);
+        return null;
+    }
+
     // A member's default and examples (not in the strict form).
     constexpr void member_values(const annotation& a) {
         if constexpr (!Strict) {
@@ -198,12 +213,20 @@ private:
         out_.append("false");
     }
 
-    // A member's schema. Plain form: an optional member is simply not required. Strict form:
-    // every member is required and an optional one also accepts null.
+    // A member's schema. Plain form: an optional member is simply not required, and accepts
+    // null too only when its default or an example is null (so that they validate against it;
+    // from_json reads null as no value). Strict form: every member is required and an optional
+    // one also accepts null.
     template <class M>
     constexpr void member_schema(const annotation& a) {
         if constexpr (!Strict && is_optional_v<M>) {
-            member_schema<typename optional_traits<M>::value_type>(a);
+            if (has_null_value(a)) {
+                open('{');
+                value_keywords<M>(a, place::member);
+                close('}');
+            } else {
+                member_schema<typename optional_traits<M>::value_type>(a);
+            }
         } else if constexpr (Strict && json_kind_v<M> == json_kind::object) {
             // OpenAI refuses "$ref" with sibling keywords: a described member gets the
             // definition written in place, with the member's description
