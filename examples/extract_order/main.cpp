@@ -143,12 +143,20 @@ int main() {
     // A reply whose JSON does not parse: the error says where.
     show(parley::from_text<cafe::order>("Sure: {\"customer\": \"Cy\", \"lines\": [}"));
 
-    // A reply still streaming in: what has arrived so far, the rest keeping its defaults.
-    const std::string_view stream = R"({"customer": "Ana", "lines": [{"product": "latte", "cup": "large"}]})";
+    // A reply still streaming in: what has arrived so far, the rest keeping its defaults; before
+    // any of the JSON, a problem of its own kind says to wait.
+    const std::string_view stream =
+        R"(Here it is: {"customer": "Ana", "lines": [{"product": "latte", "cup": "large"}]})";
     std::cout << "\nstreaming:\n";
-    for (std::size_t n : {std::size_t{16}, std::size_t{46}, std::size_t{62}, stream.size()}) {
+    for (std::size_t n : {std::size_t{8}, std::size_t{28}, std::size_t{58}, std::size_t{74}, stream.size()}) {
         auto partial = parley::from_partial_text<cafe::order>(stream.substr(0, n));
-        std::cout << n << " bytes: " << boost::json::serialize(parley::to_json(partial.value())) << '\n';
+        std::cout << n << " bytes: ";
+        if (partial)
+            std::cout << boost::json::serialize(parley::to_json(*partial)) << '\n';
+        else if (partial.errors()[0].kind == parley::json_problem_kind::nothing_yet)
+            std::cout << "nothing yet\n";
+        else
+            std::cout << partial.error_text() << '\n';
     }
 
     // An action list: reasoning lines are skipped, every call is read or reported.

@@ -29,6 +29,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_set>
 #include <variant>
 #include <vector>
@@ -918,8 +919,16 @@ TEST_CASE("json_schema: the strict form's shape") {
     CHECK(parley::json_schema<zoo::with_set>().at("properties").at("ids").at("uniqueItems") == value(true));
 }
 
-TEST_CASE("json_schema: the value is parsed once and returned as a copy") {
-    value a = parley::json_schema<zoo::node>();
+// The schemas are returned by reference to one value per type, parsed once.
+static_assert(std::is_same_v<decltype(parley::json_schema<zoo::node>()), const value&>);
+static_assert(std::is_same_v<decltype(parley::strict_json_schema<zoo::node>()), const value&>);
+
+TEST_CASE("json_schema: the value is parsed once, every call returns it, and a copy can be changed") {
+    const value& first = parley::json_schema<zoo::node>();
+    CHECK(&parley::json_schema<zoo::node>() == &first);
+    CHECK(&parley::strict_json_schema<zoo::node>() == &parley::strict_json_schema<zoo::node>());
+    CHECK(&parley::strict_json_schema<zoo::node>() != &first);
+    value a = parley::json_schema<zoo::node>();  // callers that copy still can
     a.as_object()["type"] = "changed";
     const value b = parley::json_schema<zoo::node>();
     CHECK(b.at("type") == "object");

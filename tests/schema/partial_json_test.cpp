@@ -228,7 +228,20 @@ TEST_CASE("from_partial_json: a partly streamed order as a partly filled struct"
         auto r = parley::from_partial_json<order>(prefix);
         REQUIRE_MESSAGE(r, r.error_text());
     }
-    CHECK(parley::from_partial_json<order>("").error_text() == "expected an object, found null");
+    // Nothing of the value yet is a problem of its own kind, whatever the type.
+    for (std::string_view nothing : {"", "  \n", "```json\n"}) {
+        CAPTURE(nothing);
+        auto r = parley::from_partial_json<order>(nothing);
+        REQUIRE(!r);
+        REQUIRE(r.errors().size() == 1);
+        CHECK(r.errors()[0].kind == parley::json_problem_kind::nothing_yet);
+        CHECK(r.error_text() == "expected a JSON value, found nothing yet");
+        CHECK(parley::from_partial_json<std::optional<int>>(nothing).errors().at(0).kind ==
+              parley::json_problem_kind::nothing_yet);
+    }
+    // A null that has arrived is a null.
+    CHECK(parley::from_partial_json<order>("nu").error_text() == "expected an object, found null");
+    CHECK(parley::from_partial_json<std::optional<int>>("nu"));
     auto cut_name = parley::from_partial_json<order>(R"({"customer": "Ann", "state": "shi)");
     REQUIRE(cut_name);
     CHECK(cut_name->state == pj_test::status::open);  // left as it was
@@ -345,7 +358,11 @@ TEST_CASE("parse_partial_json_from_text: prose, then JSON, as a reply streams in
         REQUIRE_MESSAGE(r, r.error().message());
         if (n <= json_at) CHECK(r.value().is_null());
         else CHECK(r.value().is_object());
-        if (n > json_at) CHECK(parley::from_partial_text<pj_test::order>(prefix));
+        auto typed = parley::from_partial_text<pj_test::order>(prefix);
+        if (n > json_at)
+            CHECK(typed);
+        else  // only prose so far (and the fence)
+            CHECK((!typed && typed.errors().at(0).kind == parley::json_problem_kind::nothing_yet));
     }
     auto full = parley::parse_partial_json_from_text(reply);
     REQUIRE(full);

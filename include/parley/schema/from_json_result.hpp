@@ -43,6 +43,7 @@ enum class json_problem_kind {
     no_json,  ///< the text holds no JSON value
     malformed_json,  ///< the text holds JSON with a syntax error
     limit,  ///< a nesting, size or work limit was reached; reading stopped there
+    nothing_yet,  ///< (from the partial readers) no part of the value has arrived yet: wait for more
 };
 
 /// One problem found in a JSON value: where, what was expected there, what was found.

@@ -49,17 +49,18 @@ inline void check_function_name(std::string_view name) {
 }
 
 template <class T>
-boost::json::object make_signature(std::string_view name, boost::json::value parameters, bool strict) {
+boost::json::object make_signature(std::string_view name, const boost::json::value& parameters, bool strict) {
     check_function_name(name);
     boost::json::object signature;
     signature["name"] = name;
     constexpr const annotation& self = annotations_v<T>.self;
     if constexpr (self.has_description()) signature["description"] = self.description;
-    // a new object rather than erase(), which would move the last key into the gap; the
-    // struct's description is the function's, not repeated in the parameters
+    // the schema without "$schema" and without the struct's description, which is the
+    // function's (not repeated in the parameters)
     boost::json::object params;
-    for (auto& entry : parameters.as_object())
-        if (entry.key() != "$schema" && entry.key() != "description") params.emplace(entry.key(), std::move(entry.value()));
+    params.reserve(parameters.as_object().size());
+    for (const auto& entry : parameters.as_object())
+        if (entry.key() != "$schema" && entry.key() != "description") params.emplace(entry.key(), entry.value());
     signature["parameters"] = std::move(params);
     if (strict) signature["strict"] = true;
     return signature;

@@ -40,7 +40,8 @@
 //     error that names the type.
 //
 // Both texts are compile-time constants (json_schema_text<T>, strict_json_schema_text<T>); the
-// boost::json::value forms are parsed from them once per type. The compilers' budgets for
+// boost::json::value forms are parsed from them once per type, and json_schema<T>() and
+// strict_json_schema<T>() return references to them. The compilers' budgets for
 // constant evaluation allow schemas of about 90 KB of text with g++ 12 and 140 KB with
 // clang++ 14 by default (more with -fconstexpr-ops-limit= or -fconstexpr-steps=), well beyond
 // what a model is given in practice.
@@ -227,18 +228,20 @@ template <class T>
 inline constexpr schema_stats strict_json_schema_stats = ((void)detail::checked_strict_json_schema_text<std::remove_cvref_t<T>>(),
                                                           detail::schema_info_v<std::remove_cvref_t<T>, true>.stats);
 
-/// The JSON Schema (draft 2020-12) of T. Parsed once per type from json_schema_text<T>; throws
-/// only std::bad_alloc.
+/// The JSON Schema (draft 2020-12) of T: a value parsed from json_schema_text<T> on the first
+/// call (once per type and program, thread-safe), which every call returns; copy it to change
+/// it. Throws only std::bad_alloc (on the first call).
 template <class T>
-boost::json::value json_schema() {
+const boost::json::value& json_schema() {
     static const boost::json::value schema = detail::parse_schema_text(json_schema_text<T>);
     return schema;
 }
 
 /// The OpenAI strict structured-outputs schema of T (a described struct); see the top of this
-/// header for the rules it follows. Throws only std::bad_alloc.
+/// header for the rules it follows. Parsed once from strict_json_schema_text<T>, like
+/// json_schema<T>(). Throws only std::bad_alloc (on the first call).
 template <class T>
-boost::json::value strict_json_schema() {
+const boost::json::value& strict_json_schema() {
     static const boost::json::value schema = detail::parse_schema_text(strict_json_schema_text<T>);
     return schema;
 }

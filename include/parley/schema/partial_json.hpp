@@ -57,14 +57,29 @@ inline json_text_result parse_partial_json(std::string_view prefix, const json_t
     return {std::move(v), c.begin, c.length, c.complete};
 }
 
+namespace detail::partial {
+
+/// The result of a partial reader while nothing of the value has arrived (the completion is a
+/// `null` made of no text): one problem of kind nothing_yet.
+template <class T>
+from_json_result<T> nothing_yet() {
+    return {std::vector<json_problem>{{json_problem_kind::nothing_yet, {}, "a JSON value", "nothing yet", {}}}, {}, 0};
+}
+
+}  // namespace detail::partial
+
 /// `parse_partial_json` then `from_json<T>` with `options.partial` set: the part of a `T` that
 /// has arrived, missing members keeping their default values (see `from_json_options::partial`).
-/// A prefix of a valid document always gives a value, except the empty prefix (null).
+/// A prefix of a valid document always gives a value, except while nothing of the value has
+/// arrived (an empty prefix, white space, an opening fence, a lone `-`): then the only problem
+/// is of kind `json_problem_kind::nothing_yet`, `expected a JSON value, found nothing yet`,
+/// whatever T is.
 template <class T>
 from_json_result<T> from_partial_json(std::string_view prefix, from_json_options options = {},
                                       const json_text_options& text_options = {}) {
     json_text_result json = parse_partial_json(prefix, text_options);
     if (!json) return {std::vector<json_problem>{json.error().problem}, {}, 0};
+    if (json.length() == 0) return detail::partial::nothing_yet<T>();
     options.partial = true;
     return from_json<T>(json.value(), options);
 }
@@ -112,12 +127,15 @@ inline json_text_result parse_partial_json_from_text(std::string_view text, cons
     return json_text_result(d::malformed(text, start + e.offset, e.problem.detail));
 }
 
-/// `parse_partial_json_from_text` then `from_json<T>` with `options.partial` set.
+/// `parse_partial_json_from_text` then `from_json<T>` with `options.partial` set. While nothing
+/// of the value has arrived (only prose so far), the only problem is of kind
+/// `json_problem_kind::nothing_yet`, as for from_partial_json.
 template <class T>
 from_json_result<T> from_partial_text(std::string_view text, from_json_options options = {},
                                       const json_text_options& text_options = {}) {
     json_text_result json = parse_partial_json_from_text(text, text_options);
     if (!json) return {std::vector<json_problem>{json.error().problem}, {}, 0};
+    if (json.length() == 0) return detail::partial::nothing_yet<T>();
     options.partial = true;
     return from_json<T>(json.value(), options);
 }
