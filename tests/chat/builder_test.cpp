@@ -362,7 +362,7 @@ TEST_CASE("builder: function definitions and response formats from described str
     constexpr auto structured =
         parley::conversation(parley::user{"Forecast for {{ city }}."},
                              parley::request{.response_format = parley::strict_response_format<forecast>});
-    const parley::rendered_request r = parley::render(structured, boost::json::parse(R"({"city": "Oslo"})"));
+    const parley::rendered_request r = parley::render(structured.to_template(), boost::json::parse(R"({"city": "Oslo"})"));
     CHECK(boost::json::value(*r.params.response_format) == format);
 }
 
@@ -395,9 +395,9 @@ TEST_CASE("builder: renders to the same messages and parameters as the runtime a
         check_renders_alike({&built.at(name), &made.at(name), &loaded.at(name)}, data);
     }
 
-    // render() takes a builder as it is
+    // a builder converted once renders as the runtime-made template
     const auto data = boost::json::parse(R"({"ask": "Why?"})");
-    const parley::rendered_request direct = parley::render(ask, data);
+    const parley::rendered_request direct = parley::render(ask.to_template(), data);
     check_same(direct, parley::render(runtime_ask(), data));
     REQUIRE(direct.messages.size() == 2);
     CHECK(direct.messages[1].text() == "# Question\n\nWhy?");
@@ -407,8 +407,9 @@ TEST_CASE("builder: renders to the same messages and parameters as the runtime a
 
     // the last request of `weather` overrides functions with an empty list and stop with one string
     const auto city = boost::json::parse(R"({"city": "Oslo", "degrees": 2})");
-    const parley::rendered_request first = parley::render(weather, city);
-    const parley::rendered_request rest = parley::render(weather, city, first.added, {{}, first.next});
+    const parley::conversation_template weather_template = weather.to_template();
+    const parley::rendered_request first = parley::render(weather_template, city);
+    const parley::rendered_request rest = parley::render(weather_template, city, first.added, {{}, first.next});
     CHECK(rest.messages.size() == 1);  // the truncate cut the rest
     CHECK(rest.added[1].text() == "Oslo: 2 degrees");
     CHECK(std::get<std::string>(*rest.params.stop) == "END");

@@ -7,7 +7,7 @@
 //         parley::system{"You are brief."},
 //         parley::user{"# Question\n\n{{ ask }}"},
 //         parley::request{.temperature = 0.2});
-//     parley::rendered_request r = parley::render(ask, data);
+//     parley::rendered_request r = parley::render(ask.to_template(), data);
 //
 // Each message is an aggregate named after its role whose members are the keys of the YAML
 // form (docs/builders.md shows them side by side); request parameters are designated
@@ -111,14 +111,6 @@ template <message_builder... Messages>
 conversation(Messages...) -> conversation<Messages...>;
 template <message_builder... Messages>
 conversation(metadata, Messages...) -> conversation<Messages...>;
-
-/// parley::render (render.hpp) on a builder: converts it to a conversation_template, then
-/// renders. The conversion parses every text; to render a builder often, convert it once.
-template <class Data, class... Messages>
-rendered_request render(const conversation<Messages...>& c, const Data& data, const std::vector<message>& history = {},
-                        const render_options& opt = {}) {
-    return render(c.to_template(), data, history, opt);
-}
 
 /// The definition of a function requests can name (YAML `functions: [{name, description,
 /// parameters}]`); `parameters` is the JSON schema text of the arguments object.

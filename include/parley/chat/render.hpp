@@ -9,6 +9,7 @@
 #include <parley/chat/view.hpp>
 #include <parley/jinja/detail/ops.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -44,19 +45,16 @@ struct render_options {
 
 namespace detail {
 
-/// The conversation a template sees as `chat_memory`: the non-control messages of
-/// history + added after the last truncate.
+/// The conversation a template sees as `chat_memory`: the non-control messages added so far,
+/// after the last truncate. Messages are added one by one and must not move afterwards.
 class memory_view {
 public:
-    memory_view(const std::vector<message>& history, const std::vector<message>& added) {
-        auto take = [&](const std::vector<message>& ms) {
-            for (const auto& m : ms) {
-                if (m.role == role::truncate) visible_.clear();
-                else if (!is_control(m.role)) visible_.push_back(&m);
-            }
-        };
-        take(history);
-        take(added);
+    explicit memory_view(const std::vector<message>& history) {
+        for (const auto& m : history) add(m);
+    }
+    void add(const message& m) {
+        if (m.role == role::truncate) visible_.clear();
+        else if (!is_control(m.role)) visible_.push_back(&m);
     }
     const std::vector<const message*>& messages() const noexcept { return visible_; }
 
@@ -176,11 +174,16 @@ rendered_request render(const conversation_template& t, const Data& data, const 
     rendered_request out;
     const jinja::value data_value = jinja::detail::cpp_view(data);
     const auto& messages = t.messages();
+    // `memory` points into `out.added`: reserved so that it never moves
+    out.added.reserve(messages.size() - std::min(opt.from, messages.size()));
+    detail::memory_view memory(history);
+    const detail::render_scope scope{data_value, memory.value()};
     std::size_t i = opt.from;
     for (; i < messages.size(); ++i) {
         const message& m = messages[i];
         if (is_control(m.role)) {
             out.added.push_back(m);
+            memory.add(out.added.back());
             if (m.role == role::request) {
                 out.at_request = true;
                 ++i;
@@ -189,8 +192,6 @@ rendered_request render(const conversation_template& t, const Data& data, const 
             continue;
         }
         message r = m;
-        const detail::memory_view memory(history, out.added);
-        const detail::render_scope scope{data_value, memory.value()};
         if (auto* s = std::get_if<std::string>(&r.content)) {
             *s = t.text(i)->render(scope.value());
         } else if (auto* parts = std::get_if<std::vector<content_part>>(&r.content)) {
@@ -200,6 +201,7 @@ rendered_request render(const conversation_template& t, const Data& data, const 
             r.content = detail::content_parts_of(data_value, t.name(), i);
         }
         out.added.push_back(std::move(r));
+        memory.add(out.added.back());
     }
     out.next = i;
 
@@ -216,9 +218,8 @@ rendered_request render(const conversation_template& t, const Data& data, const 
                                             ": the effective request parameters: " +
                                             describe(v.rule, role::request, v.key));
 
-    const detail::memory_view sent(history, out.added);
-    out.messages.reserve(sent.messages().size());
-    for (const message* m : sent.messages()) out.messages.push_back(*m);
+    out.messages.reserve(memory.messages().size());
+    for (const message* m : memory.messages()) out.messages.push_back(*m);
     return out;
 }
 

@@ -247,33 +247,38 @@ inline constexpr json_kind json_kind_v = classify<T>();
 // ---------------------------------------------------------------------------------------------
 // The described structs a type reaches
 
-// The described structs that appear in the type expression T, without looking inside them.
-template <class T, json_kind K = json_kind_v<T>>
-struct direct_structs {
+// The types of kind `Want` (described structs, described enums) that appear in the type
+// expression T, through optionals, arrays, maps and variants, without looking inside structs.
+template <class T, json_kind Want, json_kind K = json_kind_v<T>>
+struct direct_of_kind {
     using type = boost::mp11::mp_list<>;
 };
-template <class T>
-using direct_structs_t = typename direct_structs<T>::type;
-template <class T>
-struct direct_structs<T, json_kind::object> {
+template <class T, json_kind Want>
+using direct_of_kind_t = typename direct_of_kind<T, Want>::type;
+template <class T, json_kind Want>
+struct direct_of_kind<T, Want, Want> {
     using type = boost::mp11::mp_list<T>;
 };
+template <class T, json_kind Want>
+struct direct_of_kind<T, Want, json_kind::optional> {
+    using type = direct_of_kind_t<typename optional_traits<T>::value_type, Want>;
+};
+template <class T, json_kind Want>
+struct direct_of_kind<T, Want, json_kind::array> {
+    using type = direct_of_kind_t<array_item_t<T>, Want>;
+};
+template <class T, json_kind Want>
+struct direct_of_kind<T, Want, json_kind::map> {
+    using type = direct_of_kind_t<typename string_map_traits<T>::mapped_type, Want>;
+};
+template <class... Ts, json_kind Want>
+struct direct_of_kind<std::variant<Ts...>, Want, json_kind::variant> {
+    using type = boost::mp11::mp_append<boost::mp11::mp_list<>, direct_of_kind_t<Ts, Want>...>;
+};
+
+// The described structs that appear in the type expression T, without looking inside them.
 template <class T>
-struct direct_structs<T, json_kind::optional> {
-    using type = direct_structs_t<typename optional_traits<T>::value_type>;
-};
-template <class T>
-struct direct_structs<T, json_kind::array> {
-    using type = direct_structs_t<array_item_t<T>>;
-};
-template <class T>
-struct direct_structs<T, json_kind::map> {
-    using type = direct_structs_t<typename string_map_traits<T>::mapped_type>;
-};
-template <class... Ts>
-struct direct_structs<std::variant<Ts...>, json_kind::variant> {
-    using type = boost::mp11::mp_append<boost::mp11::mp_list<>, direct_structs_t<Ts>...>;
-};
+using direct_structs_t = direct_of_kind_t<T, json_kind::object>;
 
 template <class T>
 struct member_types_of {

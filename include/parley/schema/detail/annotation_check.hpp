@@ -314,32 +314,8 @@ template <class T>
 inline constexpr const auto& annotations_v = (static_cast<void>(check_annotations<T>()), unchecked_annotations_v<T>);
 
 /// The described enums that appear in the type expression T, without looking inside structs.
-template <class T, json_kind K = json_kind_v<T>>
-struct direct_enums {
-    using type = boost::mp11::mp_list<>;
-};
 template <class T>
-using direct_enums_t = typename direct_enums<T>::type;
-template <class T>
-struct direct_enums<T, json_kind::enumeration> {
-    using type = boost::mp11::mp_list<T>;
-};
-template <class T>
-struct direct_enums<T, json_kind::optional> {
-    using type = direct_enums_t<typename optional_traits<T>::value_type>;
-};
-template <class T>
-struct direct_enums<T, json_kind::array> {
-    using type = direct_enums_t<array_item_t<T>>;
-};
-template <class T>
-struct direct_enums<T, json_kind::map> {
-    using type = direct_enums_t<typename string_map_traits<T>::mapped_type>;
-};
-template <class... Ts>
-struct direct_enums<std::variant<Ts...>, json_kind::variant> {
-    using type = boost::mp11::mp_append<boost::mp11::mp_list<>, direct_enums_t<Ts>...>;
-};
+using direct_enums_t = direct_of_kind_t<T, json_kind::enumeration>;
 
 /// The described enums among the members of struct S.
 template <class S>
