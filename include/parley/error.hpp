@@ -27,7 +27,19 @@ enum class errc {
     chat_invalid,  ///< a message, request parameter, conversation or template set breaks a rule of the chat model
     yaml_syntax,  ///< a YAML file does not parse
     conversion,  ///< a value does not convert between JSON (or a model's text) and its C++ type
+    http_status,  ///< a server answered with an HTTP error status and no error body parley understands
+    api_error,  ///< a model API reported an error (an error body, or an error event in a stream)
+    protocol,  ///< a server's reply breaks the protocol: malformed JSON or SSE, wrong Content-Type, a limit exceeded
+    timeout,  ///< a connect, idle-read or total time limit was reached
+    tls_verification,  ///< the server's certificate or host name did not verify
 };
+
+}  // namespace parley
+
+template <>
+struct std::is_error_code_enum<parley::errc> : std::true_type {};
+
+namespace parley {
 
 namespace detail {
 class error_category_impl final : public std::error_category {
@@ -48,6 +60,11 @@ public:
         case errc::chat_invalid: return "invalid message, request or conversation template";
         case errc::yaml_syntax: return "YAML syntax error";
         case errc::conversion: return "value does not convert between JSON and its C++ type";
+        case errc::http_status: return "HTTP error status";
+        case errc::api_error: return "error reported by the model API";
+        case errc::protocol: return "malformed reply from the server";
+        case errc::timeout: return "timed out";
+        case errc::tls_verification: return "TLS certificate verification failed";
         }
         return "unknown parley error";
     }
@@ -74,6 +91,8 @@ struct source_location {
 class error : public std::runtime_error {
 public:
     error(errc code, const std::string& what) : std::runtime_error(what), code_(make_error_code(code)) {}
+    /// An error with any error code (a system, Asio or TLS error, for instance).
+    error(std::error_code code, const std::string& what) : std::runtime_error(what), code_(code) {}
     /// The error condition.
     const std::error_code& code() const noexcept { return code_; }
 
@@ -128,8 +147,5 @@ public:
 };
 
 }  // namespace parley
-
-template <>
-struct std::is_error_code_enum<parley::errc> : std::true_type {};
 
 #endif

@@ -49,9 +49,20 @@ TEST_CASE("error codes: category name, messages and conversion to std::error_cod
     CHECK(parley::make_error_code(parley::errc::yaml_syntax).message() == "YAML syntax error");
     CHECK(parley::make_error_code(parley::errc::conversion).message() ==
           "value does not convert between JSON and its C++ type");
+    CHECK(parley::make_error_code(parley::errc::http_status).message() == "HTTP error status");
+    CHECK(parley::make_error_code(parley::errc::api_error).message() == "error reported by the model API");
+    CHECK(parley::make_error_code(parley::errc::protocol).message() == "malformed reply from the server");
+    CHECK(parley::make_error_code(parley::errc::timeout).message() == "timed out");
+    CHECK(parley::make_error_code(parley::errc::tls_verification).message() == "TLS certificate verification failed");
     CHECK(parley::error_category().message(0) == "unknown parley error");
     CHECK(ec != parley::errc::template_syntax);
     CHECK(ec != std::make_error_code(std::errc::invalid_argument));
+}
+
+TEST_CASE("exceptions: an error made from any std::error_code keeps it") {
+    const parley::error e(std::make_error_code(std::errc::connection_refused), "connect: refused");
+    CHECK(e.code() == std::errc::connection_refused);
+    CHECK(std::string(e.what()) == "connect: refused");
 }
 
 TEST_CASE("exceptions: the hierarchy carries the error code") {

@@ -1,0 +1,166 @@
+// parley/provider/reply.hpp: what a chat call sends and returns, whatever the wire API: the
+// request, the reply (choices, finish reasons, usage, headers), the events of a stream, and the
+// error of a failed call.
+#ifndef PARLEY_PROVIDER_REPLY_HPP
+#define PARLEY_PROVIDER_REPLY_HPP
+
+#include <parley/chat/message.hpp>
+#include <parley/chat/request.hpp>
+#include <parley/chat/template_set.hpp>
+#include <parley/error.hpp>
+#include <parley/net/headers.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace parley {
+
+/// A chat call: request parameters (the model, sampling, the functions the model may call...),
+/// the messages to send (control messages are skipped) and the definitions of the functions that
+/// `params.functions` names.
+struct chat_request {
+    request_params params;
+    std::vector<message> messages;
+    std::vector<function_definition> functions;
+};
+
+/// Why a choice ended, in the OpenAI vocabulary; other APIs' reasons are mapped onto it
+/// (Anthropic's `end_turn` and `stop_sequence` are `stop`, `max_tokens` is `length`, `tool_use`
+/// is `tool_calls`). The provider's own word is kept beside it.
+enum class finish_reason : std::uint8_t { none, stop, length, tool_calls, function_call, content_filter, other };
+
+/// The name of a finish reason: "", "stop", "length", "tool_calls", "function_call",
+/// "content_filter", "other".
+constexpr std::string_view finish_reason_name(finish_reason r) noexcept {
+    switch (r) {
+    case finish_reason::none: return "";
+    case finish_reason::stop: return "stop";
+    case finish_reason::length: return "length";
+    case finish_reason::tool_calls: return "tool_calls";
+    case finish_reason::function_call: return "function_call";
+    case finish_reason::content_filter: return "content_filter";
+    case finish_reason::other: return "other";
+    }
+    return "";
+}
+
+/// Token counts of a call. `details` is the provider's whole usage object (cached tokens,
+/// reasoning tokens, ...), as received.
+struct token_usage {
+    std::int64_t prompt_tokens = 0;
+    std::int64_t completion_tokens = 0;
+    std::int64_t total_tokens = 0;
+    boost::json::object details;
+    friend bool operator==(const token_usage&, const token_usage&) = default;
+};
+
+/// One of the model's answers (there are several when the request sets `n`).
+struct reply_choice {
+    std::size_t index = 0;
+    parley::message message;  ///< role assistant: content, tool calls or a legacy function call
+    std::optional<std::string> refusal;  ///< the model's refusal text, when it refused
+    finish_reason finish = finish_reason::none;
+    std::string finish_text;  ///< the provider's own word for the reason ("end_turn", "stop", ...)
+    boost::json::value logprobs;  ///< the choice's log probabilities as received; null when none
+    friend bool operator==(const reply_choice&, const reply_choice&) = default;
+};
+
+/// The reply to a chat call.
+struct chat_reply {
+    std::string id;
+    std::string model;
+    std::string system_fingerprint;
+    std::int64_t created = 0;  ///< Unix time; 0 when the API does not say
+    std::vector<reply_choice> choices;  ///< ordered by index
+    std::optional<token_usage> usage;
+    int status = 0;  ///< the HTTP status; 0 for in-process models
+    http_headers headers;  ///< the HTTP reply's header fields (x-request-id, x-ratelimit-*, ...)
+
+    /// The first choice's message. Throws parley::error (errc::protocol) when there is no choice.
+    const parley::message& message() const {
+        if (choices.empty()) throw error(errc::protocol, "the reply has no choices");
+        return choices.front().message;
+    }
+    /// The first choice's text content ("" when it has none).
+    std::string_view text() const { return message().text(); }
+
+    friend bool operator==(const chat_reply&, const chat_reply&) = default;
+};
+
+/// One event of a streamed reply.
+struct stream_event {
+    enum class kind : std::uint8_t {
+        text,  ///< `text` continues the content of choice `choice`
+        refusal,  ///< `text` continues the refusal of choice `choice`
+        tool_call,  ///< `text` continues the arguments of tool call `tool_index` of choice `choice`; the
+                    ///< first event of a call also carries its `id` and `name`
+        function_call,  ///< the same for a legacy function call (`name` on the first event)
+        finish,  ///< choice `choice` ended with `finish` (`finish_text` is the provider's word)
+        usage,  ///< the token counts are known (read them on the assembled reply)
+        done,  ///< the stream ended; the assembled reply is complete
+    };
+    kind type = kind::text;
+    std::size_t choice = 0;
+    std::size_t tool_index = 0;
+    std::string text;
+    std::string id;
+    std::string name;
+    finish_reason finish = finish_reason::none;
+    std::string finish_text;
+    friend bool operator==(const stream_event&, const stream_event&) = default;
+};
+
+/// Why a call failed. `code` is one of parley's (errc::http_status, errc::api_error,
+/// errc::protocol, errc::timeout, errc::tls_verification) or a system, Asio or TLS error code
+/// (connection refused, operation aborted...). An API's error body fills `type`, `message`,
+/// `param` and `api_code`. Never holds an API key.
+struct call_error {
+    std::error_code code;
+    int status = 0;  ///< the HTTP status; 0 when no status was received
+    std::string type;  ///< the API's error type ("rate_limit_error", "invalid_request_error", ...)
+    std::string message;  ///< the API's message, or parley's description of the failure
+    std::string param;  ///< the parameter the API blames (OpenAI); "" when none
+    std::string api_code;  ///< the API's error code ("rate_limit_exceeded", ...); "" when none
+    http_headers headers;  ///< the reply's header fields when a reply arrived
+    unsigned attempts = 0;  ///< how many attempts were made (1 + retries)
+
+    /// One line for humans: what failed, the status, the API's type and message.
+    std::string what() const {
+        std::string s = code.message();
+        if (status != 0) s += " (HTTP " + std::to_string(status) + ")";
+        if (!type.empty()) s += " [" + type + "]";
+        if (!message.empty()) s += ": " + message;
+        if (!param.empty()) s += " (param '" + param + "')";
+        if (!api_code.empty()) s += " (code '" + api_code + "')";
+        if (attempts > 1) s += " after " + std::to_string(attempts) + " attempts";
+        return s;
+    }
+};
+
+/// The exception `result<T, call_error>::value()` throws: a parley::error with the call's code and
+/// the whole call_error.
+class call_exception : public error {
+public:
+    explicit call_exception(call_error e) : error(e.code, e.what()), detail_(std::move(e)) {}
+    const call_error& detail() const noexcept { return detail_; }
+
+private:
+    call_error detail_;
+};
+
+/// Found by ADL from boost::system::result<T, call_error>::value().
+[[noreturn]] inline void throw_exception_from_error(const call_error& e, const auto& /*location*/) {
+    throw call_exception(e);
+}
+
+}  // namespace parley
+
+#endif
