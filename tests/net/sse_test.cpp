@@ -15,6 +15,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -320,6 +321,21 @@ TEST_CASE("sse_reader: a bool callback stops the reader; consumed() says where")
     REQUIRE_FALSE(crlf.feed("data: a\r\n\r\ndata: b\r\n\r\n", [&](const sse_event&) { return ++n < 1; }));
     CHECK(n == 1);
     CHECK(crlf.consumed() == 11);
+}
+
+TEST_CASE("sse_reader: an exception from the callback leaves the reader usable") {
+    sse_reader r;
+    std::vector<std::string> seen;
+    auto throwing = [&](const sse_event& e) {
+        seen.emplace_back(e.data);
+        if (e.data == "bad") throw std::runtime_error("consumer failed");
+    };
+    CHECK_THROWS_AS(r.feed("event: x\ndata: bad\n\ndata: lost\n\n", throwing), std::runtime_error);
+    CHECK_FALSE(r.failed());
+    CHECK_FALSE(r.pending());
+    // The event after the one that threw was not read; later bytes are read from a clean state.
+    REQUIRE_FALSE(r.feed("data: next\n\n", throwing));
+    CHECK(seen == std::vector<std::string>{"bad", "next"});
 }
 
 TEST_CASE("sse_reader: an event's views into one feed survive to the next feed") {

@@ -56,8 +56,9 @@ public:
     /// they complete. When `on_event` returns `bool` and returns false, reading stops right
     /// after that event (`consumed()` says where) and the rest of `bytes` is dropped. Returns an
     /// empty error code, or `errc::protocol` when a line or an event exceeds the limits (see
-    /// `failure()`); the reader then stays failed until `reset()`. Exceptions from `on_event`
-    /// propagate; the event that was being delivered is consumed.
+    /// `failure()`); the reader then stays failed until `reset()`. An exception from `on_event`
+    /// propagates: the event it was given counts as delivered, the rest of `bytes` is not read,
+    /// and the reader can go on with later bytes.
     template <class F>
     std::error_code feed(std::string_view bytes, F&& on_event);
 
