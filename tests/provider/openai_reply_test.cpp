@@ -307,6 +307,26 @@ TEST_CASE("openai::decode_reply: errors") {
     }
 }
 
+TEST_CASE("openai::reply_to_json: finish reasons in OpenAI's words, the provider's word for others") {
+    chat_reply r;
+    r.choices.resize(4);
+    r.choices[0].finish = finish_reason::stop;
+    r.choices[0].finish_text = "end_turn";  // as an Anthropic reply has it
+    r.choices[1].index = 1;
+    r.choices[1].finish = finish_reason::other;
+    r.choices[1].finish_text = "refusal";
+    r.choices[2].index = 2;
+    r.choices[3].index = 3;
+    r.choices[3].finish = finish_reason::length;
+    r.choices[3].message.role = role::assistant;
+    const auto j = openai::reply_to_json(r);
+    CHECK(j.at("choices").at(0).at("finish_reason") == "stop");
+    CHECK(j.at("choices").at(1).at("finish_reason") == "refusal");
+    CHECK(j.at("choices").at(2).at("finish_reason").is_null());
+    CHECK(j.at("choices").at(3).at("finish_reason") == "length");
+    CHECK(j.at("choices").at(3).at("message") == boost::json::parse(R"({"role":"assistant","content":null,"refusal":null})"));
+}
+
 TEST_CASE("openai::decode_reply: value() throws call_exception with the error") {
     auto r = openai::decode_reply(500, {}, "oops");
     CHECK_THROWS_AS(r.value(), call_exception);

@@ -394,3 +394,29 @@ TEST_CASE("openai::stream_decoder: limits") {
         CHECK(err->message == "expected a chat.completion.chunk, found JSON nested deeper than max_json_depth (8)");
     }
 }
+
+TEST_CASE("openai::stream_decoder: cut and altered chunks give errors, never a crash") {
+    const auto events = recording("parallel-tool-calls-with-usage.sse");
+    std::size_t errors = 0, fed = 0;
+    for (const auto& e : events) {
+        if (e == "[DONE]") continue;
+        for (std::size_t cut = 0; cut < e.size(); cut += 3) {
+            for (const char replacement : {'\0', '"', '{', ']', '9'}) {
+                std::string data = e.substr(0, cut);
+                if (replacement != '\0') data = e.substr(0, cut) + replacement + e.substr(cut + 1);
+                openai::stream_decoder d;
+                std::vector<stream_event> ev;
+                std::optional<call_error> err;
+                CHECK_NOTHROW(err = d.feed(data, ev));
+                ++fed;
+                if (err) {
+                    ++errors;
+                    CHECK(err->code == errc::protocol);
+                    CHECK(ev.empty());
+                }
+            }
+        }
+    }
+    CHECK(fed > 1000);
+    CHECK(errors > fed / 2);  // most alterations break the JSON or the shape
+}

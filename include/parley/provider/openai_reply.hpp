@@ -141,8 +141,10 @@ inline boost::system::result<chat_reply, call_error> decode_reply(int status, ht
 /// The reply as OpenAI writes a chat.completion object: `id`, `object`, `created`, `model`,
 /// `system_fingerprint` (when not empty), `choices` (each with `index`, `message` {`role`,
 /// `content`, `refusal`, and `tool_calls` or `function_call` when there are any}, `logprobs`,
-/// `finish_reason` (the provider's word; null when none)) and `usage` (when known: `details`
-/// with the three counts). Used by `parley chat --json` and to compare with the official SDK.
+/// `finish_reason`) and `usage` (when known: `details` with the three counts). The finish
+/// reason is OpenAI's word ("stop" for an Anthropic `end_turn`), the provider's own word for
+/// finish_reason::other, null for none. Used by `parley chat --json` and to compare with the
+/// official SDK.
 inline boost::json::object reply_to_json(const chat_reply& r) {
     boost::json::object o;
     o["id"] = r.id;
@@ -174,9 +176,10 @@ inline boost::json::object reply_to_json(const chat_reply& r) {
         choice["index"] = c.index;
         choice["message"] = std::move(m);
         choice["logprobs"] = c.logprobs;
-        if (!c.finish_text.empty()) choice["finish_reason"] = c.finish_text;
-        else if (c.finish != finish_reason::none) choice["finish_reason"] = finish_reason_name(c.finish);
-        else choice["finish_reason"] = nullptr;
+        if (c.finish != finish_reason::none && c.finish != finish_reason::other)
+            choice["finish_reason"] = finish_reason_name(c.finish);
+        else if (!c.finish_text.empty()) choice["finish_reason"] = c.finish_text;
+        else choice["finish_reason"] = c.finish == finish_reason::other ? boost::json::value("other") : boost::json::value(nullptr);
         choices.emplace_back(std::move(choice));
     }
     o["choices"] = std::move(choices);
