@@ -11,6 +11,10 @@ namespace parley_cli {
 int render_main(const std::vector<std::string>& args);
 extern const char* const render_usage;
 
+/// `parley fake-server [--port N] [--host ADDRESS] [--script FILE.json] [--tls-cert PEM --tls-key PEM] [--threads N]`
+int fake_server_main(const std::vector<std::string>& args);
+extern const char* const fake_server_usage;
+
 }  // namespace parley_cli
 
 #endif

@@ -1,0 +1,126 @@
+// `parley fake-server`: the fake OpenAI / Anthropic model server of tests/support/fake_server.hpp,
+// run from the command line for offline development (docs/fake-server.md).
+#include "commands.hpp"
+
+#include "../../tests/support/fake_server.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace parley_cli {
+
+const char* const fake_server_usage =
+    "usage: parley fake-server [--port N] [--host ADDRESS] [--script FILE.json] [--tls-cert PEM --tls-key PEM]\n"
+    "                          [--threads N] [--proxy] [--proxy-auth VALUE] [--api-key KEY] [--log]\n"
+    "\n"
+    "Serves the OpenAI chat-completions and Anthropic Messages APIs (also embeddings and models)\n"
+    "for offline development. Replies come from a script (docs/fake-server.md); without one, or\n"
+    "once it is used up, each reply echoes the last user message. Prints `listening on URL` and\n"
+    "serves until SIGINT or SIGTERM.\n"
+    "  --port N            the port (default 0: a free port, printed)\n"
+    "  --host ADDRESS      the address to listen on (default 127.0.0.1)\n"
+    "  --script FILE       the script: {\"steps\": [...], \"repeat\": false}, as JSON\n"
+    "  --tls-cert FILE     serve TLS with this certificate chain (PEM); needs --tls-key\n"
+    "  --tls-key FILE      the private key of --tls-cert (PEM)\n"
+    "  --threads N         threads serving connections (default 1)\n"
+    "  --proxy             also act as an HTTP CONNECT proxy\n"
+    "  --proxy-auth VALUE  the Proxy-Authorization value a CONNECT must carry (else 407)\n"
+    "  --api-key KEY       require `Authorization: Bearer KEY` / `x-api-key: KEY` (else 401)\n"
+    "  --log               print each request (method, target, status) to standard error\n";
+
+namespace {
+
+unsigned long parse_number(const std::string& option, const std::string& text, unsigned long max) {
+    std::size_t used = 0;
+    unsigned long n = 0;
+    try {
+        n = std::stoul(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || text.empty() || n > max)
+        throw std::invalid_argument(option + " expects a number up to " + std::to_string(max) + ", not '" + text + "'");
+    return n;
+}
+
+}  // namespace
+
+int fake_server_main(const std::vector<std::string>& args) {
+    parley::test::fake_server_options options;
+    options.record = false;  // a long-running server keeps nothing
+    std::optional<std::string> script_file, cert_file, key_file;
+    bool log = false;
+    try {
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            const std::string& a = args[i];
+            auto value = [&]() -> const std::string& {
+                if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
+                return args[++i];
+            };
+            if (a == "--port") options.port = static_cast<unsigned short>(parse_number(a, value(), 65535));
+            else if (a == "--host") options.host = value();
+            else if (a == "--script") script_file = value();
+            else if (a == "--tls-cert") cert_file = value();
+            else if (a == "--tls-key") key_file = value();
+            else if (a == "--threads") options.threads = parse_number(a, value(), 256);
+            else if (a == "--proxy") options.proxy = true;
+            else if (a == "--proxy-auth") options.proxy_authorization = value();
+            else if (a == "--api-key") options.api_key = value();
+            else if (a == "--log") log = true;
+            else if (a == "-h" || a == "--help") {
+                std::cout << fake_server_usage;
+                return 0;
+            } else throw std::invalid_argument((a.empty() || a[0] != '-' ? "unexpected argument " : "unknown option ") + a);
+        }
+        if (cert_file.has_value() != key_file.has_value())
+            throw std::invalid_argument("--tls-cert and --tls-key go together");
+        if (options.threads == 0) throw std::invalid_argument("--threads must be at least 1");
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "error: " << e.what() << "\n" << fake_server_usage;
+        return 2;
+    }
+    try {
+        if (script_file) options.script = parley::test::fake_script_from_file(*script_file);
+        if (cert_file) {
+            options.tls_certificate_chain_pem = parley::test::fake_server_detail::read_file(*cert_file);
+            options.tls_private_key_pem = parley::test::fake_server_detail::read_file(*key_file);
+        }
+        if (log) {
+            auto mutex = std::make_shared<std::mutex>();
+            options.on_request = [mutex](const parley::test::recorded_request& r, unsigned status) {
+                std::lock_guard lock(*mutex);
+                std::cerr << r.method << ' ' << r.target << " -> " << (status ? std::to_string(status) : "(no reply)")
+                          << std::endl;
+            };
+        }
+        // The signals are caught before the server's threads exist, so that every thread
+        // inherits the handling and a signal arriving early still ends the program cleanly.
+        boost::asio::io_context signals_context;
+        boost::asio::signal_set signals(signals_context, SIGINT, SIGTERM);
+        int caught = 0;
+        signals.async_wait([&](const boost::system::error_code& ec, int signal) {
+            if (!ec) caught = signal;
+        });
+        parley::test::fake_server server(std::move(options));
+        std::cout << "listening on " << server.base_url() << std::endl;
+        signals_context.run();
+        server.stop();
+        if (log) std::cerr << "stopped by signal " << caught << std::endl;
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+}  // namespace parley_cli
