@@ -96,6 +96,10 @@ TEST_CASE("openai::decode_error: what looks like a key is redacted") {
     CHECK(e.message == "bad key sk-[redacted] sent as Bearer [redacted]");
     const auto plain = openai::decode_error(401, {}, "unauthorized: sk-0123456789abcdefghij");
     CHECK(plain.message == "unauthorized: sk-[redacted]");
+    // a key that the excerpt's bound would cut short is redacted all the same
+    const auto near_end = openai::decode_error(500, {}, std::string(190, 'x') + " sk-0123456789abcdefghijklmnop and more");
+    CHECK(near_end.message == std::string(190, 'x') + " sk-[redac...");
+    CHECK(near_end.message.find("0123") == std::string::npos);
     // short words after "sk-" are not keys
     CHECK(openai::decode_error(400, {}, "task-sk-ab").message == "task-sk-ab");
 }

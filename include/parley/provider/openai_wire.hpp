@@ -110,13 +110,22 @@ inline std::string redact_secrets(std::string s) {
     return s;
 }
 
-/// A short, printable excerpt of an untrusted text: control characters become spaces, secrets
-/// are redacted, the length is bounded.
+/// An untrusted text redacted, then cut to `max` bytes (redacting first, so that a key cut short
+/// is still recognised; only the first `max` + 256 bytes are read).
+inline std::string bounded_text(std::string_view s, std::size_t max) {
+    const bool longer = s.size() > max + 256;
+    std::string r = redact_secrets(std::string(s.substr(0, max + 256)));
+    if (r.size() > max) return cut(r, max);
+    return longer ? r + "..." : r;
+}
+
+/// A short, printable excerpt of an untrusted text: secrets redacted, the length bounded,
+/// control characters turned into spaces.
 inline std::string excerpt(std::string_view s, std::size_t max = max_body_excerpt) {
-    std::string out = cut(s, max);
+    std::string out = bounded_text(s, max);
     for (char& c : out)
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
-    return redact_secrets(std::move(out));
+    return out;
 }
 
 /// "a string", "an integer", ... for messages.
@@ -244,8 +253,8 @@ inline boost::json::object usage_to_json(const token_usage& u) {
 /// as "". Bounded and redacted.
 inline std::string error_text(const boost::json::value* v, std::size_t max) {
     if (!v || v->is_null()) return {};
-    if (v->is_string()) return redact_secrets(cut(v->get_string(), max));
-    return redact_secrets(cut(boost::json::serialize(*v), max));
+    if (v->is_string()) return bounded_text(v->get_string(), max);
+    return bounded_text(boost::json::serialize(*v), max);
 }
 
 /// Fills `e` from the value of an `"error"` member: an object with type, message, param and code
@@ -254,7 +263,7 @@ inline std::string error_text(const boost::json::value* v, std::size_t max) {
 inline bool read_error_member(const boost::json::value& err, call_error& e) {
     if (err.is_string()) {
         e.code = make_error_code(errc::api_error);
-        e.message = redact_secrets(cut(err.get_string(), max_error_text));
+        e.message = bounded_text(err.get_string(), max_error_text);
         return true;
     }
     if (!err.is_object()) return false;
