@@ -15,6 +15,10 @@ extern const char* const render_usage;
 int fake_server_main(const std::vector<std::string>& args);
 extern const char* const fake_server_usage;
 
+/// `parley chat [--base-url URL] [--model NAME] [--provider openai|anthropic|echo] [--system TEXT] [--stream] [--json] [--ca-file PEM] PROMPT`
+int chat_main(const std::vector<std::string>& args);
+extern const char* const chat_usage;
+
 }  // namespace parley_cli
 
 #endif

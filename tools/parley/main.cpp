@@ -3,6 +3,7 @@
 //   parley jinja [--env hf|plain] [--now ISO-8601] TEMPLATE_FILE [CONTEXT_JSON_FILE]
 //   parley jinja --batch [--env hf|plain] [--now ISO-8601]
 //   parley render TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history JSON_FILE]
+//   parley chat [--base-url URL] [--model NAME] [--provider openai|anthropic|echo] [--system TEXT] [--stream] [--json] [--ca-file PEM] PROMPT
 //   parley fake-server [--port N] [--host ADDRESS] [--script FILE.json] [--tls-cert PEM --tls-key PEM] [--threads N]
 #include "commands.hpp"
 
@@ -141,13 +142,15 @@ int jinja_main(const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-        std::cout << usage << '\n' << parley_cli::render_usage << '\n' << parley_cli::fake_server_usage;
+        std::cout << usage << '\n' << parley_cli::render_usage << '\n' << parley_cli::chat_usage << '\n'
+                  << parley_cli::fake_server_usage;
         return args.empty() ? 2 : 0;
     }
     if (args[0] == "jinja") return jinja_main({args.begin() + 1, args.end()});
     if (args[0] == "render") return parley_cli::render_main({args.begin() + 1, args.end()});
+    if (args[0] == "chat") return parley_cli::chat_main({args.begin() + 1, args.end()});
     if (args[0] == "fake-server") return parley_cli::fake_server_main({args.begin() + 1, args.end()});
     std::cerr << "error: unknown command " << args[0] << "\n" << usage << '\n' << parley_cli::render_usage << '\n'
-              << parley_cli::fake_server_usage;
+              << parley_cli::chat_usage << '\n' << parley_cli::fake_server_usage;
     return 2;
 }

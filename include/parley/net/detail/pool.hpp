@@ -1,0 +1,243 @@
+// parley/net/detail/pool.hpp: connections kept open per (scheme, host, port, proxy), a cap on
+// how many are open at once, and the leases that hand one to a call.
+#ifndef PARLEY_NET_DETAIL_POOL_HPP
+#define PARLEY_NET_DETAIL_POOL_HPP
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace parley::net::detail {
+
+/// One HTTP/1.1 connection. Plain connections use the TCP stream under the (unused) TLS layer,
+/// so that one type serves both.
+struct connection {
+    connection(const boost::asio::any_io_executor& ex, boost::asio::ssl::context& ctx) : stream(ex, ctx) {}
+
+    boost::beast::ssl_stream<boost::beast::tcp_stream> stream;
+    boost::beast::flat_buffer buffer;  ///< bytes read past the end of a reply (none with a sane server)
+    bool tls = false;
+    bool reused = false;  ///< it has carried a request before
+    std::string verify_problem;  ///< why the server's certificate was refused, when it was
+
+    boost::beast::tcp_stream& tcp() noexcept { return stream.next_layer(); }
+
+    /// True when an idle connection can carry a request: the peer has not closed it and has sent
+    /// nothing unasked (a TLS close_notify, a stray byte). Never blocks.
+    bool looks_alive() noexcept {
+        auto& socket = tcp().socket();
+        if (!socket.is_open()) return false;
+        char byte = 0;
+        const auto n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    }
+
+    void close() noexcept {
+        boost::system::error_code ignored;
+        tcp().socket().shutdown(boost::asio::socket_base::shutdown_both, ignored);
+        tcp().socket().close(ignored);
+    }
+};
+
+/// Counters of a pool, for tests and monitoring.
+struct pool_counters {
+    std::size_t opened = 0;  ///< connections made
+    std::size_t reused = 0;  ///< calls served by a kept-alive connection
+    std::size_t discarded_idle = 0;  ///< kept-alive connections found dead when taken
+    std::size_t open = 0;  ///< connections open now (idle or in use)
+    std::size_t idle = 0;  ///< connections kept alive now
+    std::size_t waiting = 0;  ///< calls waiting for a connection slot now
+};
+
+/// The shared state of a pool. Leases hold it by shared_ptr, so a connection can be returned
+/// after the client that made it is gone.
+class pool_state {
+public:
+    explicit pool_state(std::size_t cap) : cap_(cap == 0 ? 1 : cap) {}
+
+    struct waiter {
+        explicit waiter(const boost::asio::any_io_executor& ex) : timer(ex) {}
+        boost::asio::steady_timer timer;
+        bool woken = false;
+    };
+
+    /// What `try_take` found: a kept-alive connection, a free slot for a new one, or neither
+    /// (then `wait` holds a waiter to wait on).
+    struct take_result {
+        std::unique_ptr<connection> idle;
+        bool slot = false;
+        std::shared_ptr<waiter> wait;
+    };
+
+    take_result try_take(const std::string& key, const boost::asio::any_io_executor& ex) {
+        std::lock_guard lock(mutex_);
+        auto& h = hosts_[key];
+        take_result r;
+        while (!h.idle.empty()) {
+            auto c = std::move(h.idle.back());
+            h.idle.pop_back();
+            if (c->looks_alive()) {
+                ++counters_.reused;
+                r.idle = std::move(c);
+                return r;
+            }
+            c->close();
+            --h.open;
+            ++counters_.discarded_idle;
+        }
+        if (h.open < cap_) {
+            ++h.open;
+            ++counters_.opened;
+            r.slot = true;
+            return r;
+        }
+        r.wait = std::make_shared<waiter>(ex);
+        r.wait->timer.expires_at(boost::asio::steady_timer::time_point::max());
+        h.waiters.push_back(r.wait);
+        return r;
+    }
+
+    /// Removes a waiter that gave up (cancelled); passes on a wake-up it had already received.
+    void forget(const std::string& key, const std::shared_ptr<waiter>& w) {
+        std::lock_guard lock(mutex_);
+        auto& h = hosts_[key];
+        for (auto it = h.waiters.begin(); it != h.waiters.end(); ++it)
+            if (*it == w) {
+                h.waiters.erase(it);
+                return;
+            }
+        if (w->woken) wake_one(h);
+    }
+
+    /// A healthy connection goes back to the idle list.
+    void give_back(const std::string& key, std::unique_ptr<connection> c) {
+        std::lock_guard lock(mutex_);
+        auto& h = hosts_[key];
+        c->reused = true;
+        h.idle.push_back(std::move(c));
+        wake_one(h);
+    }
+
+    /// A connection (or a slot that never became one) is gone.
+    void release_slot(const std::string& key) {
+        std::lock_guard lock(mutex_);
+        auto& h = hosts_[key];
+        --h.open;
+        wake_one(h);
+    }
+
+    pool_counters counters() const {
+        std::lock_guard lock(mutex_);
+        pool_counters c = counters_;
+        c.open = c.idle = c.waiting = 0;
+        for (const auto& [key, h] : hosts_) {
+            c.open += h.open;
+            c.idle += h.idle.size();
+            c.waiting += h.waiters.size();
+        }
+        return c;
+    }
+
+    /// Closes every idle connection.
+    void close_idle() {
+        std::lock_guard lock(mutex_);
+        for (auto& [key, h] : hosts_) {
+            for (auto& c : h.idle) c->close();
+            h.open -= h.idle.size();
+            h.idle.clear();
+            while (!h.waiters.empty() && h.open < cap_) wake_one(h);
+        }
+    }
+
+private:
+    struct host {
+        std::vector<std::unique_ptr<connection>> idle;
+        std::size_t open = 0;
+        std::deque<std::shared_ptr<waiter>> waiters;
+    };
+
+    void wake_one(host& h) {
+        if (h.waiters.empty()) return;
+        auto w = std::move(h.waiters.front());
+        h.waiters.pop_front();
+        w->woken = true;
+        auto ex = w->timer.get_executor();
+        boost::asio::post(ex, [w = std::move(w)] { w->timer.cancel(); });
+    }
+
+    mutable std::mutex mutex_;
+    std::unordered_map<std::string, host> hosts_;
+    std::size_t cap_;
+    pool_counters counters_;
+};
+
+/// The right to use one connection slot of a pool: a connection to use (kept-alive or new) or
+/// a slot to fill. Dropping a lease closes its connection and frees the slot; `give_back`
+/// keeps the connection for the next call.
+class lease {
+public:
+    lease() = default;
+    lease(std::shared_ptr<pool_state> pool, std::string key, std::unique_ptr<connection> c)
+        : pool_(std::move(pool)), key_(std::move(key)), conn_(std::move(c)) {}
+    lease(lease&& o) noexcept = default;
+    lease& operator=(lease&& o) noexcept {
+        if (this != &o) {
+            drop();
+            pool_ = std::move(o.pool_);
+            key_ = std::move(o.key_);
+            conn_ = std::move(o.conn_);
+        }
+        return *this;
+    }
+    lease(const lease&) = delete;
+    lease& operator=(const lease&) = delete;
+    ~lease() { drop(); }
+
+    explicit operator bool() const noexcept { return pool_ != nullptr; }
+    connection& conn() noexcept { return *conn_; }
+    bool has_connection() const noexcept { return conn_ != nullptr; }
+    void set_connection(std::unique_ptr<connection> c) { conn_ = std::move(c); }
+
+    /// Returns a connection that finished a reply cleanly and may be reused.
+    void give_back() {
+        if (!pool_) return;
+        pool_->give_back(key_, std::move(conn_));
+        pool_.reset();
+    }
+    /// Closes the connection and frees the slot.
+    void drop() noexcept {
+        if (!pool_) return;
+        if (conn_) conn_->close();
+        conn_.reset();
+        try {
+            pool_->release_slot(key_);
+        } catch (...) {
+        }
+        pool_.reset();
+    }
+
+private:
+    std::shared_ptr<pool_state> pool_;
+    std::string key_;
+    std::unique_ptr<connection> conn_;
+};
+
+}  // namespace parley::net::detail
+
+#endif

@@ -1,0 +1,225 @@
+// parley/net/http_client.hpp: HTTP/1.1 calls over TCP and TLS with Boost.Beast and C++20
+// coroutines: a connection pool with keep-alive, connect/idle/total time limits, cancellation,
+// retries with the official SDKs' policy, proxies through CONNECT, and streamed bodies.
+#ifndef PARLEY_NET_HTTP_CLIENT_HPP
+#define PARLEY_NET_HTTP_CLIENT_HPP
+
+#include <parley/error.hpp>
+#include <parley/net/detail/pool.hpp>
+#include <parley/net/headers.hpp>
+#include <parley/net/options.hpp>
+#include <parley/net/proxy.hpp>
+#include <parley/net/retry.hpp>
+#include <parley/net/tls.hpp>
+#include <parley/net/url.hpp>
+#include <parley/provider/reply.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+#include <boost/system/result.hpp>
+
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace parley::net {
+
+/// An HTTP request to send: method, full URL, extra header fields, body.
+struct http_request {
+    std::string method = "POST";
+    net::url target;
+    http_headers headers;  ///< sent as given, after Host, User-Agent and Content-Length
+    std::string body;
+};
+
+/// A whole HTTP reply.
+struct http_response {
+    int status = 0;
+    http_headers headers;
+    std::string body;
+    unsigned attempts = 1;  ///< attempts made (retries + 1)
+};
+
+class http_client;
+
+namespace detail {
+
+using clock = std::chrono::steady_clock;
+
+/// Why one attempt failed, and whether another attempt may help.
+struct failure {
+    std::error_code code;
+    std::string message;
+    bool retryable = false;
+    bool stale = false;  ///< a kept-alive connection died before the reply began: try a fresh one
+    int status = 0;
+    http_headers headers;
+};
+
+inline call_error to_call_error(failure f, unsigned attempts) {
+    call_error e;
+    e.code = f.code;
+    e.message = std::move(f.message);
+    e.status = f.status;
+    e.headers = std::move(f.headers);
+    e.attempts = attempts;
+    return e;
+}
+
+/// What is left of a limit before the deadline; zero or less means the deadline has passed.
+inline clock::duration bounded(clock::duration limit, clock::time_point deadline) {
+    return std::min(limit, deadline - clock::now());
+}
+
+inline std::string host_port(const url& u) { return u.host + ":" + std::to_string(u.port); }
+
+inline bool is_ip_literal(std::string_view host) {
+    boost::system::error_code ec;
+    (void)boost::asio::ip::make_address(host, ec);
+    return !ec;
+}
+
+inline void copy_fields(const boost::beast::http::fields& from, http_headers& to) {
+    for (const auto& f : from) to.add(std::string(f.name_string()), std::string(f.value()));
+}
+
+using response_parser = boost::beast::http::response_parser<boost::beast::http::buffer_body>;
+
+}  // namespace detail
+
+/// The body of a reply, read as it arrives (an SSE stream, for instance). Holds its connection
+/// until the body ends (then the connection goes back to the pool) or the stream is dropped
+/// (then the connection is closed).
+class http_stream {
+public:
+    http_stream() = default;
+    http_stream(http_stream&&) noexcept = default;
+    http_stream& operator=(http_stream&&) noexcept = default;
+
+    int status() const noexcept { return status_; }
+    const http_headers& headers() const noexcept { return headers_; }
+    unsigned attempts() const noexcept { return attempts_; }
+    /// True once the whole body was read.
+    bool done() const noexcept { return done_; }
+
+    /// The next bytes of the body; an empty view at the end. The view is valid until the next
+    /// call. Fails with errc::timeout when nothing arrives for the idle limit or the call's total
+    /// limit passes, and with the socket's error when the connection breaks.
+    boost::asio::awaitable<boost::system::result<std::string_view, call_error>> read_some();
+
+    /// The rest of the body (at most `limit` bytes; more is errc::protocol).
+    boost::asio::awaitable<boost::system::result<std::string, call_error>> read_all(std::size_t limit);
+
+private:
+    friend class http_client;
+
+    detail::lease lease_;
+    std::unique_ptr<detail::response_parser> parser_;
+    std::string buffer_;
+    int status_ = 0;
+    http_headers headers_;
+    unsigned attempts_ = 1;
+    bool done_ = false;
+    bool failed_ = false;
+    bool handed_ = false;
+    std::chrono::milliseconds idle_{0};
+    detail::clock::time_point deadline_{};
+};
+
+/// An HTTP/1.1 client for one executor. Calls are coroutines; any number may run at once.
+/// Connections are pooled per (scheme, host, port, proxy) and kept alive; at most
+/// `max_connections_per_host` are open at once per pool key (further calls wait for one).
+/// A kept-alive connection the server closed is detected when taken, or when its request fails
+/// before any byte of the reply, and replaced without counting as a retry. Failed attempts are
+/// retried as the official OpenAI and Anthropic SDKs do (retry.hpp). Cancelling a call (Asio
+/// cancellation slot) ends it with boost::asio::error::operation_aborted and closes the
+/// connection it was using.
+class http_client {
+public:
+    using executor_type = boost::asio::any_io_executor;
+
+    /// Throws parley::error when the TLS options name an unreadable CA file.
+    explicit http_client(executor_type ex, client_options options = {})
+        : ex_(std::move(ex)),
+          options_(std::move(options)),
+          tls_(std::make_shared<boost::asio::ssl::context>(make_tls_context(options_.tls))),
+          pool_(std::make_shared<detail::pool_state>(options_.max_connections_per_host)) {}
+
+    executor_type get_executor() const noexcept { return ex_; }
+    const client_options& options() const noexcept { return options_; }
+    /// Connection counters.
+    detail::pool_counters counters() const { return pool_->counters(); }
+    /// Closes every kept-alive connection.
+    void close_idle() { pool_->close_idle(); }
+
+    /// Sends `request` and reads the whole reply, retrying per the policy. A reply with any
+    /// status is a value; only a failure to get a reply (or a reply beyond the limits) is an
+    /// error.
+    boost::asio::awaitable<boost::system::result<http_response, call_error>> send(http_request request);
+
+    /// Sends `request` and reads the reply's header, retrying per the policy until a reply is
+    /// handed over. A 2xx reply's body is left to read from the stream; any other reply's body
+    /// is read whole first (so `read_all` returns it at once). Nothing is retried once the
+    /// stream is returned.
+    boost::asio::awaitable<boost::system::result<http_stream, call_error>> open(http_request request);
+
+private:
+    struct attempt {
+        detail::lease lease;
+        std::unique_ptr<detail::response_parser> parser;
+        int status = 0;
+        http_headers headers;
+        std::string body;  ///< read whole for non-2xx replies, and for every reply of send()
+        unsigned attempts = 1;
+    };
+
+    boost::asio::awaitable<boost::system::result<attempt, call_error>> run(const http_request& request, bool whole_body,
+                                                                           detail::clock::time_point deadline);
+    boost::asio::awaitable<std::optional<detail::failure>> try_once(const http_request& request, bool whole_body,
+                                                                    detail::clock::time_point deadline, attempt& out);
+    boost::asio::awaitable<std::optional<detail::failure>> connect(detail::connection& c, const url& target,
+                                                                   const std::optional<url>& proxy,
+                                                                   detail::clock::time_point deadline);
+    std::optional<url> proxy_for_target(const url& target) const {
+        switch (options_.proxy.how) {
+        case proxy_options::mode::none: return std::nullopt;
+        case proxy_options::mode::fixed: return options_.proxy.url;
+        case proxy_options::mode::environment: break;
+        }
+        return proxy_for(target);
+    }
+
+    executor_type ex_;
+    client_options options_;
+    std::shared_ptr<boost::asio::ssl::context> tls_;
+    std::shared_ptr<detail::pool_state> pool_;
+};
+
+}  // namespace parley::net
+
+#include <parley/net/impl/http_client.hpp>
+
+#endif

@@ -1,0 +1,530 @@
+// parley/provider/chat_client.hpp: chat calls with co_await. One client speaks one API (OpenAI
+// chat completions and every compatible server, Anthropic Messages, or an in-process model)
+// and returns parley's replies and stream events whatever the wire format.
+#ifndef PARLEY_PROVIDER_CHAT_CLIENT_HPP
+#define PARLEY_PROVIDER_CHAT_CLIENT_HPP
+
+#include <parley/net/http_client.hpp>
+#include <parley/net/sse.hpp>
+#include <parley/provider/anthropic.hpp>
+#include <parley/provider/in_process.hpp>
+#include <parley/provider/openai_embeddings.hpp>
+#include <parley/provider/openai_reply.hpp>
+#include <parley/provider/openai_request.hpp>
+#include <parley/provider/openai_stream.hpp>
+#include <parley/provider/reply.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace parley {
+
+/// The wire API a client speaks.
+enum class api : std::uint8_t {
+    openai,  ///< OpenAI chat completions (also Ollama, llama.cpp server, vLLM, OpenRouter, Groq...)
+    anthropic,  ///< Anthropic Messages
+    echo,  ///< in process: echo_model
+    scripted,  ///< in process: scripted_model
+};
+
+/// "openai", "anthropic", "echo", "scripted".
+constexpr std::string_view api_name(api a) noexcept {
+    switch (a) {
+    case api::openai: return "openai";
+    case api::anthropic: return "anthropic";
+    case api::echo: return "echo";
+    case api::scripted: return "scripted";
+    }
+    return "?";
+}
+
+/// The API named `name`; empty for an unknown name.
+constexpr std::optional<api> api_from_name(std::string_view name) noexcept {
+    for (api a : {api::openai, api::anthropic, api::echo, api::scripted})
+        if (api_name(a) == name) return a;
+    return std::nullopt;
+}
+
+/// The base URL the official OpenAI SDKs use.
+inline constexpr std::string_view openai_base_url = "https://api.openai.com/v1";
+/// The base URL the official Anthropic SDKs use.
+inline constexpr std::string_view anthropic_base_url = "https://api.anthropic.com";
+
+/// Everything a chat_client needs. The API key is sent in the API's header field and never
+/// written anywhere else: a server message that quotes it has it replaced by "***".
+struct client_config {
+    parley::api api = api::echo;
+    std::string base_url;  ///< empty: the API's official base URL
+    std::string api_key;
+    http_headers headers;  ///< extra header fields of every request (OpenAI-Organization, ...)
+    request_params defaults;  ///< under every request's parameters (a default model, for instance)
+    net::client_options net;  ///< TLS, timeouts, retries, pool, proxy
+    net::sse_limits sse;  ///< bounds of a streamed reply's lines and events
+    openai::encode_options openai;
+    anthropic::encode_options anthropic;
+    std::shared_ptr<echo_model> echo = std::make_shared<echo_model>();  ///< the model of api::echo
+    std::shared_ptr<scripted_model> script = std::make_shared<scripted_model>();  ///< the model of api::scripted
+};
+
+/// A configuration from the environment variables the official SDKs read: OPENAI_API_KEY,
+/// OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL. With `which` empty, the API is
+/// OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, else Anthropic when ANTHROPIC_API_KEY
+/// or ANTHROPIC_BASE_URL is set, else echo. `getenv` can be replaced (for tests).
+inline client_config config_from_environment(std::optional<api> which = std::nullopt,
+                                             const std::function<const char*(const char*)>& getenv = {}) {
+    auto env = [&](const char* name) -> std::string {
+        const char* v = getenv ? getenv(name) : std::getenv(name);
+        return v ? std::string(v) : std::string();
+    };
+    client_config c;
+    if (!which) {
+        if (!env("OPENAI_API_KEY").empty() || !env("OPENAI_BASE_URL").empty()) which = api::openai;
+        else if (!env("ANTHROPIC_API_KEY").empty() || !env("ANTHROPIC_BASE_URL").empty()) which = api::anthropic;
+        else which = api::echo;
+    }
+    c.api = *which;
+    if (c.api == api::openai) {
+        c.api_key = env("OPENAI_API_KEY");
+        c.base_url = env("OPENAI_BASE_URL");
+    } else if (c.api == api::anthropic) {
+        c.api_key = env("ANTHROPIC_API_KEY");
+        c.base_url = env("ANTHROPIC_BASE_URL");
+    }
+    return c;
+}
+
+namespace detail {
+
+/// Replaces every occurrence of `secret` in `text` by "***".
+inline void redact(std::string& text, std::string_view secret) {
+    if (secret.size() < 4) return;  // too short to be a key; replacing would garble texts
+    for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3))
+        text.replace(at, secret.size(), "***");
+}
+
+inline call_error redacted(call_error e, std::string_view secret) {
+    redact(e.message, secret);
+    redact(e.type, secret);
+    redact(e.param, secret);
+    redact(e.api_code, secret);
+    return e;
+}
+
+inline call_error protocol_error(std::string message, int status, http_headers headers, unsigned attempts) {
+    call_error e;
+    e.code = make_error_code(errc::protocol);
+    e.message = std::move(message);
+    e.status = status;
+    e.headers = std::move(headers);
+    e.attempts = attempts;
+    return e;
+}
+
+/// The first `n` bytes of a body, for messages.
+inline std::string excerpt(std::string_view body, std::size_t n = 200) {
+    std::string s(body.substr(0, n));
+    if (body.size() > n) s += "...";
+    return s;
+}
+
+inline bool media_type_is(std::string_view content_type, std::string_view type) {
+    const auto semi = content_type.find(';');
+    std::string_view t = content_type.substr(0, semi);
+    while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+    while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+    return iequals(t, type);
+}
+
+}  // namespace detail
+
+class chat_client;
+
+/// A streamed reply. `co_await next()` gives the events in order (text and tool-call deltas,
+/// finish reasons, usage) and finally a `done` event, after which `reply()` is the whole
+/// assembled reply. Dropping the stream before the end closes its connection.
+class chat_stream {
+public:
+    chat_stream(chat_stream&&) noexcept = default;
+    chat_stream& operator=(chat_stream&&) noexcept = default;
+
+    /// The next event; `done` at the end (and again on every later call). Fails with the
+    /// transport's error (errc::timeout for a stalled stream, a socket error for a broken
+    /// connection), errc::api_error for an error event, errc::protocol for malformed data or a
+    /// stream that ends early. After a failure the stream is spent.
+    boost::asio::awaitable<boost::system::result<stream_event, call_error>> next();
+
+    /// The reply assembled from the events read so far (complete after `done`).
+    const chat_reply& reply() const noexcept;
+    /// Moves the assembled reply out.
+    chat_reply take_reply();
+    /// True once `done` was returned.
+    bool done() const noexcept { return done_; }
+
+private:
+    friend class chat_client;
+    chat_stream() = default;
+
+    boost::asio::awaitable<std::optional<call_error>> fill();
+    boost::asio::awaitable<void> drain();
+
+    net::http_stream http_;
+    std::unique_ptr<net::sse_reader> sse_;
+    std::variant<std::monostate, openai::stream_decoder, anthropic::stream_decoder> decoder_;
+    chat_reply reply_;  ///< the reply of an in-process model or of a server that did not stream
+    std::vector<stream_event> pending_;
+    std::size_t next_ = 0;
+    bool done_ = false;
+    bool failed_ = false;
+    net::sse_limits limits_;
+    std::shared_ptr<const std::string> key_;
+};
+
+/// Chat calls over one wire API. Calls are coroutines on the client's executor; any number may
+/// run at once (connections are pooled). `co_await client.chat(request)` gives the reply or a
+/// call_error; `async_chat` takes any Asio completion token (a callback, `use_future`,
+/// `use_awaitable`...).
+class chat_client {
+public:
+    using executor_type = boost::asio::any_io_executor;
+
+    /// Throws parley::error (errc::invalid_argument) for a base URL that does not parse or an
+    /// unreadable CA file.
+    chat_client(executor_type ex, client_config config)
+        : config_(std::move(config)),
+          key_(std::make_shared<const std::string>(config_.api_key)),
+          http_(ex, config_.net) {
+        if (config_.base_url.empty()) {
+            if (config_.api == api::openai) config_.base_url = openai_base_url;
+            if (config_.api == api::anthropic) config_.base_url = anthropic_base_url;
+        }
+        if (config_.api == api::openai || config_.api == api::anthropic) base_ = net::parse_url(config_.base_url);
+        if (!config_.echo) config_.echo = std::make_shared<echo_model>();
+        if (!config_.script) config_.script = std::make_shared<scripted_model>();
+    }
+
+    executor_type get_executor() const noexcept { return http_.get_executor(); }
+    const client_config& config() const noexcept { return config_; }
+    /// The HTTP client underneath (connection counters, closing idle connections).
+    net::http_client& http() noexcept { return http_; }
+
+    /// Sends `request` and returns the whole reply. Throws parley::error only for a request that
+    /// cannot be encoded (no model, a function without definition, a parameter the API lacks);
+    /// every failure of the call itself is a call_error.
+    boost::asio::awaitable<boost::system::result<chat_reply, call_error>> chat(chat_request request);
+
+    /// `chat` with a completion token; the handler gets
+    /// `(std::exception_ptr, boost::system::result<chat_reply, call_error>)`.
+    template <class CompletionToken = boost::asio::default_completion_token_t<executor_type>>
+    auto async_chat(chat_request request, CompletionToken&& token = {}) {
+        return boost::asio::co_spawn(get_executor(), chat(std::move(request)), std::forward<CompletionToken>(token));
+    }
+
+    /// Sends `request` as a streamed call and returns the stream once the reply has begun (the
+    /// call is retried until then, never after).
+    boost::asio::awaitable<boost::system::result<chat_stream, call_error>> stream(chat_request request);
+
+    /// OpenAI embeddings (`/embeddings`). Fails with errc::invalid_argument on other APIs.
+    boost::asio::awaitable<boost::system::result<openai::embedding_reply, call_error>> embed(openai::embedding_request request);
+
+private:
+    net::http_request http_request_for(std::string_view endpoint, std::string body, bool stream) const {
+        net::http_request r;
+        r.target = base_;
+        r.target.path = net::join_path(base_.path, endpoint);
+        r.headers.add("Content-Type", "application/json");
+        r.headers.add("Accept", stream ? "text/event-stream" : "application/json");
+        if (config_.api == api::anthropic) {
+            if (!config_.api_key.empty()) r.headers.add("x-api-key", config_.api_key);
+            r.headers.add("anthropic-version", std::string(anthropic::api_version));
+        } else if (!config_.api_key.empty()) {
+            r.headers.add("Authorization", "Bearer " + config_.api_key);
+        }
+        for (const auto& [name, value] : config_.headers.fields()) r.headers.add(name, value);
+        r.body = std::move(body);
+        return r;
+    }
+
+    chat_request with_defaults(chat_request r) const {
+        request_params p = config_.defaults;
+        p.override_with(r.params);
+        r.params = std::move(p);
+        return r;
+    }
+
+    std::string encode(const chat_request& r, bool stream) const {
+        if (config_.api == api::anthropic)
+            return boost::json::serialize(anthropic::encode_request(r, stream, config_.anthropic));
+        return boost::json::serialize(openai::encode_request(r, stream, config_.openai));
+    }
+
+    std::string_view endpoint() const noexcept {
+        return config_.api == api::anthropic ? std::string_view("/v1/messages") : std::string_view("/chat/completions");
+    }
+
+    call_error decode_error(int status, http_headers headers, std::string_view body, unsigned attempts) const {
+        call_error e = config_.api == api::anthropic ? anthropic::decode_error(status, std::move(headers), body)
+                                                     : openai::decode_error(status, std::move(headers), body);
+        e.attempts = attempts;
+        return detail::redacted(std::move(e), *key_);
+    }
+
+    client_config config_;
+    std::shared_ptr<const std::string> key_;
+    net::url base_;
+    net::http_client http_;
+};
+
+/// A chat client for programs without an event loop: each call runs its own io_context until
+/// the call ends.
+class blocking_client {
+public:
+    explicit blocking_client(client_config config) : client_(io_.get_executor(), std::move(config)) {}
+
+    /// The whole reply, or why the call failed.
+    boost::system::result<chat_reply, call_error> chat(chat_request request) {
+        return run(client_.chat(std::move(request)));
+    }
+
+    /// A streamed call: `on_event` sees each event as it arrives; returns the assembled reply.
+    boost::system::result<chat_reply, call_error> stream(chat_request request,
+                                                          std::function<void(const stream_event&)> on_event) {
+        return run([](chat_client& c, chat_request req,
+                      std::function<void(const stream_event&)> f) -> boost::asio::awaitable<boost::system::result<chat_reply, call_error>> {
+            auto s = co_await c.stream(std::move(req));
+            if (!s) co_return s.error();
+            for (;;) {
+                auto e = co_await s->next();
+                if (!e) co_return e.error();
+                if (f) f(*e);
+                if (e->type == stream_event::kind::done) break;
+            }
+            co_return s->take_reply();
+        }(client_, std::move(request), std::move(on_event)));
+    }
+
+    chat_client& client() noexcept { return client_; }
+
+private:
+    template <class T>
+    T run(boost::asio::awaitable<T> call) {
+        auto future = boost::asio::co_spawn(io_, std::move(call), boost::asio::use_future);
+        io_.restart();
+        io_.run();
+        return future.get();
+    }
+
+    boost::asio::io_context io_;
+    chat_client client_;
+};
+
+inline boost::asio::awaitable<boost::system::result<chat_reply, call_error>> chat_client::chat(chat_request request) {
+    request = with_defaults(std::move(request));
+    if (config_.api == api::echo) co_return config_.echo->answer(request);
+    if (config_.api == api::scripted) {
+        auto step = config_.script->answer(request);
+        if (auto* e = std::get_if<call_error>(&step)) co_return *e;
+        co_return std::get<chat_reply>(std::move(step));
+    }
+    auto response = co_await http_.send(http_request_for(endpoint(), encode(request, false), false));
+    if (!response) co_return detail::redacted(response.error(), *key_);
+    auto& r = *response;
+    if (r.status < 200 || r.status > 299) co_return decode_error(r.status, std::move(r.headers), r.body, r.attempts);
+    if (const std::string type(r.headers.get("content-type")); !detail::media_type_is(type, "application/json")) {
+        std::string message = "expected a JSON reply (Content-Type application/json), found Content-Type '" + type +
+                              "': " + detail::excerpt(r.body);
+        co_return detail::redacted(detail::protocol_error(std::move(message), r.status, std::move(r.headers), r.attempts), *key_);
+    }
+    auto reply = config_.api == api::anthropic ? anthropic::decode_reply(r.status, std::move(r.headers), r.body)
+                                               : openai::decode_reply(r.status, std::move(r.headers), r.body);
+    if (!reply) {
+        auto e = reply.error();
+        e.attempts = r.attempts;
+        co_return detail::redacted(std::move(e), *key_);
+    }
+    co_return std::move(*reply);
+}
+
+inline boost::asio::awaitable<boost::system::result<chat_stream, call_error>> chat_client::stream(chat_request request) {
+    request = with_defaults(std::move(request));
+    chat_stream s;
+    s.key_ = key_;
+    auto in_process = [&](chat_reply reply) {
+        s.pending_ = events_of(reply);
+        s.reply_ = std::move(reply);
+    };
+    if (config_.api == api::echo) {
+        in_process(config_.echo->answer(request));
+        co_return s;
+    }
+    if (config_.api == api::scripted) {
+        auto step = config_.script->answer(request);
+        if (auto* e = std::get_if<call_error>(&step)) co_return *e;
+        in_process(std::get<chat_reply>(std::move(step)));
+        co_return s;
+    }
+    auto opened = co_await http_.open(http_request_for(endpoint(), encode(request, true), true));
+    if (!opened) co_return detail::redacted(opened.error(), *key_);
+    auto& h = *opened;
+    const int status = h.status();
+    if (status < 200 || status > 299) {
+        auto body = co_await h.read_all(config_.net.limits.max_body_bytes);
+        if (!body) co_return detail::redacted(body.error(), *key_);
+        co_return decode_error(status, h.headers(), *body, h.attempts());
+    }
+    const auto content_type = h.headers().get("content-type");
+    if (detail::media_type_is(content_type, "application/json")) {
+        // A server that answered a streamed call with a whole reply: delivered as events.
+        auto body = co_await h.read_all(config_.net.limits.max_body_bytes);
+        if (!body) co_return detail::redacted(body.error(), *key_);
+        auto reply = config_.api == api::anthropic ? anthropic::decode_reply(status, h.headers(), *body)
+                                                   : openai::decode_reply(status, h.headers(), *body);
+        if (!reply) co_return detail::redacted(reply.error(), *key_);
+        in_process(std::move(*reply));
+        co_return s;
+    }
+    if (!detail::media_type_is(content_type, "text/event-stream")) {
+        auto body = co_await h.read_all(4096);
+        co_return detail::redacted(
+            detail::protocol_error("expected an event stream (Content-Type text/event-stream), found Content-Type '" +
+                                       std::string(content_type) + "'" + (body ? ": " + detail::excerpt(*body) : std::string()),
+                                   status, h.headers(), h.attempts()),
+            *key_);
+    }
+    if (config_.api == api::anthropic) s.decoder_.emplace<anthropic::stream_decoder>(h.headers(), status);
+    else s.decoder_.emplace<openai::stream_decoder>(h.headers(), status);
+    s.sse_ = std::make_unique<net::sse_reader>(config_.sse);
+    s.limits_ = config_.sse;
+    s.http_ = std::move(h);
+    co_return s;
+}
+
+inline boost::asio::awaitable<boost::system::result<openai::embedding_reply, call_error>> chat_client::embed(
+    openai::embedding_request request) {
+    if (config_.api != api::openai) {
+        call_error e;
+        e.code = make_error_code(errc::invalid_argument);
+        e.message = "embeddings need the OpenAI API; this client speaks " + std::string(api_name(config_.api));
+        co_return e;
+    }
+    auto response = co_await http_.send(
+        http_request_for("/embeddings", boost::json::serialize(openai::encode_embedding_request(request)), false));
+    if (!response) co_return detail::redacted(response.error(), *key_);
+    auto& r = *response;
+    auto reply = openai::decode_embedding_reply(r.status, std::move(r.headers), r.body);
+    if (!reply) {
+        auto e = reply.error();
+        e.attempts = r.attempts;
+        co_return detail::redacted(std::move(e), *key_);
+    }
+    co_return std::move(*reply);
+}
+
+inline const chat_reply& chat_stream::reply() const noexcept {
+    if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) return d->reply();
+    if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) return d->reply();
+    return reply_;
+}
+
+inline chat_reply chat_stream::take_reply() {
+    if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) return d->take_reply();
+    if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) return d->take_reply();
+    return std::move(reply_);
+}
+
+inline boost::asio::awaitable<std::optional<call_error>> chat_stream::fill() {
+    pending_.clear();
+    next_ = 0;
+    auto decoder_done = [&] {
+        if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) return d->done();
+        if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) return d->done();
+        return true;
+    };
+    while (pending_.empty()) {
+        if (std::holds_alternative<std::monostate>(decoder_) || decoder_done()) co_return std::nullopt;
+        auto bytes = co_await http_.read_some();
+        if (!bytes) co_return detail::redacted(bytes.error(), *key_);
+        if (bytes->empty()) {
+            // The body ended without the API's end mark ([DONE], message_stop).
+            co_return detail::protocol_error("the stream ended before its end mark (" +
+                                                 std::string(std::holds_alternative<openai::stream_decoder>(decoder_)
+                                                                 ? "data: [DONE]"
+                                                                 : "event: message_stop") +
+                                                 ")",
+                                             http_.status(), http_.headers(), http_.attempts());
+        }
+        std::optional<call_error> failure;
+        const auto ec = sse_->feed(*bytes, [&](const net::sse_event& ev) {
+            if (auto* o = std::get_if<openai::stream_decoder>(&decoder_)) failure = o->feed(ev.data, pending_);
+            else failure = std::get<anthropic::stream_decoder>(decoder_).feed(ev.event, ev.data, pending_);
+            return !failure && !decoder_done();
+        });
+        if (failure) {
+            failure->attempts = http_.attempts();
+            co_return detail::redacted(std::move(*failure), *key_);
+        }
+        if (ec)
+            co_return detail::protocol_error("the event stream exceeds its limits (lines of at most " +
+                                                 std::to_string(limits_.max_line) + " bytes, events of at most " +
+                                                 std::to_string(limits_.max_event) + " bytes)",
+                                             http_.status(), http_.headers(), http_.attempts());
+    }
+    co_return std::nullopt;
+}
+
+inline boost::asio::awaitable<void> chat_stream::drain() {
+    // What follows the end mark (the end of the chunked body) is read, so that the connection
+    // goes back to the pool; a server that keeps sending loses its connection instead.
+    std::size_t budget = 64 * 1024;
+    while (http_.status() != 0 && !http_.done()) {
+        auto bytes = co_await http_.read_some();
+        if (!bytes || bytes->empty() || bytes->size() > budget) break;
+        budget -= bytes->size();
+    }
+    http_ = net::http_stream();
+}
+
+inline boost::asio::awaitable<boost::system::result<stream_event, call_error>> chat_stream::next() {
+    auto done_event = [] {
+        stream_event e;
+        e.type = stream_event::kind::done;
+        return e;
+    };
+    if (failed_) {
+        call_error e;
+        e.code = make_error_code(errc::protocol);
+        e.message = "the stream failed before: nothing more to read";
+        co_return e;
+    }
+    if (next_ == pending_.size()) {
+        if (done_) co_return done_event();
+        if (auto failure = co_await fill()) {
+            failed_ = true;
+            http_ = net::http_stream();
+            co_return std::move(*failure);
+        }
+        if (pending_.empty()) pending_.push_back(done_event());
+    }
+    stream_event e = std::move(pending_[next_++]);
+    if (e.type == stream_event::kind::done) {
+        done_ = true;
+        co_await drain();
+    }
+    co_return e;
+}
+
+}  // namespace parley
+
+#endif
