@@ -19,10 +19,12 @@
 
 #include <sys/resource.h>
 
+#include <cstdlib>
+
 #include <filesystem>
-#include <map>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 using namespace parley;
 using namespace std::chrono_literals;
@@ -558,6 +560,57 @@ TEST_CASE("proxies: CONNECT tunnels, with and without credentials, TLS inside th
     CHECK(bad.error().status == 407);
     CHECK(bad.error().message.find("CONNECT") != std::string::npos);
     CHECK(bad.error().message.find("p@ss") == std::string::npos);
+}
+
+TEST_CASE("proxies: HTTP_PROXY from the environment, and NO_PROXY exempting a host") {
+    fake_server_options options;
+    options.proxy = true;
+    fake_server server(options);
+    const std::string port = std::to_string(server.port());
+    // The process environment is what a user sets; every variable is put back at the end.
+    struct saved_variable {
+        std::string name;
+        std::optional<std::string> value;
+        explicit saved_variable(std::string n) : name(std::move(n)) {
+            if (const char* v = std::getenv(name.c_str())) value = v;
+            ::unsetenv(name.c_str());
+        }
+        ~saved_variable() {
+            if (value) ::setenv(name.c_str(), value->c_str(), 1);
+            else ::unsetenv(name.c_str());
+        }
+    };
+    std::vector<std::unique_ptr<saved_variable>> saved;
+    for (const char* name : {"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy",
+                             "NO_PROXY", "no_proxy", "REQUEST_METHOD"})
+        saved.push_back(std::make_unique<saved_variable>(name));
+    ::setenv("http_proxy", ("http://127.0.0.1:" + port).c_str(), 1);
+
+    asio::io_context io;
+    auto config = openai_config(server);
+    config.base_url = "http://localhost:" + port + "/v1";  // not 127.0.0.1: NO_PROXY names it below
+    chat_client client(io.get_executor(), config);
+    auto through = run(io, client.chat(ask("via the proxy")));
+    REQUIRE_OK(through);
+    CHECK(through->text() == "via the proxy");
+    REQUIRE(server.connect_requests().size() == 1);
+    CHECK(server.connect_requests()[0].target == "localhost:" + port);
+
+    ::setenv("no_proxy", "example.com,localhost", 1);
+    chat_client direct(io.get_executor(), config);
+    auto around = run(io, direct.chat(ask("direct")));
+    REQUIRE_OK(around);
+    CHECK(around->text() == "direct");
+    CHECK(server.connect_requests().size() == 1);
+
+    // proxy_options::mode::none ignores the environment.
+    ::unsetenv("no_proxy");
+    auto none = config;
+    none.net.proxy.how = net::proxy_options::mode::none;
+    chat_client never(io.get_executor(), none);
+    auto plain = run(io, never.chat(ask("no proxy")));
+    REQUIRE_OK(plain);
+    CHECK(server.connect_requests().size() == 1);
 }
 
 TEST_CASE("API keys never appear in errors, even when the server quotes them") {
