@@ -26,4 +26,14 @@
 #define PARLEY_ALWAYS_INLINE inline
 #endif
 
+/// The chat clients (parley/net/http_client.hpp, parley/provider/chat_client.hpp) are header-only
+/// by default. A program that defines PARLEY_SEPARATE_COMPILATION in every translation unit
+/// compiles their coroutines once, in the one translation unit that includes
+/// <parley/net/src.hpp>; the other translation units see declarations only and build faster.
+#ifdef PARLEY_SEPARATE_COMPILATION
+#define PARLEY_NET_DECL
+#else
+#define PARLEY_NET_DECL inline
+#endif
+
 #endif

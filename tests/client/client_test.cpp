@@ -312,6 +312,20 @@ TEST_CASE("retries: 429 with retry-after, then success; x-should-retry: false is
     CHECK(server.request_count() == 4);
 }
 
+TEST_CASE("retries: a successful reply is never retried, whatever x-should-retry says") {
+    fake_server server;
+    auto once = fake_step::text("only once");
+    once.headers = {{"x-should-retry", "true"}};
+    server.push(once);
+    server.push(fake_step::text("a second answer"));
+    asio::io_context io;
+    chat_client client(io.get_executor(), openai_config(server));
+    auto reply = run(io, client.chat(ask("x")));
+    REQUIRE_OK(reply);
+    CHECK(reply->text() == "only once");
+    CHECK(server.request_count() == 1);
+}
+
 TEST_CASE("retries: the policy's count is the limit; 400 is never retried") {
     fake_server server;
     for (int i = 0; i < 4; ++i) server.push(fake_step::http_status(500));
@@ -603,8 +617,16 @@ TEST_CASE("proxies: HTTP_PROXY from the environment, and NO_PROXY exempting a ho
     CHECK(around->text() == "direct");
     CHECK(server.connect_requests().size() == 1);
 
-    // proxy_options::mode::none ignores the environment.
+    // An unusable proxy setting is the call's error, not an exception.
     ::unsetenv("no_proxy");
+    ::setenv("http_proxy", "socks5://127.0.0.1:1080", 1);
+    chat_client misconfigured(io.get_executor(), config);
+    auto refused = run(io, misconfigured.chat(ask("x")));
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().code == errc::invalid_argument);
+    CHECK(refused.error().message.find("socks5") != std::string::npos);
+
+    // proxy_options::mode::none ignores the environment.
     auto none = config;
     none.net.proxy.how = net::proxy_options::mode::none;
     chat_client never(io.get_executor(), none);

@@ -4,6 +4,7 @@
 #ifndef PARLEY_NET_HTTP_CLIENT_HPP
 #define PARLEY_NET_HTTP_CLIENT_HPP
 
+#include <parley/config.hpp>
 #include <parley/error.hpp>
 #include <parley/net/detail/pool.hpp>
 #include <parley/net/headers.hpp>
@@ -220,6 +221,8 @@ private:
 
 }  // namespace parley::net
 
+#ifndef PARLEY_SEPARATE_COMPILATION
 #include <parley/net/impl/http_client.hpp>
+#endif
 
 #endif

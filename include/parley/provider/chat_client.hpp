@@ -75,6 +75,8 @@ struct client_config {
     net::sse_limits sse;  ///< bounds of a streamed reply's lines and events
     openai::encode_options openai;
     anthropic::encode_options anthropic;
+    openai::reply_limits openai_limits;  ///< bounds of OpenAI replies (choices, tool calls, sizes, depth)
+    anthropic::decode_limits anthropic_limits;  ///< bounds of Anthropic replies
     std::shared_ptr<echo_model> echo = std::make_shared<echo_model>();  ///< the model of api::echo
     std::shared_ptr<scripted_model> script = std::make_shared<scripted_model>();  ///< the model of api::scripted
 };
@@ -133,11 +135,22 @@ inline call_error protocol_error(std::string message, int status, http_headers h
     return e;
 }
 
-/// The first `n` bytes of a body, for messages.
+/// The first `n` bytes of a body on one line, for messages: control characters become spaces
+/// and a UTF-8 character is never cut.
 inline std::string excerpt(std::string_view body, std::size_t n = 200) {
-    std::string s(body.substr(0, n));
-    if (body.size() > n) s += "...";
+    std::size_t end = std::min(n, body.size());
+    while (end > 0 && end < body.size() && (static_cast<unsigned char>(body[end]) & 0xC0) == 0x80) --end;
+    std::string s(body.substr(0, end));
+    for (char& c : s)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
+    if (end < body.size()) s += "...";
     return s;
+}
+
+inline stream_event done_event() {
+    stream_event e;
+    e.type = stream_event::kind::done;
+    return e;
 }
 
 inline bool media_type_is(std::string_view content_type, std::string_view type) {
@@ -179,6 +192,16 @@ private:
 
     boost::asio::awaitable<std::optional<call_error>> fill();
     boost::asio::awaitable<void> drain();
+    /// A reply known whole (an in-process model's, a server's that did not stream), given as events.
+    void deliver(chat_reply reply) {
+        pending_ = events_of(reply);
+        reply_ = std::move(reply);
+    }
+    bool decoder_done() const noexcept {
+        if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) return d->done();
+        if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) return d->done();
+        return true;
+    }
 
     net::http_stream http_;
     std::unique_ptr<net::sse_reader> sse_;
@@ -227,8 +250,8 @@ public:
 
     /// `chat` with a completion token; the handler gets
     /// `(std::exception_ptr, boost::system::result<chat_reply, call_error>)`.
-    template <class CompletionToken = boost::asio::default_completion_token_t<executor_type>>
-    auto async_chat(chat_request request, CompletionToken&& token = {}) {
+    template <class CompletionToken>
+    auto async_chat(chat_request request, CompletionToken&& token) {
         return boost::asio::co_spawn(get_executor(), chat(std::move(request)), std::forward<CompletionToken>(token));
     }
 
@@ -275,8 +298,9 @@ private:
     }
 
     call_error decode_error(int status, http_headers headers, std::string_view body, unsigned attempts) const {
-        call_error e = config_.api == api::anthropic ? anthropic::decode_error(status, std::move(headers), body)
-                                                     : openai::decode_error(status, std::move(headers), body);
+        call_error e = config_.api == api::anthropic
+                           ? anthropic::decode_error(status, std::move(headers), body, config_.anthropic_limits)
+                           : openai::decode_error(status, std::move(headers), body, config_.openai_limits);
         e.attempts = attempts;
         return detail::redacted(std::move(e), *key_);
     }
@@ -294,30 +318,18 @@ public:
     explicit blocking_client(client_config config) : client_(io_.get_executor(), std::move(config)) {}
 
     /// The whole reply, or why the call failed.
-    boost::system::result<chat_reply, call_error> chat(chat_request request) {
-        return run(client_.chat(std::move(request)));
-    }
+    boost::system::result<chat_reply, call_error> chat(chat_request request);
 
     /// A streamed call: `on_event` sees each event as it arrives; returns the assembled reply.
     boost::system::result<chat_reply, call_error> stream(chat_request request,
-                                                          std::function<void(const stream_event&)> on_event) {
-        return run([](chat_client& c, chat_request req,
-                      std::function<void(const stream_event&)> f) -> boost::asio::awaitable<boost::system::result<chat_reply, call_error>> {
-            auto s = co_await c.stream(std::move(req));
-            if (!s) co_return s.error();
-            for (;;) {
-                auto e = co_await s->next();
-                if (!e) co_return e.error();
-                if (f) f(*e);
-                if (e->type == stream_event::kind::done) break;
-            }
-            co_return s->take_reply();
-        }(client_, std::move(request), std::move(on_event)));
-    }
+                                                          std::function<void(const stream_event&)> on_event);
 
     chat_client& client() noexcept { return client_; }
 
 private:
+    static boost::asio::awaitable<boost::system::result<chat_reply, call_error>> stream_all(
+        chat_client& c, chat_request request, std::function<void(const stream_event&)> on_event);
+
     template <class T>
     T run(boost::asio::awaitable<T> call) {
         auto future = boost::asio::co_spawn(io_, std::move(call), boost::asio::use_future);
@@ -330,201 +342,10 @@ private:
     chat_client client_;
 };
 
-inline boost::asio::awaitable<boost::system::result<chat_reply, call_error>> chat_client::chat(chat_request request) {
-    request = with_defaults(std::move(request));
-    if (config_.api == api::echo) co_return config_.echo->answer(request);
-    if (config_.api == api::scripted) {
-        auto step = config_.script->answer(request);
-        if (auto* e = std::get_if<call_error>(&step)) co_return *e;
-        co_return std::get<chat_reply>(std::move(step));
-    }
-    auto response = co_await http_.send(http_request_for(endpoint(), encode(request, false), false));
-    if (!response) co_return detail::redacted(response.error(), *key_);
-    auto& r = *response;
-    if (r.status < 200 || r.status > 299) co_return decode_error(r.status, std::move(r.headers), r.body, r.attempts);
-    if (const std::string type(r.headers.get("content-type")); !detail::media_type_is(type, "application/json")) {
-        std::string message = "expected a JSON reply (Content-Type application/json), found Content-Type '" + type +
-                              "': " + detail::excerpt(r.body);
-        co_return detail::redacted(detail::protocol_error(std::move(message), r.status, std::move(r.headers), r.attempts), *key_);
-    }
-    auto reply = config_.api == api::anthropic ? anthropic::decode_reply(r.status, std::move(r.headers), r.body)
-                                               : openai::decode_reply(r.status, std::move(r.headers), r.body);
-    if (!reply) {
-        auto e = reply.error();
-        e.attempts = r.attempts;
-        co_return detail::redacted(std::move(e), *key_);
-    }
-    co_return std::move(*reply);
-}
-
-inline boost::asio::awaitable<boost::system::result<chat_stream, call_error>> chat_client::stream(chat_request request) {
-    request = with_defaults(std::move(request));
-    chat_stream s;
-    s.key_ = key_;
-    auto in_process = [&](chat_reply reply) {
-        s.pending_ = events_of(reply);
-        s.reply_ = std::move(reply);
-    };
-    if (config_.api == api::echo) {
-        in_process(config_.echo->answer(request));
-        co_return s;
-    }
-    if (config_.api == api::scripted) {
-        auto step = config_.script->answer(request);
-        if (auto* e = std::get_if<call_error>(&step)) co_return *e;
-        in_process(std::get<chat_reply>(std::move(step)));
-        co_return s;
-    }
-    auto opened = co_await http_.open(http_request_for(endpoint(), encode(request, true), true));
-    if (!opened) co_return detail::redacted(opened.error(), *key_);
-    auto& h = *opened;
-    const int status = h.status();
-    if (status < 200 || status > 299) {
-        auto body = co_await h.read_all(config_.net.limits.max_body_bytes);
-        if (!body) co_return detail::redacted(body.error(), *key_);
-        co_return decode_error(status, h.headers(), *body, h.attempts());
-    }
-    const auto content_type = h.headers().get("content-type");
-    if (detail::media_type_is(content_type, "application/json")) {
-        // A server that answered a streamed call with a whole reply: delivered as events.
-        auto body = co_await h.read_all(config_.net.limits.max_body_bytes);
-        if (!body) co_return detail::redacted(body.error(), *key_);
-        auto reply = config_.api == api::anthropic ? anthropic::decode_reply(status, h.headers(), *body)
-                                                   : openai::decode_reply(status, h.headers(), *body);
-        if (!reply) co_return detail::redacted(reply.error(), *key_);
-        in_process(std::move(*reply));
-        co_return s;
-    }
-    if (!detail::media_type_is(content_type, "text/event-stream")) {
-        auto body = co_await h.read_all(4096);
-        co_return detail::redacted(
-            detail::protocol_error("expected an event stream (Content-Type text/event-stream), found Content-Type '" +
-                                       std::string(content_type) + "'" + (body ? ": " + detail::excerpt(*body) : std::string()),
-                                   status, h.headers(), h.attempts()),
-            *key_);
-    }
-    if (config_.api == api::anthropic) s.decoder_.emplace<anthropic::stream_decoder>(h.headers(), status);
-    else s.decoder_.emplace<openai::stream_decoder>(h.headers(), status);
-    s.sse_ = std::make_unique<net::sse_reader>(config_.sse);
-    s.limits_ = config_.sse;
-    s.http_ = std::move(h);
-    co_return s;
-}
-
-inline boost::asio::awaitable<boost::system::result<openai::embedding_reply, call_error>> chat_client::embed(
-    openai::embedding_request request) {
-    if (config_.api != api::openai) {
-        call_error e;
-        e.code = make_error_code(errc::invalid_argument);
-        e.message = "embeddings need the OpenAI API; this client speaks " + std::string(api_name(config_.api));
-        co_return e;
-    }
-    auto response = co_await http_.send(
-        http_request_for("/embeddings", boost::json::serialize(openai::encode_embedding_request(request)), false));
-    if (!response) co_return detail::redacted(response.error(), *key_);
-    auto& r = *response;
-    auto reply = openai::decode_embedding_reply(r.status, std::move(r.headers), r.body);
-    if (!reply) {
-        auto e = reply.error();
-        e.attempts = r.attempts;
-        co_return detail::redacted(std::move(e), *key_);
-    }
-    co_return std::move(*reply);
-}
-
-inline const chat_reply& chat_stream::reply() const noexcept {
-    if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) return d->reply();
-    if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) return d->reply();
-    return reply_;
-}
-
-inline chat_reply chat_stream::take_reply() {
-    if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) return d->take_reply();
-    if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) return d->take_reply();
-    return std::move(reply_);
-}
-
-inline boost::asio::awaitable<std::optional<call_error>> chat_stream::fill() {
-    pending_.clear();
-    next_ = 0;
-    auto decoder_done = [&] {
-        if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) return d->done();
-        if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) return d->done();
-        return true;
-    };
-    while (pending_.empty()) {
-        if (std::holds_alternative<std::monostate>(decoder_) || decoder_done()) co_return std::nullopt;
-        auto bytes = co_await http_.read_some();
-        if (!bytes) co_return detail::redacted(bytes.error(), *key_);
-        if (bytes->empty()) {
-            // The body ended without the API's end mark ([DONE], message_stop).
-            co_return detail::protocol_error("the stream ended before its end mark (" +
-                                                 std::string(std::holds_alternative<openai::stream_decoder>(decoder_)
-                                                                 ? "data: [DONE]"
-                                                                 : "event: message_stop") +
-                                                 ")",
-                                             http_.status(), http_.headers(), http_.attempts());
-        }
-        std::optional<call_error> failure;
-        const auto ec = sse_->feed(*bytes, [&](const net::sse_event& ev) {
-            if (auto* o = std::get_if<openai::stream_decoder>(&decoder_)) failure = o->feed(ev.data, pending_);
-            else failure = std::get<anthropic::stream_decoder>(decoder_).feed(ev.event, ev.data, pending_);
-            return !failure && !decoder_done();
-        });
-        if (failure) {
-            failure->attempts = http_.attempts();
-            co_return detail::redacted(std::move(*failure), *key_);
-        }
-        if (ec)
-            co_return detail::protocol_error("the event stream exceeds its limits (lines of at most " +
-                                                 std::to_string(limits_.max_line) + " bytes, events of at most " +
-                                                 std::to_string(limits_.max_event) + " bytes)",
-                                             http_.status(), http_.headers(), http_.attempts());
-    }
-    co_return std::nullopt;
-}
-
-inline boost::asio::awaitable<void> chat_stream::drain() {
-    // What follows the end mark (the end of the chunked body) is read, so that the connection
-    // goes back to the pool; a server that keeps sending loses its connection instead.
-    std::size_t budget = 64 * 1024;
-    while (http_.status() != 0 && !http_.done()) {
-        auto bytes = co_await http_.read_some();
-        if (!bytes || bytes->empty() || bytes->size() > budget) break;
-        budget -= bytes->size();
-    }
-    http_ = net::http_stream();
-}
-
-inline boost::asio::awaitable<boost::system::result<stream_event, call_error>> chat_stream::next() {
-    auto done_event = [] {
-        stream_event e;
-        e.type = stream_event::kind::done;
-        return e;
-    };
-    if (failed_) {
-        call_error e;
-        e.code = make_error_code(errc::protocol);
-        e.message = "the stream failed before: nothing more to read";
-        co_return e;
-    }
-    if (next_ == pending_.size()) {
-        if (done_) co_return done_event();
-        if (auto failure = co_await fill()) {
-            failed_ = true;
-            http_ = net::http_stream();
-            co_return std::move(*failure);
-        }
-        if (pending_.empty()) pending_.push_back(done_event());
-    }
-    stream_event e = std::move(pending_[next_++]);
-    if (e.type == stream_event::kind::done) {
-        done_ = true;
-        co_await drain();
-    }
-    co_return e;
-}
-
 }  // namespace parley
+
+#ifndef PARLEY_SEPARATE_COMPILATION
+#include <parley/provider/impl/chat_client.hpp>
+#endif
 
 #endif

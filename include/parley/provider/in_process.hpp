@@ -177,7 +177,7 @@ private:
 
 /// Answers requests from a list, in order: replies (text, tool calls, anything a chat_reply
 /// holds) and failures (a call_error, returned as the call's error). A request after the last
-/// step fails with errc::invalid_argument ("the script has no reply left").
+/// step fails with errc::invalid_argument ("the scripted model has no reply left").
 class scripted_model {
 public:
     using step = std::variant<chat_reply, call_error>;

@@ -121,7 +121,8 @@ struct stream_event {
 /// Why a call failed. `code` is one of parley's (errc::http_status, errc::api_error,
 /// errc::protocol, errc::timeout, errc::tls_verification) or a system, Asio or TLS error code
 /// (connection refused, operation aborted...). An API's error body fills `type`, `message`,
-/// `param` and `api_code`. Never holds an API key.
+/// `param` and `api_code`. The client removes its API key from every text of it (the reply's
+/// header fields are kept as the server sent them).
 struct call_error {
     std::error_code code;
     int status = 0;  ///< the HTTP status; 0 when no status was received

@@ -43,12 +43,30 @@ inline failure protocol_failure(std::string message) {
     return f;
 }
 
-/// Runs `op` with the lowest layer's deadline set to `limit`, whichever stream (plain or TLS)
-/// the connection uses.
-template <class Op>
-asio::awaitable<boost::system::error_code> on_stream(connection& c, Op op) {
-    if (c.tls) co_return co_await op(c.stream);
-    co_return co_await op(c.tcp());
+template <class Stream>
+asio::awaitable<boost::system::error_code> read_some_from(Stream& s, beast::flat_buffer& buffer, response_parser& p) {
+    auto [ec, n] = co_await http::async_read_some(s, buffer, p, asio::as_tuple(asio::use_awaitable));
+    (void)n;
+    co_return ec;
+}
+
+template <class Stream>
+asio::awaitable<boost::system::error_code> write_to(Stream& s, http::request<http::string_body>& req) {
+    auto [ec, n] = co_await http::async_write(s, req, asio::as_tuple(asio::use_awaitable));
+    (void)n;
+    co_return ec;
+}
+
+/// Reads the next bytes of a reply into `p`, over TLS or plain TCP as the connection uses.
+inline asio::awaitable<boost::system::error_code> read_some(connection& c, response_parser& p) {
+    if (c.tls) co_return co_await read_some_from(c.stream, c.buffer, p);
+    co_return co_await read_some_from(c.tcp(), c.buffer, p);
+}
+
+/// Writes a request, over TLS or plain TCP as the connection uses.
+inline asio::awaitable<boost::system::error_code> write(connection& c, http::request<http::string_body>& req) {
+    if (c.tls) co_return co_await write_to(c.stream, req);
+    co_return co_await write_to(c.tcp(), req);
 }
 
 /// Reads the reply's header (the status line and fields) with an idle limit per read.
@@ -58,11 +76,7 @@ inline asio::awaitable<std::optional<failure>> read_header(connection& c, respon
         const auto limit = bounded(idle, deadline);
         if (limit <= clock::duration::zero()) co_return timeout_failure("reading the reply of " + where);
         c.tcp().expires_after(limit);
-        auto ec = co_await on_stream(c, [&](auto& s) -> asio::awaitable<boost::system::error_code> {
-            auto [e, n] = co_await http::async_read_some(s, c.buffer, p, asio::as_tuple(asio::use_awaitable));
-            (void)n;
-            co_return e;
-        });
+        auto ec = co_await read_some(c, p);
         if (ec) {
             auto f = io_failure(ec, "reading the reply of " + where, false, limit, true);
             if (ec == http::error::header_limit || ec == http::error::bad_field || ec == http::error::bad_version ||
@@ -95,11 +109,7 @@ inline asio::awaitable<std::optional<failure>> read_body_some(connection& c, res
         co_return timeout_failure("reading the body of " + where);
     }
     c.tcp().expires_after(limit);
-    auto ec = co_await on_stream(c, [&](auto& s) -> asio::awaitable<boost::system::error_code> {
-        auto [e, n] = co_await http::async_read_some(s, c.buffer, p, asio::as_tuple(asio::use_awaitable));
-        (void)n;
-        co_return e;
-    });
+    auto ec = co_await read_some(c, p);
     into.resize(before + (piece - p.get().body().size));
     if (ec == http::error::need_buffer) ec = {};
     if (ec) {
@@ -116,6 +126,45 @@ inline asio::awaitable<std::optional<failure>> read_body_some(connection& c, res
     co_return std::nullopt;
 }
 
+/// Cancels a name resolution when its time limit passes.
+struct resolve_deadline {
+    asio::ip::tcp::resolver* resolver;
+    bool* timed_out;
+    void operator()(const boost::system::error_code& ec) const {
+        if (!ec) {
+            *timed_out = true;
+            resolver->cancel();
+        }
+    }
+};
+
+/// Checks the server's certificate for the host name, and keeps why it was refused.
+struct certificate_check {
+    asio::ssl::host_name_verification check;
+    connection* c;
+    std::string host;
+    bool operator()(bool preverified, asio::ssl::verify_context& ctx) {
+        const bool ok = check(preverified, ctx);
+        if (!ok && c->verify_problem.empty()) {
+            if (!preverified)
+                c->verify_problem = X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx.native_handle()));
+            else
+                c->verify_problem = "the certificate is not valid for the host name '" + host + "'";
+        }
+        return ok;
+    }
+};
+
+/// The error of a call whose coroutine Asio stopped with an exception: after a cancellation,
+/// the next operation a coroutine starts throws operation_aborted.
+inline call_error thrown_error(const boost::system::system_error& e, unsigned attempts) {
+    call_error c;
+    c.code = e.code();
+    c.message = e.code() == asio::error::operation_aborted ? std::string("the call was cancelled") : std::string(e.what());
+    c.attempts = attempts;
+    return c;
+}
+
 inline std::uint32_t jitter_seed() {
     std::random_device device;
     return device();
@@ -128,7 +177,7 @@ inline double random01() {
 
 }  // namespace detail
 
-inline boost::asio::awaitable<std::optional<detail::failure>> http_client::connect(detail::connection& c,
+PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_client::connect(detail::connection& c,
                                                                                    const url& target,
                                                                                    const std::optional<url>& proxy,
                                                                                    detail::clock::time_point deadline) {
@@ -137,26 +186,23 @@ inline boost::asio::awaitable<std::optional<detail::failure>> http_client::conne
     using detail::clock;
     const url& first_hop = proxy ? *proxy : target;
     const std::string where = "connect to " + detail::host_port(first_hop);
-    const auto limit = detail::bounded(options_.timeouts.connect, deadline);
+    // One limit for the whole connection: resolution, TCP, proxy CONNECT and TLS handshake.
+    const auto connect_deadline = std::min(clock::now() + options_.timeouts.connect, deadline);
+    const auto limit = connect_deadline - clock::now();
     if (limit <= clock::duration::zero()) co_return detail::timeout_failure(where);
 
     // Name resolution has no socket to put a deadline on: a timer cancels it.
     asio::ip::tcp::resolver resolver(ex_);
     asio::steady_timer timer(ex_);
     bool resolve_timed_out = false;
-    timer.expires_after(limit);
-    timer.async_wait([&resolver, &resolve_timed_out](const boost::system::error_code& ec) {
-        if (!ec) {
-            resolve_timed_out = true;
-            resolver.cancel();
-        }
-    });
+    timer.expires_at(connect_deadline);
+    timer.async_wait(detail::resolve_deadline{&resolver, &resolve_timed_out});
     auto [rec, endpoints] = co_await resolver.async_resolve(first_hop.host, std::to_string(first_hop.port),
                                                             asio::as_tuple(asio::use_awaitable));
     timer.cancel();
     if (rec) co_return detail::io_failure(rec, "resolve " + first_hop.host, resolve_timed_out, limit, true);
 
-    c.tcp().expires_after(detail::bounded(options_.timeouts.connect, deadline));
+    c.tcp().expires_at(connect_deadline);
     auto [cec, ep] = co_await c.tcp().async_connect(endpoints, asio::as_tuple(asio::use_awaitable));
     (void)ep;
     if (cec) co_return detail::io_failure(cec, where, false, limit, true);
@@ -170,7 +216,7 @@ inline boost::asio::awaitable<std::optional<detail::failure>> http_client::conne
         req.set(http::field::host, authority);
         req.set(http::field::user_agent, options_.user_agent);
         if (auto auth = proxy_authorization(*proxy); !auth.empty()) req.set(http::field::proxy_authorization, auth);
-        c.tcp().expires_after(detail::bounded(options_.timeouts.connect, deadline));
+        c.tcp().expires_at(connect_deadline);
         auto [wec, wn] = co_await http::async_write(c.tcp(), req, asio::as_tuple(asio::use_awaitable));
         (void)wn;
         if (wec) co_return detail::io_failure(wec, "CONNECT through proxy " + detail::host_port(*proxy), false, limit, true);
@@ -203,23 +249,11 @@ inline boost::asio::awaitable<std::optional<detail::failure>> http_client::conne
         if (options_.tls.verifies()) {
             c.stream.set_verify_mode(asio::ssl::verify_peer);
             c.stream.set_verify_callback(
-                [&c, check = asio::ssl::host_name_verification(target.host), host = target.host](
-                    bool preverified, asio::ssl::verify_context& ctx) mutable {
-                    const bool ok = check(preverified, ctx);
-                    if (!ok && c.verify_problem.empty()) {
-                        if (!preverified) {
-                            const int err = X509_STORE_CTX_get_error(ctx.native_handle());
-                            c.verify_problem = X509_verify_cert_error_string(err);
-                        } else {
-                            c.verify_problem = "the certificate is not valid for the host name '" + host + "'";
-                        }
-                    }
-                    return ok;
-                });
+                detail::certificate_check{asio::ssl::host_name_verification(target.host), &c, target.host});
         } else {
             c.stream.set_verify_mode(asio::ssl::verify_none);
         }
-        c.tcp().expires_after(detail::bounded(options_.timeouts.connect, deadline));
+        c.tcp().expires_at(connect_deadline);
         auto [hec] = co_await c.stream.async_handshake(asio::ssl::stream_base::client, asio::as_tuple(asio::use_awaitable));
         if (hec) {
             if (!c.verify_problem.empty()) {
@@ -234,7 +268,7 @@ inline boost::asio::awaitable<std::optional<detail::failure>> http_client::conne
     co_return std::nullopt;
 }
 
-inline boost::asio::awaitable<std::optional<detail::failure>> http_client::try_once(const http_request& request,
+PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_client::try_once(const http_request& request,
                                                                                     bool whole_body,
                                                                                     detail::clock::time_point deadline,
                                                                                     attempt& out) {
@@ -242,7 +276,15 @@ inline boost::asio::awaitable<std::optional<detail::failure>> http_client::try_o
     namespace http = boost::beast::http;
     using detail::clock;
     const url& target = request.target;
-    const auto proxy = proxy_for_target(target);
+    std::optional<url> proxy;
+    try {
+        proxy = proxy_for_target(target);
+    } catch (const error& e) {  // an unusable proxy variable (socks5://..., a bad URL)
+        detail::failure f;
+        f.code = e.code();
+        f.message = e.what();
+        co_return f;
+    }
     std::string key = target.scheme + "://" + detail::host_port(target);
     if (proxy) key += " via " + proxy->scheme + "://" + detail::host_port(*proxy);
 
@@ -301,14 +343,12 @@ inline boost::asio::awaitable<std::optional<detail::failure>> http_client::try_o
     const auto write_limit = detail::bounded(options_.timeouts.idle, deadline);
     if (write_limit <= clock::duration::zero()) co_return detail::timeout_failure("sending " + where);
     c.tcp().expires_after(write_limit);
-    auto wec = co_await detail::on_stream(c, [&](auto& s) -> asio::awaitable<boost::system::error_code> {
-        auto [e, n] = co_await http::async_write(s, req, asio::as_tuple(asio::use_awaitable));
-        (void)n;
-        co_return e;
-    });
+    auto wec = co_await detail::write(c, req);
     if (wec) {
         auto f = detail::io_failure(wec, "sending " + where, false, write_limit, true);
-        f.stale = c.reused;
+        // A kept-alive connection the server has closed fails its first write; a cancelled or
+        // timed-out write says nothing about the connection.
+        f.stale = c.reused && wec != asio::error::operation_aborted && wec != boost::beast::error::timeout;
         co_return f;
     }
 
@@ -338,7 +378,7 @@ inline boost::asio::awaitable<std::optional<detail::failure>> http_client::try_o
     co_return std::nullopt;
 }
 
-inline boost::asio::awaitable<boost::system::result<http_client::attempt, call_error>> http_client::run(
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_client::attempt, call_error>> http_client::run(
     const http_request& request, bool whole_body, detail::clock::time_point deadline) {
     namespace asio = boost::asio;
     using detail::clock;
@@ -347,6 +387,7 @@ inline boost::asio::awaitable<boost::system::result<http_client::attempt, call_e
     for (;;) {
         attempt a;
         auto f = co_await try_once(request, whole_body, deadline, a);
+        if (f && f->code == std::errc::operation_canceled) co_return detail::to_call_error(std::move(*f), retries + 1);
         if (f && f->stale && fresh_tries < 2) {
             // The kept-alive connection was dead: not the server's failure, not a retry.
             ++fresh_tries;
@@ -355,7 +396,7 @@ inline boost::asio::awaitable<boost::system::result<http_client::attempt, call_e
         std::optional<std::chrono::milliseconds> wait;
         if (retries < options_.retry.max_retries) {
             if (f && f->retryable) wait = retry_delay(options_.retry, retries, nullptr, detail::random01(), std::chrono::system_clock::now());
-            else if (!f && should_retry(a.status, a.headers))
+            else if (!f && (a.status < 200 || a.status > 299) && should_retry(a.status, a.headers))
                 wait = retry_delay(options_.retry, retries, &a.headers, detail::random01(), std::chrono::system_clock::now());
         }
         if (wait && clock::now() + *wait >= deadline) wait.reset();  // no time left for another attempt
@@ -378,9 +419,14 @@ inline boost::asio::awaitable<boost::system::result<http_client::attempt, call_e
     }
 }
 
-inline boost::asio::awaitable<boost::system::result<http_response, call_error>> http_client::send(http_request request) {
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_response, call_error>> http_client::send(http_request request) {
     const auto deadline = detail::clock::now() + options_.timeouts.total;
-    auto a = co_await run(request, true, deadline);
+    boost::system::result<attempt, call_error> a = call_error{};
+    try {
+        a = co_await run(request, true, deadline);
+    } catch (const boost::system::system_error& e) {
+        a = detail::thrown_error(e, 1);
+    }
     if (!a) co_return a.error();
     http_response r;
     r.status = a->status;
@@ -390,9 +436,14 @@ inline boost::asio::awaitable<boost::system::result<http_response, call_error>> 
     co_return r;
 }
 
-inline boost::asio::awaitable<boost::system::result<http_stream, call_error>> http_client::open(http_request request) {
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_stream, call_error>> http_client::open(http_request request) {
     const auto deadline = detail::clock::now() + options_.timeouts.total;
-    auto a = co_await run(request, false, deadline);
+    boost::system::result<attempt, call_error> a = call_error{};
+    try {
+        a = co_await run(request, false, deadline);
+    } catch (const boost::system::system_error& e) {
+        a = detail::thrown_error(e, 1);
+    }
     if (!a) co_return a.error();
     http_stream s;
     s.status_ = a->status;
@@ -412,10 +463,10 @@ inline boost::asio::awaitable<boost::system::result<http_stream, call_error>> ht
     co_return s;
 }
 
-inline boost::asio::awaitable<boost::system::result<std::string_view, call_error>> http_stream::read_some() {
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<std::string_view, call_error>> http_stream::read_some() {
     if (failed_) {
         call_error e;
-        e.code = make_error_code(errc::protocol);
+        e.code = make_error_code(errc::invalid_argument);
         e.message = "the stream failed before: nothing more to read";
         co_return e;
     }
@@ -427,7 +478,15 @@ inline boost::asio::awaitable<boost::system::result<std::string_view, call_error
     }
     buffer_.clear();
     while (buffer_.empty() && !parser_->is_done()) {
-        auto f = co_await detail::read_body_some(lease_.conn(), *parser_, buffer_, SIZE_MAX, idle_, deadline_, "the stream");
+        std::optional<detail::failure> f;
+        try {
+            f = co_await detail::read_body_some(lease_.conn(), *parser_, buffer_, SIZE_MAX, idle_, deadline_, "the stream");
+        } catch (const boost::system::system_error& e) {
+            failed_ = true;
+            lease_.drop();
+            parser_.reset();
+            co_return detail::thrown_error(e, attempts_);
+        }
         if (f) {
             failed_ = true;
             lease_.drop();
@@ -443,7 +502,7 @@ inline boost::asio::awaitable<boost::system::result<std::string_view, call_error
     co_return std::string_view(buffer_);
 }
 
-inline boost::asio::awaitable<boost::system::result<std::string, call_error>> http_stream::read_all(std::size_t limit) {
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<std::string, call_error>> http_stream::read_all(std::size_t limit) {
     std::string all;
     for (;;) {
         auto piece = co_await read_some();

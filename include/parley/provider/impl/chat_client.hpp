@@ -1,0 +1,218 @@
+// parley/provider/impl/chat_client.hpp: the coroutines of chat_client, chat_stream and
+// blocking_client (inline, or compiled once under PARLEY_SEPARATE_COMPILATION: see config.hpp).
+#ifndef PARLEY_PROVIDER_IMPL_CHAT_CLIENT_HPP
+#define PARLEY_PROVIDER_IMPL_CHAT_CLIENT_HPP
+
+namespace parley {
+
+PARLEY_NET_DECL boost::system::result<chat_reply, call_error> blocking_client::chat(chat_request request) {
+    return run(client_.chat(std::move(request)));
+}
+
+PARLEY_NET_DECL boost::system::result<chat_reply, call_error> blocking_client::stream(
+    chat_request request, std::function<void(const stream_event&)> on_event) {
+    return run(stream_all(client_, std::move(request), std::move(on_event)));
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_reply, call_error>> blocking_client::stream_all(
+    chat_client& c, chat_request request, std::function<void(const stream_event&)> on_event) {
+    auto s = co_await c.stream(std::move(request));
+    if (!s) co_return s.error();
+    for (;;) {
+        auto e = co_await s->next();
+        if (!e) co_return e.error();
+        if (on_event) on_event(*e);
+        if (e->type == stream_event::kind::done) break;
+    }
+    co_return s->take_reply();
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_reply, call_error>> chat_client::chat(chat_request request) {
+    request = with_defaults(std::move(request));
+    if (config_.api == api::echo) co_return config_.echo->answer(request);
+    if (config_.api == api::scripted) {
+        auto step = config_.script->answer(request);
+        if (auto* e = std::get_if<call_error>(&step)) co_return *e;
+        co_return std::get<chat_reply>(std::move(step));
+    }
+    auto response = co_await http_.send(http_request_for(endpoint(), encode(request, false), false));
+    if (!response) co_return detail::redacted(response.error(), *key_);
+    auto& r = *response;
+    if (r.status < 200 || r.status > 299) co_return decode_error(r.status, std::move(r.headers), r.body, r.attempts);
+    if (const std::string type(r.headers.get("content-type")); !detail::media_type_is(type, "application/json")) {
+        std::string message = "expected a JSON reply (Content-Type application/json), found Content-Type '" + type +
+                              "': " + detail::excerpt(r.body);
+        co_return detail::redacted(detail::protocol_error(std::move(message), r.status, std::move(r.headers), r.attempts), *key_);
+    }
+    auto reply = config_.api == api::anthropic
+                     ? anthropic::decode_reply(r.status, std::move(r.headers), r.body, config_.anthropic_limits)
+                     : openai::decode_reply(r.status, std::move(r.headers), r.body, config_.openai_limits);
+    if (!reply) {
+        auto e = reply.error();
+        e.attempts = r.attempts;
+        co_return detail::redacted(std::move(e), *key_);
+    }
+    co_return std::move(*reply);
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_stream, call_error>> chat_client::stream(chat_request request) {
+    request = with_defaults(std::move(request));
+    chat_stream s;
+    s.key_ = key_;
+    if (config_.api == api::echo) {
+        s.deliver(config_.echo->answer(request));
+        co_return s;
+    }
+    if (config_.api == api::scripted) {
+        auto step = config_.script->answer(request);
+        if (auto* e = std::get_if<call_error>(&step)) co_return *e;
+        s.deliver(std::get<chat_reply>(std::move(step)));
+        co_return s;
+    }
+    auto opened = co_await http_.open(http_request_for(endpoint(), encode(request, true), true));
+    if (!opened) co_return detail::redacted(opened.error(), *key_);
+    auto& h = *opened;
+    const int status = h.status();
+    if (status < 200 || status > 299) {
+        auto body = co_await h.read_all(config_.net.limits.max_body_bytes);
+        if (!body) co_return detail::redacted(body.error(), *key_);
+        co_return decode_error(status, h.headers(), *body, h.attempts());
+    }
+    const auto content_type = h.headers().get("content-type");
+    if (detail::media_type_is(content_type, "application/json")) {
+        // A server that answered a streamed call with a whole reply: delivered as events.
+        auto body = co_await h.read_all(config_.net.limits.max_body_bytes);
+        if (!body) co_return detail::redacted(body.error(), *key_);
+        auto reply = config_.api == api::anthropic ? anthropic::decode_reply(status, h.headers(), *body, config_.anthropic_limits)
+                                                   : openai::decode_reply(status, h.headers(), *body, config_.openai_limits);
+        if (!reply) {
+            auto e = reply.error();
+            e.attempts = h.attempts();
+            co_return detail::redacted(std::move(e), *key_);
+        }
+        s.deliver(std::move(*reply));
+        co_return s;
+    }
+    if (!detail::media_type_is(content_type, "text/event-stream")) {
+        auto body = co_await h.read_all(4096);
+        co_return detail::redacted(
+            detail::protocol_error("expected an event stream (Content-Type text/event-stream), found Content-Type '" +
+                                       std::string(content_type) + "'" + (body ? ": " + detail::excerpt(*body) : std::string()),
+                                   status, h.headers(), h.attempts()),
+            *key_);
+    }
+    if (config_.api == api::anthropic) s.decoder_.emplace<anthropic::stream_decoder>(h.headers(), status, config_.anthropic_limits);
+    else s.decoder_.emplace<openai::stream_decoder>(h.headers(), status, config_.openai_limits);
+    s.sse_ = std::make_unique<net::sse_reader>(config_.sse);
+    s.limits_ = config_.sse;
+    s.http_ = std::move(h);
+    co_return s;
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<openai::embedding_reply, call_error>> chat_client::embed(
+    openai::embedding_request request) {
+    if (config_.api != api::openai) {
+        call_error e;
+        e.code = make_error_code(errc::invalid_argument);
+        e.message = "embeddings need the OpenAI API; this client speaks " + std::string(api_name(config_.api));
+        co_return e;
+    }
+    auto response = co_await http_.send(
+        http_request_for("/embeddings", boost::json::serialize(openai::encode_embedding_request(request)), false));
+    if (!response) co_return detail::redacted(response.error(), *key_);
+    auto& r = *response;
+    auto reply = openai::decode_embedding_reply(r.status, std::move(r.headers), r.body, config_.openai_limits);
+    if (!reply) {
+        auto e = reply.error();
+        e.attempts = r.attempts;
+        co_return detail::redacted(std::move(e), *key_);
+    }
+    co_return std::move(*reply);
+}
+
+PARLEY_NET_DECL const chat_reply& chat_stream::reply() const noexcept {
+    if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) return d->reply();
+    if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) return d->reply();
+    return reply_;
+}
+
+PARLEY_NET_DECL chat_reply chat_stream::take_reply() {
+    if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) return d->take_reply();
+    if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) return d->take_reply();
+    return std::move(reply_);
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<std::optional<call_error>> chat_stream::fill() {
+    pending_.clear();
+    next_ = 0;
+    while (pending_.empty()) {
+        if (std::holds_alternative<std::monostate>(decoder_) || decoder_done()) co_return std::nullopt;
+        auto bytes = co_await http_.read_some();
+        if (!bytes) co_return detail::redacted(bytes.error(), *key_);
+        if (bytes->empty()) {
+            // The body ended without the API's end mark ([DONE], message_stop).
+            co_return detail::protocol_error("the stream ended before its end mark (" +
+                                                 std::string(std::holds_alternative<openai::stream_decoder>(decoder_)
+                                                                 ? "data: [DONE]"
+                                                                 : "event: message_stop") +
+                                                 ")",
+                                             http_.status(), http_.headers(), http_.attempts());
+        }
+        std::optional<call_error> failure;
+        const auto ec = sse_->feed(*bytes, [&](const net::sse_event& ev) {
+            if (auto* o = std::get_if<openai::stream_decoder>(&decoder_)) failure = o->feed(ev.data, pending_);
+            else failure = std::get<anthropic::stream_decoder>(decoder_).feed(ev.event, ev.data, pending_);
+            return !failure && !decoder_done();
+        });
+        if (failure) {
+            failure->attempts = http_.attempts();
+            co_return detail::redacted(std::move(*failure), *key_);
+        }
+        if (ec)
+            co_return detail::protocol_error("the event stream exceeds its limits (lines of at most " +
+                                                 std::to_string(limits_.max_line) + " bytes, events of at most " +
+                                                 std::to_string(limits_.max_event) + " bytes)",
+                                             http_.status(), http_.headers(), http_.attempts());
+    }
+    co_return std::nullopt;
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<void> chat_stream::drain() {
+    // What follows the end mark (the end of the chunked body) is read, so that the connection
+    // goes back to the pool; a server that keeps sending loses its connection instead.
+    std::size_t budget = 64 * 1024;
+    while (http_.status() != 0 && !http_.done()) {
+        auto bytes = co_await http_.read_some();
+        if (!bytes || bytes->empty() || bytes->size() > budget) break;
+        budget -= bytes->size();
+    }
+    http_ = net::http_stream();
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<stream_event, call_error>> chat_stream::next() {
+    if (failed_) {
+        call_error e;
+        e.code = make_error_code(errc::invalid_argument);
+        e.message = "the stream failed before: nothing more to read";
+        co_return e;
+    }
+    if (next_ == pending_.size()) {
+        if (done_) co_return detail::done_event();
+        if (auto failure = co_await fill()) {
+            failed_ = true;
+            http_ = net::http_stream();
+            co_return std::move(*failure);
+        }
+        if (pending_.empty()) pending_.push_back(detail::done_event());
+    }
+    stream_event e = std::move(pending_[next_++]);
+    if (e.type == stream_event::kind::done) {
+        done_ = true;
+        co_await drain();
+    }
+    co_return e;
+}
+
+}  // namespace parley
+
+#endif
