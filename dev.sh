@@ -82,7 +82,8 @@ demo() {
 test_preset() {
     local preset=$1
     echo "=== $preset: configure"
-    cmake --preset "$preset" "${configure_args[@]}" || return 1
+    # Without debug information: the same -O2 code and warnings, a quarter less compile time.
+    cmake --preset "$preset" "${configure_args[@]}" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" || return 1
     echo "=== $preset: build"
     cmake --build --preset "$preset" || return 1
     echo "=== $preset: test"

@@ -1,23 +1,26 @@
-// A program of a project that makes chat calls with parley, built by the find_package consumer
-// project: Beast, OpenSSL and threads all come through parley::net.
-#include <parley/provider/chat_client.hpp>
+// A program of a project that uses parley's chat layer through parley::net, built by the
+// find_package consumer project: OpenSSL comes through parley::net (found again by parley's
+// package configuration). It stays small: the client's coroutines are compiled by parley's own
+// build, once per compiler (parley-net-compiled).
+#include <parley/net/tls.hpp>
+#include <parley/provider/in_process.hpp>
 
 #include <cstdio>
 
 int main() {
-    parley::client_config config;
-    config.api = parley::api::echo;
-    parley::blocking_client client(config);
-    parley::chat_request request;
-    request.messages.push_back(parley::make_message(parley::role::user, "ping"));
-    auto reply = client.chat(request);
-    if (!reply || reply->text() != "ping") {
-        std::fprintf(stderr, "net consumer check failed: %s\n", reply ? "wrong text" : reply.error().what().c_str());
+    // A TLS client context with the system CA store: OpenSSL is linked.
+    auto tls = parley::net::make_tls_context(parley::net::tls_options{});
+    if (tls.native_handle() == nullptr) {
+        std::fputs("net consumer check failed: no TLS context\n", stderr);
         return 1;
     }
-    // The TLS context is built with the system CA store.
-    const parley::net::http_client http(client.client().get_executor());
-    (void)http;
+    parley::echo_model echo;
+    parley::chat_request request;
+    request.messages.push_back(parley::make_message(parley::role::user, "ping"));
+    if (echo.answer(request).text() != "ping") {
+        std::fputs("net consumer check failed: echo\n", stderr);
+        return 1;
+    }
     std::puts("parley net consumer: ok");
     return 0;
 }
