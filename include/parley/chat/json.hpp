@@ -55,21 +55,21 @@ inline void write_params(boost::json::object& o, const request_params& p) {
 
 /// A message as a JSON object. An assistant message without content has `"content": null`
 /// (as the OpenAI API writes it); other messages without content have no `content` key.
-inline boost::json::object message_to_json(const message& m) {
-    boost::json::object o;
+inline boost::json::object message_to_json(const message& m, boost::json::storage_ptr sp = {}) {
+    boost::json::object o(sp);
     o["role"] = role_name(m.role);
     if (const auto* s = std::get_if<std::string>(&m.content)) {
         o["content"] = *s;
     } else if (m.has_parts()) {
-        boost::json::array parts;
+        boost::json::array parts(sp);
         for (const auto& p : m.parts()) {
-            boost::json::object jp;
+            boost::json::object jp(sp);
             if (p.type == content_part::kind::text) {
                 jp["type"] = "text";
                 jp["text"] = p.text;
             } else {
                 jp["type"] = "image_url";
-                boost::json::object img;
+                boost::json::object img(sp);
                 img["url"] = p.url;
                 if (p.detail) img["detail"] = *p.detail;
                 jp["image_url"] = std::move(img);
@@ -83,12 +83,13 @@ inline boost::json::object message_to_json(const message& m) {
     if (m.name) o["name"] = *m.name;
     if (m.function_call) o["function_call"] = {{"name", m.function_call->name}, {"arguments", m.function_call->arguments}};
     if (!m.tool_calls.empty()) {
-        boost::json::array calls;
+        boost::json::array calls(sp);
         for (const auto& c : m.tool_calls)
-            calls.push_back(boost::json::object{
-                {"id", c.id},
-                {"type", "function"},
-                {"function", {{"name", c.function.name}, {"arguments", c.function.arguments}}}});
+            calls.push_back(boost::json::object(
+                {{"id", c.id},
+                 {"type", "function"},
+                 {"function", {{"name", c.function.name}, {"arguments", c.function.arguments}}}},
+                sp));
         o["tool_calls"] = std::move(calls);
     }
     if (m.tool_call_id) o["tool_call_id"] = *m.tool_call_id;

@@ -22,13 +22,14 @@
 #include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/error.hpp>
-#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/basic_parser.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
-#include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/system/result.hpp>
@@ -37,13 +38,16 @@
 #include <openssl/x509_vfy.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 namespace parley::net {
@@ -52,7 +56,10 @@ namespace parley::net {
 struct http_request {
     std::string method = "POST";
     net::url target;
-    http_headers headers;  ///< sent as given, after Host, User-Agent and Content-Length
+    /// Fields shared by many requests (a client's authorization and content types), sent as
+    /// given after Host and User-Agent; may be null.
+    std::shared_ptr<const http_headers> common;
+    http_headers headers;  ///< sent as given, after `common`; Content-Length follows
     std::string body;
 };
 
@@ -67,8 +74,6 @@ struct http_response {
 class http_client;
 
 namespace detail {
-
-using clock = std::chrono::steady_clock;
 
 /// Why one attempt failed, and whether another attempt may help.
 struct failure {
@@ -107,7 +112,66 @@ inline void copy_fields(const boost::beast::http::fields& from, http_headers& to
     for (const auto& f : from) to.add(std::string(f.name_string()), std::string(f.value()));
 }
 
-using response_parser = boost::beast::http::response_parser<boost::beast::http::buffer_body>;
+/// Parses a reply straight into what the client keeps: the status, the header fields as
+/// http_headers, and the body appended to `body` (no intermediate message object).
+class reply_parser final : public boost::beast::http::basic_parser<false> {
+public:
+    int status = 0;
+    http_headers fields;
+    std::string body;  ///< the body bytes parsed since it was last cleared
+
+private:
+    using string_view = boost::beast::string_view;
+    using error_code = boost::system::error_code;
+
+    void on_request_impl(boost::beast::http::verb, string_view, string_view, int, error_code&) override {}
+    void on_response_impl(int code, string_view, int, error_code&) override { status = code; }
+    void on_field_impl(boost::beast::http::field, string_view name, string_view value, error_code&) override {
+        fields.add(std::string(name), std::string(value));
+    }
+    void on_header_impl(error_code&) override {}
+    void on_body_init_impl(const boost::optional<std::uint64_t>& length, error_code&) override {
+        if (length && *length <= 1024 * 1024) body.reserve(static_cast<std::size_t>(*length));
+    }
+    std::size_t on_body_impl(string_view piece, error_code&) override {
+        body.append(piece.data(), piece.size());
+        return piece.size();
+    }
+    void on_chunk_header_impl(std::uint64_t, string_view, error_code&) override {}
+    std::size_t on_chunk_body_impl(std::uint64_t, string_view piece, error_code&) override {
+        body.append(piece.data(), piece.size());
+        return piece.size();
+    }
+    void on_finish_impl(error_code&) override {}
+};
+
+/// The TLS contexts of a client. Connections to https servers use `verified()`, made on the
+/// first of them (loading the system CA store takes tens of milliseconds: a client that only
+/// speaks plain HTTP never pays it), or at once when the options name CAs of their own, so that
+/// an unreadable CA file is the constructor's error. Plain connections use `plain`, which
+/// verifies nothing and never carries TLS.
+class tls_contexts {
+public:
+    explicit tls_contexts(tls_options options)
+        : options_(std::move(options)), plain_(boost::asio::ssl::context::tls_client) {
+        if (!options_.ca_file.empty() || !options_.ca_pem.empty()) verified_.emplace(make_tls_context(options_));
+    }
+
+    boost::asio::ssl::context& plain() noexcept { return plain_; }
+
+    /// Throws parley::error (errc::invalid_argument) when the context cannot be made.
+    boost::asio::ssl::context& verified() {
+        std::lock_guard lock(mutex_);
+        if (!verified_) verified_.emplace(make_tls_context(options_));
+        return *verified_;
+    }
+
+private:
+    tls_options options_;
+    boost::asio::ssl::context plain_;
+    std::mutex mutex_;
+    std::optional<boost::asio::ssl::context> verified_;
+};
 
 }  // namespace detail
 
@@ -137,9 +201,17 @@ public:
 private:
     friend class http_client;
 
+    /// Ends the stream with a failure: its connection is closed.
+    call_error stop(detail::failure f) {
+        failed_ = true;
+        lease_.drop();
+        parser_.reset();
+        return detail::to_call_error(std::move(f), attempts_);
+    }
+
     detail::lease lease_;
-    std::unique_ptr<detail::response_parser> parser_;
-    std::string buffer_;
+    std::unique_ptr<detail::reply_parser> parser_;  ///< its `body` is what read_some returns
+    std::string buffer_;  ///< a body read whole before the stream was handed over
     int status_ = 0;
     http_headers headers_;
     unsigned attempts_ = 1;
@@ -150,8 +222,9 @@ private:
     detail::clock::time_point deadline_{};
 };
 
-/// An HTTP/1.1 client for one executor. Calls are coroutines; any number may run at once.
-/// Connections are pooled per (scheme, host, port, proxy) and kept alive; at most
+/// An HTTP/1.1 client for one executor. Calls are coroutines; any number may run at once. As
+/// with Beast's streams, the executor runs one handler at a time: an io_context run by one
+/// thread, or a strand. Connections are pooled per (scheme, host, port, proxy) and kept alive; at most
 /// `max_connections_per_host` are open at once per pool key (further calls wait for one).
 /// A kept-alive connection the server closed is detected when taken, or when its request fails
 /// before any byte of the reply, and replaced without counting as a retry. Failed attempts are
@@ -162,11 +235,12 @@ class http_client {
 public:
     using executor_type = boost::asio::any_io_executor;
 
-    /// Throws parley::error when the TLS options name an unreadable CA file.
+    /// Throws parley::error when the TLS options name an unreadable CA file. The system CA
+    /// store is loaded on the first https connection.
     explicit http_client(executor_type ex, client_options options = {})
         : ex_(std::move(ex)),
           options_(std::move(options)),
-          tls_(std::make_shared<boost::asio::ssl::context>(make_tls_context(options_.tls))),
+          tls_(std::make_shared<detail::tls_contexts>(options_.tls)),
           pool_(std::make_shared<detail::pool_state>(options_.max_connections_per_host)) {}
 
     executor_type get_executor() const noexcept { return ex_; }
@@ -190,7 +264,7 @@ public:
 private:
     struct attempt {
         detail::lease lease;
-        std::unique_ptr<detail::response_parser> parser;
+        std::unique_ptr<detail::reply_parser> parser;
         int status = 0;
         http_headers headers;
         std::string body;  ///< read whole for non-2xx replies, and for every reply of send()
@@ -215,7 +289,7 @@ private:
 
     executor_type ex_;
     client_options options_;
-    std::shared_ptr<boost::asio::ssl::context> tls_;
+    std::shared_ptr<detail::tls_contexts> tls_;
     std::shared_ptr<detail::pool_state> pool_;
 };
 

@@ -17,6 +17,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <cstdint>
@@ -233,7 +234,13 @@ public:
             if (config_.api == api::openai) config_.base_url = openai_base_url;
             if (config_.api == api::anthropic) config_.base_url = anthropic_base_url;
         }
-        if (config_.api == api::openai || config_.api == api::anthropic) base_ = net::parse_url(config_.base_url);
+        if (config_.api == api::openai || config_.api == api::anthropic) {
+            base_ = net::parse_url(config_.base_url);
+            chat_target_ = base_;
+            chat_target_.path = net::join_path(base_.path, endpoint());
+            json_fields_ = common_fields(false);
+            stream_fields_ = common_fields(true);
+        }
         if (!config_.echo) config_.echo = std::make_shared<echo_model>();
         if (!config_.script) config_.script = std::make_shared<scripted_model>();
     }
@@ -263,19 +270,31 @@ public:
     boost::asio::awaitable<boost::system::result<openai::embedding_reply, call_error>> embed(openai::embedding_request request);
 
 private:
+    /// The header fields of every request of this client: content types, the API key, the
+    /// configured fields.
+    std::shared_ptr<const http_headers> common_fields(bool stream) const {
+        auto h = std::make_shared<http_headers>();
+        h->add("Content-Type", "application/json");
+        h->add("Accept", stream ? "text/event-stream" : "application/json");
+        if (config_.api == api::anthropic) {
+            if (!config_.api_key.empty()) h->add("x-api-key", config_.api_key);
+            h->add("anthropic-version", std::string(anthropic::api_version));
+        } else if (!config_.api_key.empty()) {
+            h->add("Authorization", "Bearer " + config_.api_key);
+        }
+        for (const auto& [name, value] : config_.headers.fields()) h->add(name, value);
+        return h;
+    }
+
     net::http_request http_request_for(std::string_view endpoint, std::string body, bool stream) const {
         net::http_request r;
-        r.target = base_;
-        r.target.path = net::join_path(base_.path, endpoint);
-        r.headers.add("Content-Type", "application/json");
-        r.headers.add("Accept", stream ? "text/event-stream" : "application/json");
-        if (config_.api == api::anthropic) {
-            if (!config_.api_key.empty()) r.headers.add("x-api-key", config_.api_key);
-            r.headers.add("anthropic-version", std::string(anthropic::api_version));
-        } else if (!config_.api_key.empty()) {
-            r.headers.add("Authorization", "Bearer " + config_.api_key);
+        if (endpoint == this->endpoint()) {
+            r.target = chat_target_;
+        } else {
+            r.target = base_;
+            r.target.path = net::join_path(base_.path, endpoint);
         }
-        for (const auto& [name, value] : config_.headers.fields()) r.headers.add(name, value);
+        r.common = stream ? stream_fields_ : json_fields_;
         r.body = std::move(body);
         return r;
     }
@@ -290,7 +309,10 @@ private:
     std::string encode(const chat_request& r, bool stream) const {
         if (config_.api == api::anthropic)
             return boost::json::serialize(anthropic::encode_request(r, stream, config_.anthropic));
-        return boost::json::serialize(openai::encode_request(r, stream, config_.openai));
+        // The JSON tree lives only until it is written: on the stack while it fits.
+        unsigned char scratch[4096];
+        boost::json::monotonic_resource memory(scratch, sizeof scratch);
+        return boost::json::serialize(openai::encode_request(r, stream, config_.openai, &memory));
     }
 
     std::string_view endpoint() const noexcept {
@@ -308,6 +330,9 @@ private:
     client_config config_;
     std::shared_ptr<const std::string> key_;
     net::url base_;
+    net::url chat_target_;  ///< base_ with the chat endpoint's path
+    std::shared_ptr<const http_headers> json_fields_;  ///< the common fields of a call
+    std::shared_ptr<const http_headers> stream_fields_;  ///< the common fields of a streamed call
     net::http_client http_;
 };
 

@@ -99,7 +99,8 @@ inline boost::system::result<chat_reply, call_error> decode_reply(int status, ht
                                                                   const reply_limits& limits = {}) {
     if (status < 200 || status > 299) return decode_error(status, std::move(headers), body, limits);
     try {
-        const boost::json::value v = detail::parse_bounded(body, limits, "a chat.completion object");
+        detail::json_scratch scratch;  // every member read below is copied out of the DOM
+        const boost::json::value v = detail::parse_bounded(body, limits, "a chat.completion object", scratch.storage());
         const detail::json_path root{nullptr, "chat.completion", 0};
         const auto* o = v.if_object();
         if (!o) detail::fail_at(root, "an object", v);
@@ -117,10 +118,12 @@ inline boost::system::result<chat_reply, call_error> decode_reply(int status, ht
             throw detail::wire_failure{"chat.completion: choices: expected at most max_choices (" +
                                        std::to_string(limits.max_choices) + "), found " + std::to_string(choices.size())};
         const auto cat = root.member("choices");
+        r.choices.reserve(choices.size());
         for (std::size_t i = 0; i < choices.size(); ++i)
             r.choices.push_back(detail::read_reply_choice(choices[i], i, cat.element(i), limits));
-        std::stable_sort(r.choices.begin(), r.choices.end(),
-                         [](const reply_choice& a, const reply_choice& b) { return a.index < b.index; });
+        const auto by_index = [](const reply_choice& a, const reply_choice& b) { return a.index < b.index; };
+        if (!std::is_sorted(r.choices.begin(), r.choices.end(), by_index))  // stable_sort allocates
+            std::stable_sort(r.choices.begin(), r.choices.end(), by_index);
         for (std::size_t i = 1; i < r.choices.size(); ++i)
             if (r.choices[i].index == r.choices[i - 1].index)
                 throw detail::wire_failure{"chat.completion: choices: expected each index once, found index " +

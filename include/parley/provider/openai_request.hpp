@@ -38,16 +38,17 @@ struct encode_options {
 /// `logit_bias` and the sampling parameters are written as set. Control messages are never sent.
 /// Throws parley::error (errc::chat_invalid) when there is no model, a function named by the
 /// parameters has no definition, or `call_function` forces a function and none is listed.
+/// The object and everything in it use the memory of `sp`.
 inline boost::json::object encode_request(const request_params& p, const std::vector<message>& messages,
                                           const std::vector<function_definition>& definitions,
-                                          const encode_options& options = {}) {
+                                          const encode_options& options = {}, boost::json::storage_ptr sp = {}) {
     if (!p.model || p.model->empty())
         throw error(errc::chat_invalid, "the request has no model: set 'model' in a default-request or request message");
-    boost::json::object body;
+    boost::json::object body(sp);
     body["model"] = *p.model;
-    boost::json::array wire;
+    boost::json::array wire(sp);
     for (const auto& m : messages)
-        if (!is_control(m.role)) wire.emplace_back(message_to_json(m));
+        if (!is_control(m.role)) wire.emplace_back(message_to_json(m, sp));
     body["messages"] = std::move(wire);
     request_params rest = p;
     rest.model.reset();
@@ -89,8 +90,9 @@ inline boost::json::object encode_request(const request_params& p, const std::ve
 /// The JSON body of a chat call: encode_request of its parameters, messages and definitions;
 /// `stream` adds `"stream": true` (and `"stream_options": {"include_usage": true}` unless
 /// `options.stream_usage` is off). Throws as the overload above.
-inline boost::json::object encode_request(const chat_request& r, bool stream, const encode_options& options = {}) {
-    boost::json::object body = encode_request(r.params, r.messages, r.functions, options);
+inline boost::json::object encode_request(const chat_request& r, bool stream, const encode_options& options = {},
+                                          boost::json::storage_ptr sp = {}) {
+    boost::json::object body = encode_request(r.params, r.messages, r.functions, options, std::move(sp));
     if (stream) {
         body["stream"] = true;
         if (options.stream_usage) body["stream_options"] = {{"include_usage", true}};

@@ -107,7 +107,8 @@ private:
             out.push_back(std::move(ev));
             return;
         }
-        const boost::json::value v = detail::parse_bounded(data, limits_, "a chat.completion.chunk");
+        detail::json_scratch scratch;  // every member read below is copied out of the DOM
+        const boost::json::value v = detail::parse_bounded(data, limits_, "a chat.completion.chunk", scratch.storage());
         const detail::json_path root{nullptr, "chat.completion.chunk", 0};
         const auto* chunk = v.if_object();
         if (!chunk) detail::fail_at(root, "an object", v);

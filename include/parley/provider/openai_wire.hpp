@@ -8,6 +8,7 @@
 #include <parley/net/headers.hpp>
 #include <parley/provider/reply.hpp>
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/parse_options.hpp>
@@ -202,13 +203,27 @@ inline std::optional<std::int64_t> opt_integer(const boost::json::object& o, std
     return static_cast<std::int64_t>(n);
 }
 
-/// Parses an untrusted JSON text with the depth limit; throws wire_failure saying what `what`
-/// (for instance "a chat.completion.chunk") was expected and what was found.
-inline boost::json::value parse_bounded(std::string_view text, const reply_limits& limits, std::string_view what) {
+/// Memory for the DOM of one reply or event, on the stack while it fits (a small reply or event
+/// needs no allocation). For decoders that copy what they keep: the DOM dies with the scratch.
+struct json_scratch {
+    json_scratch() = default;
+    json_scratch(const json_scratch&) = delete;
+    json_scratch& operator=(const json_scratch&) = delete;
+    boost::json::storage_ptr storage() noexcept { return boost::json::storage_ptr(&resource); }
+
+    unsigned char buffer[4096];
+    boost::json::monotonic_resource resource{buffer, sizeof buffer};
+};
+
+/// Parses an untrusted JSON text with the depth limit, into the memory of `sp`; throws
+/// wire_failure saying what `what` (for instance "a chat.completion.chunk") was expected and
+/// what was found.
+inline boost::json::value parse_bounded(std::string_view text, const reply_limits& limits, std::string_view what,
+                                        boost::json::storage_ptr sp = {}) {
     boost::json::parse_options opt;
     opt.max_depth = limits.max_json_depth;
     std::error_code ec;
-    boost::json::value v = boost::json::parse(boost::json::string_view(text.data(), text.size()), ec, {}, opt);
+    boost::json::value v = boost::json::parse(boost::json::string_view(text.data(), text.size()), ec, std::move(sp), opt);
     if (ec) {
         if (ec == boost::json::error::too_deep)
             throw wire_failure{"expected " + std::string(what) + ", found JSON nested deeper than max_json_depth (" +

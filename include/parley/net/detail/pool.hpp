@@ -14,6 +14,8 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstddef>
 #include <deque>
 #include <memory>
@@ -25,18 +27,76 @@
 
 namespace parley::net::detail {
 
+using clock = std::chrono::steady_clock;
+
+class connection;
+
+/// The time limit of a connection's I/O. One timer per connection, armed once per call: each
+/// read or write only records its deadline (`watch_io`), and the timer, when it fires, closes the
+/// socket if the I/O under way has passed its deadline, or waits again until the current one.
+/// Deadlines of successive reads grow, so the timer armed by a call's first write rarely needs
+/// moving; it is cancelled when the connection goes back to the pool (`stop_watch`), so that an
+/// idle connection keeps no wait pending (an io_context with nothing else to do returns from
+/// run()). Shared with the pending wait, which may outlive the connection.
+struct io_watch {
+    explicit io_watch(const boost::asio::any_io_executor& ex) : timer(ex) {}
+    boost::asio::steady_timer timer;
+    connection* owner = nullptr;  ///< null once the connection is gone
+    clock::time_point armed_for = clock::time_point::max();  ///< when the pending wait ends; max: none
+    clock::time_point deadline = clock::time_point::max();  ///< of the I/O under way; max: none
+    std::uint64_t generation = 0;  ///< of the pending wait; a wait replaced by an earlier one is ignored
+    bool expired = false;  ///< the I/O under way passed its deadline and the socket was closed
+};
+
 /// One HTTP/1.1 connection. Plain connections use the TCP stream under the (unused) TLS layer,
 /// so that one type serves both.
-struct connection {
-    connection(const boost::asio::any_io_executor& ex, boost::asio::ssl::context& ctx) : stream(ex, ctx) {}
+class connection {
+public:
+    connection(const boost::asio::any_io_executor& ex, boost::asio::ssl::context& ctx)
+        : stream(ex, ctx), watch_(std::make_shared<io_watch>(ex)) {
+        watch_->owner = this;
+    }
+    connection(const connection&) = delete;
+    connection& operator=(const connection&) = delete;
+    ~connection() {
+        watch_->owner = nullptr;
+        stop_watch();
+    }
 
     boost::beast::ssl_stream<boost::beast::tcp_stream> stream;
-    boost::beast::flat_buffer buffer;  ///< bytes read past the end of a reply (none with a sane server)
+    boost::beast::flat_buffer buffer;  ///< bytes read and not yet parsed
+    std::string head;  ///< the request line and header fields of the request being sent
     bool tls = false;
     bool reused = false;  ///< it has carried a request before
+    clock::time_point returned_at{};  ///< when it was last given back to the pool
     std::string verify_problem;  ///< why the server's certificate was refused, when it was
 
     boost::beast::tcp_stream& tcp() noexcept { return stream.next_layer(); }
+
+    /// Starts the time limit of one read or write: past `deadline`, the socket is closed (the
+    /// I/O then fails, and `io_expired` says why).
+    void watch_io(clock::time_point deadline) {
+        auto& w = *watch_;
+        w.deadline = deadline;
+        w.expired = false;
+        if (deadline < w.armed_for) arm(watch_, deadline);
+    }
+    /// Ends the time limit of the I/O started last.
+    void unwatch_io() noexcept { watch_->deadline = clock::time_point::max(); }
+    /// True when the last I/O was stopped by its deadline.
+    bool io_expired() const noexcept { return watch_->expired; }
+    /// Cancels the pending wait of the time limits (the connection is idle, or closed).
+    void stop_watch() noexcept {
+        auto& w = *watch_;
+        w.deadline = clock::time_point::max();
+        if (w.armed_for == clock::time_point::max()) return;
+        w.armed_for = clock::time_point::max();
+        ++w.generation;  // the cancelled wait's handler does nothing
+        try {
+            w.timer.cancel();
+        } catch (...) {
+        }
+    }
 
     /// True when an idle connection can carry a request: the peer has not closed it and has sent
     /// nothing unasked (a TLS close_notify, a stray byte). Never blocks.
@@ -49,17 +109,43 @@ struct connection {
     }
 
     void close() noexcept {
+        stop_watch();
         boost::system::error_code ignored;
         tcp().socket().shutdown(boost::asio::socket_base::shutdown_both, ignored);
         tcp().socket().close(ignored);
     }
+
+private:
+    struct watch_fired {
+        std::shared_ptr<io_watch> w;
+        std::uint64_t generation;
+        void operator()(const boost::system::error_code&) const {
+            if (generation != w->generation) return;  // replaced by an earlier deadline
+            w->armed_for = clock::time_point::max();
+            if (!w->owner || w->deadline == clock::time_point::max()) return;  // gone, or no I/O under way
+            if (clock::now() >= w->deadline) {
+                w->expired = true;
+                w->owner->close();
+            } else {
+                arm(w, w->deadline);
+            }
+        }
+    };
+
+    static void arm(const std::shared_ptr<io_watch>& w, clock::time_point at) {
+        w->armed_for = at;
+        w->timer.expires_at(at);  // cancels a pending wait, whose handler then sees a newer generation
+        w->timer.async_wait(watch_fired{w, ++w->generation});
+    }
+
+    std::shared_ptr<io_watch> watch_;
 };
 
 /// Counters of a pool, for tests and monitoring.
 struct pool_counters {
     std::size_t opened = 0;  ///< connections made
     std::size_t reused = 0;  ///< calls served by a kept-alive connection
-    std::size_t discarded_idle = 0;  ///< kept-alive connections found dead when taken
+    std::size_t discarded_idle = 0;  ///< kept-alive connections found dead (when taken, or by their request)
     std::size_t open = 0;  ///< connections open now (idle or in use)
     std::size_t idle = 0;  ///< connections kept alive now
     std::size_t waiting = 0;  ///< calls waiting for a connection slot now
@@ -92,7 +178,10 @@ public:
         while (!h.idle.empty()) {
             auto c = std::move(h.idle.back());
             h.idle.pop_back();
-            if (c->looks_alive()) {
+            // One given back moments ago is taken as it is (servers keep idle connections for
+            // seconds): should it have died, its request fails before any reply and is made
+            // again on a new connection, without counting as a retry.
+            if (clock::now() - c->returned_at < std::chrono::seconds(1) || c->looks_alive()) {
                 ++counters_.reused;
                 r.idle = std::move(c);
                 return r;
@@ -125,11 +214,20 @@ public:
         if (w->woken) wake_one(h);
     }
 
+    /// A kept-alive connection turned out dead when its request was sent: it did not serve the call.
+    void count_dead_reused() {
+        std::lock_guard lock(mutex_);
+        ++counters_.discarded_idle;
+        if (counters_.reused != 0) --counters_.reused;
+    }
+
     /// A healthy connection goes back to the idle list.
     void give_back(const std::string& key, std::unique_ptr<connection> c) {
         std::lock_guard lock(mutex_);
         auto& h = hosts_[key];
         c->reused = true;
+        c->stop_watch();
+        c->returned_at = clock::now();
         h.idle.push_back(std::move(c));
         wake_one(h);
     }

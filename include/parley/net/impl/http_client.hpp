@@ -43,87 +43,230 @@ inline failure protocol_failure(std::string message) {
     return f;
 }
 
-template <class Stream>
-asio::awaitable<boost::system::error_code> read_some_from(Stream& s, beast::flat_buffer& buffer, response_parser& p) {
-    auto [ec, n] = co_await http::async_read_some(s, buffer, p, asio::as_tuple(asio::use_awaitable));
-    (void)n;
+/// "POST http://host:port/path": what a message says was being done.
+inline std::string describe(const http_request& r) {
+    const url& t = r.target;
+    return r.method + " " + t.scheme + "://" + t.authority() + (t.path.empty() ? std::string("/") : t.path);
+}
+
+/// The characters of an HTTP token (RFC 9110, 5.6.2): letters, digits and !#$%&'*+-.^_`|~.
+inline constexpr auto token_chars = [] {
+    std::array<bool, 256> t{};
+    for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = true;
+    for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = t[static_cast<std::size_t>(c - 'a' + 'A')] = true;
+    for (const char c : std::string_view("!#$%&'*+-.^_`|~")) t[static_cast<unsigned char>(c)] = true;
+    return t;
+}();
+
+/// True for a header field name or a method: an HTTP token.
+inline bool is_token(std::string_view name) noexcept {
+    if (name.empty()) return false;
+    for (const char c : name)
+        if (!token_chars[static_cast<unsigned char>(c)]) return false;
+    return true;
+}
+
+/// True for a header field value or a request target: no CR, LF or NUL (which would end the
+/// field early and let the rest pass for fields or requests of its own).
+inline bool is_field_value(std::string_view value) noexcept {
+    for (const char c : value)
+        if (c == '\r' || c == '\n' || c == '\0') return false;
+    return true;
+}
+
+/// Writes the request line and header fields of `r` into `head`: Host, User-Agent, the
+/// request's fields as given (`common`, then `headers`), then Content-Length (for a body, and for an empty one of POST, PUT
+/// and OPTIONS, as Beast's prepare_payload does). HTTP/1.1 keeps the connection alive unasked.
+inline std::optional<failure> format_head(std::string& head, const http_request& r, std::string_view user_agent) {
+    const url& t = r.target;
+    const std::string_view path = t.path.empty() ? std::string_view("/") : std::string_view(t.path);
+    auto refuse = [&](std::string what) {
+        failure f;
+        f.code = make_error_code(errc::invalid_argument);
+        f.message = describe(r) + ": " + what;
+        return f;
+    };
+    if (!is_token(r.method)) return refuse("the method is not an HTTP token");
+    if (!is_field_value(path) || path.find(' ') != std::string_view::npos)
+        return refuse("the target holds a space, CR, LF or NUL");
+    if (!is_field_value(user_agent)) return refuse("the User-Agent holds CR, LF or NUL");
+    head.clear();
+    head.append(r.method).append(" ").append(path).append(" HTTP/1.1\r\nHost: ");
+    const bool ipv6 = t.host.find(':') != std::string::npos;
+    if (ipv6) head.append("[");
+    head.append(t.host);
+    if (ipv6) head.append("]");
+    if (t.port != 0 && t.port != t.default_port()) head.append(":").append(std::to_string(t.port));
+    head.append("\r\nUser-Agent: ").append(user_agent).append("\r\n");
+    for (const auto* fields : {r.common.get(), &r.headers}) {
+        if (!fields) continue;
+        for (const auto& [name, value] : fields->fields()) {
+            if (!is_token(name)) return refuse("the header field name '" + name + "' is not an HTTP token");
+            if (!is_field_value(value)) return refuse("the value of header field " + name + " holds CR, LF or NUL");
+            head.append(name).append(": ").append(value).append("\r\n");
+        }
+    }
+    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "OPTIONS")
+        head.append("Content-Length: ").append(std::to_string(r.body.size())).append("\r\n");
+    head.append("\r\n");
+    return std::nullopt;
+}
+
+/// How many bytes one read asks the socket for: a whole reply, or every event that has arrived,
+/// in one system call.
+inline constexpr std::size_t read_chunk = 16 * 1024;
+
+/// Reads what the socket has into the connection's buffer, with the time limit `deadline`.
+/// A read stopped by its deadline fails with beast::error::timeout.
+inline asio::awaitable<boost::system::error_code> read_more(connection& c, clock::time_point deadline) {
+    auto space = c.buffer.prepare(read_chunk);
+    c.watch_io(deadline);
+    boost::system::error_code ec;
+    std::size_t n = 0;
+    if (c.tls) std::tie(ec, n) = co_await c.stream.async_read_some(space, asio::as_tuple(asio::use_awaitable));
+    else std::tie(ec, n) = co_await c.tcp().async_read_some(space, asio::as_tuple(asio::use_awaitable));
+    c.unwatch_io();
+    c.buffer.commit(n);
+    if (c.io_expired()) co_return beast::error::timeout;
     co_return ec;
 }
 
-template <class Stream>
-asio::awaitable<boost::system::error_code> write_to(Stream& s, http::request<http::string_body>& req) {
-    auto [ec, n] = co_await http::async_write(s, req, asio::as_tuple(asio::use_awaitable));
-    (void)n;
+/// Writes `head` and `body`, with the time limit `deadline`. On a plain connection the two go
+/// in one gathering system call made at once (the socket is non-blocking: a request the socket
+/// cannot take whole is finished asynchronously), without a pass through the event loop; on a
+/// TLS connection they go in one TLS record.
+inline asio::awaitable<boost::system::error_code> write_request(connection& c, std::string_view body,
+                                                                clock::time_point deadline) {
+    boost::system::error_code ec;
+    std::size_t n = 0;
+    if (c.tls) {
+        c.head.append(body);
+        c.watch_io(deadline);
+        std::tie(ec, n) = co_await asio::async_write(c.stream, asio::buffer(c.head), asio::as_tuple(asio::use_awaitable));
+    } else {
+        const std::array<asio::const_buffer, 2> pieces{asio::buffer(c.head), asio::buffer(body)};
+        n = c.tcp().socket().write_some(pieces, ec);
+        if (ec == asio::error::would_block || ec == asio::error::try_again) {
+            ec = {};
+            n = 0;
+        }
+        if (ec || n == c.head.size() + body.size()) co_return ec;
+        beast::buffers_suffix<std::array<asio::const_buffer, 2>> rest(pieces);
+        rest.consume(n);
+        c.watch_io(deadline);
+        std::tie(ec, n) = co_await asio::async_write(c.tcp(), rest, asio::as_tuple(asio::use_awaitable));
+    }
+    c.unwatch_io();
+    if (c.io_expired()) co_return beast::error::timeout;
     co_return ec;
 }
 
-/// Reads the next bytes of a reply into `p`, over TLS or plain TCP as the connection uses.
-inline asio::awaitable<boost::system::error_code> read_some(connection& c, response_parser& p) {
-    if (c.tls) co_return co_await read_some_from(c.stream, c.buffer, p);
-    co_return co_await read_some_from(c.tcp(), c.buffer, p);
+/// Parses the bytes already read (into the parser's `body`), until they run out or the reply
+/// ends. Awaits nothing. `starved` tells whether the parser needs bytes that have not arrived.
+inline boost::system::error_code parse_buffered(connection& c, reply_parser& p, bool& starved) {
+    starved = false;
+    while (!p.is_done()) {
+        if (c.buffer.size() == 0) {
+            starved = true;
+            return {};
+        }
+        boost::system::error_code ec;
+        const std::size_t n = p.put(c.buffer.data(), ec);
+        c.buffer.consume(n);
+        if (ec == http::error::need_more) {
+            starved = true;
+            return {};
+        }
+        if (ec) return ec;
+    }
+    return {};
 }
 
-/// Writes a request, over TLS or plain TCP as the connection uses.
-inline asio::awaitable<boost::system::error_code> write(connection& c, http::request<http::string_body>& req) {
-    if (c.tls) co_return co_await write_to(c.stream, req);
-    co_return co_await write_to(c.tcp(), req);
+/// The time limit of one read: the idle limit, or the call's deadline when that is nearer.
+struct read_limit {
+    read_limit(clock::duration idle, clock::time_point deadline) : idle(idle) {
+        const auto now = clock::now();
+        total = deadline - now < idle;
+        until = total ? deadline : now + idle;
+    }
+    clock::duration idle;
+    clock::time_point until;
+    bool total;  ///< the call's deadline, not the idle limit, ends the read
+};
+
+/// A failed read, as the call's failure: `what` was being read.
+inline failure read_failure(const boost::system::error_code& ec, std::string what, const read_limit& limit) {
+    if (ec == beast::error::timeout && limit.total) return timeout_failure(std::move(what));
+    return io_failure(ec, std::move(what), false, limit.idle, true);
 }
 
-/// Reads the reply's header (the status line and fields) with an idle limit per read.
-inline asio::awaitable<std::optional<failure>> read_header(connection& c, response_parser& p, clock::duration idle,
-                                                           clock::time_point deadline, const std::string& where) {
-    while (!p.is_header_done()) {
-        const auto limit = bounded(idle, deadline);
-        if (limit <= clock::duration::zero()) co_return timeout_failure("reading the reply of " + where);
-        c.tcp().expires_after(limit);
-        auto ec = co_await read_some(c, p);
-        if (ec) {
-            auto f = io_failure(ec, "reading the reply of " + where, false, limit, true);
-            if (ec == http::error::header_limit || ec == http::error::bad_field || ec == http::error::bad_version ||
-                ec == http::error::bad_status || ec == http::error::bad_line_ending || ec == http::error::bad_value) {
+/// A failed read of a reply's body, as the call's failure.
+inline failure body_failure(const boost::system::error_code& ec, const std::string& where, const read_limit& limit) {
+    auto f = read_failure(ec, "reading the body of " + where, limit);
+    if (ec == http::error::body_limit || ec == http::error::bad_chunk || ec == http::error::bad_chunk_extension ||
+        ec == http::error::partial_message || ec == http::error::bad_content_length) {
+        f.code = make_error_code(errc::protocol);
+        f.message = "reading the body of " + where + ": " + ec.message();
+        f.retryable = ec == http::error::partial_message;
+    }
+    return f;
+}
+
+/// Reads the reply's header (the status line and fields), with the idle limit per read.
+inline asio::awaitable<std::optional<failure>> read_header(connection& c, reply_parser& p, clock::duration idle,
+                                                           clock::time_point deadline, const http_request& request) {
+    for (;;) {
+        if (c.buffer.size() != 0) {
+            boost::system::error_code ec;
+            const std::size_t n = p.put(c.buffer.data(), ec);
+            c.buffer.consume(n);
+            if (!ec && p.is_header_done()) co_return std::nullopt;
+            if (ec && ec != http::error::need_more) {
+                failure f;
                 f.code = make_error_code(errc::protocol);
-                f.retryable = false;
+                f.message = "reading the reply of " + describe(request) + ": " + ec.message();
+                co_return f;
             }
+        }
+        if (clock::now() >= deadline) co_return timeout_failure("reading the reply of " + describe(request));
+        const read_limit limit(idle, deadline);
+        auto ec = co_await read_more(c, limit.until);
+        if (ec) {
+            auto f = read_failure(ec, "reading the reply of " + describe(request), limit);
             // A kept-alive connection that the server closed before answering: try a fresh one.
-            f.stale = c.reused && !p.got_some() &&
-                      (ec == asio::error::eof || ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
+            f.stale = c.reused && !p.got_some() && c.buffer.size() == 0 &&
+                      (ec == asio::error::eof || ec == asio::error::connection_reset ||
                        ec == asio::ssl::error::stream_truncated);
+            if (ec == asio::error::eof && (p.got_some() || c.buffer.size() != 0)) {
+                f.code = make_error_code(errc::protocol);
+                f.message = "reading the reply of " + describe(request) + ": the connection closed inside the header";
+            }
             co_return f;
         }
     }
-    co_return std::nullopt;
 }
 
-/// Reads the next piece of the body into `into` (appended). `got` tells how much was added.
-inline asio::awaitable<std::optional<failure>> read_body_some(connection& c, response_parser& p, std::string& into,
-                                                              std::size_t max_total, clock::duration idle,
-                                                              clock::time_point deadline, const std::string& where) {
-    constexpr std::size_t piece = 16 * 1024;
-    const std::size_t before = into.size();
-    into.resize(before + piece);
-    p.get().body().data = into.data() + before;
-    p.get().body().size = piece;
-    const auto limit = bounded(idle, deadline);
-    if (limit <= clock::duration::zero()) {
-        into.resize(before);
-        co_return timeout_failure("reading the body of " + where);
+/// Reads the rest of a reply's body (into the parser's `body`), at most `max_total` bytes.
+inline asio::awaitable<std::optional<failure>> read_whole_body(connection& c, reply_parser& p, std::size_t max_total,
+                                                               clock::duration idle, clock::time_point deadline,
+                                                               const http_request& request) {
+    auto too_large = [&] {
+        return protocol_failure("the body of " + describe(request) + " is larger than the limit of " +
+                                std::to_string(max_total) + " bytes");
+    };
+    if (const auto length = p.content_length(); length && *length > max_total) co_return too_large();
+    for (;;) {
+        bool starved = false;
+        const auto pec = parse_buffered(c, p, starved);
+        if (pec) co_return body_failure(pec, describe(request), read_limit(idle, deadline));
+        if (p.body.size() > max_total) co_return too_large();
+        if (p.is_done()) co_return std::nullopt;
+        if (clock::now() >= deadline) co_return timeout_failure("reading the body of " + describe(request));
+        const read_limit limit(idle, deadline);
+        auto ec = co_await read_more(c, limit.until);
+        if (ec == asio::error::eof) p.put_eof(ec);  // the end of a body without a length, or too early
+        if (ec) co_return body_failure(ec, describe(request), limit);
     }
-    c.tcp().expires_after(limit);
-    auto ec = co_await read_some(c, p);
-    into.resize(before + (piece - p.get().body().size));
-    if (ec == http::error::need_buffer) ec = {};
-    if (ec) {
-        auto f = io_failure(ec, "reading the body of " + where, false, limit, true);
-        if (ec == http::error::body_limit || ec == http::error::bad_chunk || ec == http::error::bad_chunk_extension) {
-            f.code = make_error_code(errc::protocol);
-            f.retryable = false;
-        }
-        co_return f;
-    }
-    if (into.size() > max_total)
-        co_return protocol_failure("the body of " + where + " is larger than the limit of " + std::to_string(max_total) +
-                                   " bytes");
-    co_return std::nullopt;
 }
 
 /// Cancels a name resolution when its time limit passes.
@@ -265,6 +408,11 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_clie
             co_return detail::io_failure(hec, "TLS handshake with " + detail::host_port(target), false, limit, true);
         }
     }
+    c.tcp().expires_never();  // from now on each read and write has its own limit (connection::watch_io)
+    if (!c.tls) {
+        boost::system::error_code ignored_ec;
+        c.tcp().socket().non_blocking(true, ignored_ec);  // for write_request's immediate write
+    }
     co_return std::nullopt;
 }
 
@@ -285,20 +433,30 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_clie
         f.message = e.what();
         co_return f;
     }
-    std::string key = target.scheme + "://" + detail::host_port(target);
-    if (proxy) key += " via " + proxy->scheme + "://" + detail::host_port(*proxy);
+    std::string key;  // the pool's key: scheme://host:port[ via scheme://host:port]
+    key.reserve(64);
+    key.append(target.scheme).append("://").append(target.host).append(":").append(std::to_string(target.port));
+    if (proxy) key.append(" via ").append(proxy->scheme).append("://").append(detail::host_port(*proxy));
 
     // A connection: a kept-alive one, a new one in a free slot, or wait for a slot.
     detail::lease lease;
     for (;;) {
         auto taken = pool_->try_take(key, ex_);
         if (taken.idle) {
-            lease = detail::lease(pool_, key, std::move(taken.idle));
+            lease = detail::lease(pool_, std::move(key), std::move(taken.idle));
             break;
         }
         if (taken.slot) {
-            lease = detail::lease(pool_, key, nullptr);
-            auto c = std::make_unique<detail::connection>(ex_, *tls_);
+            lease = detail::lease(pool_, std::move(key), nullptr);
+            std::unique_ptr<detail::connection> c;
+            try {
+                c = std::make_unique<detail::connection>(ex_, target.tls() ? tls_->verified() : tls_->plain());
+            } catch (const error& e) {  // the system CA store could not be loaded
+                detail::failure f;
+                f.code = e.code();
+                f.message = e.what();
+                co_return f;
+            }
             if (auto f = co_await connect(*c, target, proxy, deadline)) {
                 c->close();
                 co_return f;
@@ -326,51 +484,35 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_clie
         }
     }
     auto& c = lease.conn();
-    const std::string where = request.method + " " + target.scheme + "://" + target.authority() +
-                              (target.path.empty() ? std::string("/") : target.path);
-
-    http::request<http::string_body> req;
-    req.method_string(request.method);
-    req.target(target.path.empty() ? std::string_view("/") : std::string_view(target.path));
-    req.version(11);
-    req.set(http::field::host, target.authority());
-    req.set(http::field::user_agent, options_.user_agent);
-    for (const auto& [name, value] : request.headers.fields()) req.insert(name, value);
-    req.body() = request.body;
-    req.prepare_payload();
-    req.keep_alive(true);
-
-    const auto write_limit = detail::bounded(options_.timeouts.idle, deadline);
-    if (write_limit <= clock::duration::zero()) co_return detail::timeout_failure("sending " + where);
-    c.tcp().expires_after(write_limit);
-    auto wec = co_await detail::write(c, req);
-    if (wec) {
-        auto f = detail::io_failure(wec, "sending " + where, false, write_limit, true);
+    if (auto f = detail::format_head(c.head, request, options_.user_agent)) co_return f;
+    if (auto wec = co_await detail::write_request(c, request.body, detail::read_limit(options_.timeouts.idle, deadline).until)) {
+        auto f = detail::io_failure(wec, "sending " + detail::describe(request), false, options_.timeouts.idle, true);
         // A kept-alive connection the server has closed fails its first write; a cancelled or
         // timed-out write says nothing about the connection.
         f.stale = c.reused && wec != asio::error::operation_aborted && wec != boost::beast::error::timeout;
         co_return f;
     }
 
-    auto parser = std::make_unique<detail::response_parser>();
+    auto parser = std::make_unique<detail::reply_parser>();
     parser->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(options_.limits.max_header_bytes, UINT32_MAX)));
-    parser->body_limit(boost::none);  // bounded by read_body_some (whole bodies) or by the reader (streams)
-    if (auto f = co_await detail::read_header(c, *parser, options_.timeouts.idle, deadline, where)) co_return f;
+    parser->body_limit(boost::none);  // bounded by read_whole_body (whole bodies) or by the reader (streams)
+    if (request.method == "HEAD") parser->skip(true);
+    if (auto f = co_await detail::read_header(c, *parser, options_.timeouts.idle, deadline, request)) co_return f;
+    parser->eager(true);  // parse every byte that has arrived, not one chunk at a time
 
-    out.status = static_cast<int>(parser->get().result_int());
-    detail::copy_fields(parser->get(), out.headers);
+    out.status = parser->status;
+    out.headers = std::move(parser->fields);
     const bool success = out.status >= 200 && out.status < 300;
     if (whole_body || !success) {
-        while (!parser->is_done()) {
-            if (auto f = co_await detail::read_body_some(c, *parser, out.body, options_.limits.max_body_bytes,
-                                                         options_.timeouts.idle, deadline, where)) {
-                f->status = out.status;
-                f->headers = out.headers;
-                co_return f;
-            }
+        if (auto f = co_await detail::read_whole_body(c, *parser, options_.limits.max_body_bytes, options_.timeouts.idle,
+                                                      deadline, request)) {
+            f->status = out.status;
+            f->headers = out.headers;
+            co_return f;
         }
-        if (parser->get().keep_alive()) lease.give_back();
-        else lease.drop();
+        out.body = std::move(parser->body);
+        if (parser->keep_alive() && c.buffer.size() == 0) lease.give_back();
+        else lease.drop();  // a server that closes, or sent bytes past the reply
     } else {
         out.lease = std::move(lease);
         out.parser = std::move(parser);
@@ -391,6 +533,7 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_client::attemp
         if (f && f->stale && fresh_tries < 2) {
             // The kept-alive connection was dead: not the server's failure, not a retry.
             ++fresh_tries;
+            pool_->count_dead_reused();
             continue;
         }
         std::optional<std::chrono::milliseconds> wait;
@@ -464,6 +607,7 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_stream, call_e
 }
 
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<std::string_view, call_error>> http_stream::read_some() {
+    namespace asio = boost::asio;
     if (failed_) {
         call_error e;
         e.code = make_error_code(errc::invalid_argument);
@@ -476,30 +620,34 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<std::string_view, c
         handed_ = true;
         co_return std::string_view(buffer_);
     }
-    buffer_.clear();
-    while (buffer_.empty() && !parser_->is_done()) {
-        std::optional<detail::failure> f;
+    auto& p = *parser_;
+    p.body.clear();
+    while (!p.is_done()) {
+        auto& c = lease_.conn();
+        bool starved = false;
+        const auto pec = detail::parse_buffered(c, p, starved);
+        if (pec) co_return stop(detail::body_failure(pec, "the stream", detail::read_limit(idle_, deadline_)));
+        if (!p.body.empty() || !starved) break;  // every byte that had arrived, in one piece; or the end
+        if (detail::clock::now() >= deadline_) co_return stop(detail::timeout_failure("reading the stream"));
+        const detail::read_limit limit(idle_, deadline_);
+        boost::system::error_code ec;
         try {
-            f = co_await detail::read_body_some(lease_.conn(), *parser_, buffer_, SIZE_MAX, idle_, deadline_, "the stream");
+            ec = co_await detail::read_more(c, limit.until);
         } catch (const boost::system::system_error& e) {
             failed_ = true;
             lease_.drop();
             parser_.reset();
             co_return detail::thrown_error(e, attempts_);
         }
-        if (f) {
-            failed_ = true;
-            lease_.drop();
-            parser_.reset();
-            co_return detail::to_call_error(std::move(*f), attempts_);
-        }
+        if (ec == asio::error::eof) p.put_eof(ec);  // the end of a body without a length, or too early
+        if (ec) co_return stop(detail::body_failure(ec, "the stream", limit));
     }
-    if (parser_->is_done() && !done_) {
+    if (p.is_done() && !done_) {
         done_ = true;
-        if (parser_->get().keep_alive()) lease_.give_back();
+        if (p.keep_alive() && lease_.conn().buffer.size() == 0) lease_.give_back();
         else lease_.drop();
     }
-    co_return std::string_view(buffer_);
+    co_return std::string_view(p.body);
 }
 
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<std::string, call_error>> http_stream::read_all(std::size_t limit) {

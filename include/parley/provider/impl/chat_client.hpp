@@ -39,9 +39,9 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_reply, call_er
     if (!response) co_return detail::redacted(response.error(), *key_);
     auto& r = *response;
     if (r.status < 200 || r.status > 299) co_return decode_error(r.status, std::move(r.headers), r.body, r.attempts);
-    if (const std::string type(r.headers.get("content-type")); !detail::media_type_is(type, "application/json")) {
-        std::string message = "expected a JSON reply (Content-Type application/json), found Content-Type '" + type +
-                              "': " + detail::excerpt(r.body);
+    if (const auto type = r.headers.get("content-type"); !detail::media_type_is(type, "application/json")) {
+        std::string message = "expected a JSON reply (Content-Type application/json), found Content-Type '" +
+                              std::string(type) + "': " + detail::excerpt(r.body);
         co_return detail::redacted(detail::protocol_error(std::move(message), r.status, std::move(r.headers), r.attempts), *key_);
     }
     auto reply = config_.api == api::anthropic
