@@ -129,6 +129,11 @@ TEST_CASE("openai: a chat call sends the wire request and decodes the reply") {
     CHECK(got.target == "/v1/chat/completions");
     CHECK(got.header("authorization") == "Bearer sk-test-key-0123456789");
     CHECK(got.header("content-type") == "application/json");
+    CHECK(got.header("host") == server.host() + ":" + std::to_string(server.port()));
+    CHECK(got.header("content-length") == std::to_string(got.body.size()));
+    std::vector<std::string> names;
+    for (const auto& field : got.headers) names.push_back(field.first);
+    CHECK(names == std::vector<std::string>{"Host", "User-Agent", "Content-Type", "Accept", "Authorization", "Content-Length"});
     const auto body = got.json().as_object();
     CHECK(body.at("model") == "gpt-test");
     CHECK(body.at("temperature") == 0.5);
@@ -266,6 +271,70 @@ TEST_CASE("pool: a connection the server closed while idle is replaced without a
     CHECK(second->text() == "second");
     CHECK(server.connections_accepted() == 2);
     CHECK(server.request_count() == 2);
+    const auto counters = client.http().counters();
+    CHECK(counters.opened == 2);
+    CHECK(counters.discarded_idle == 1);
+    CHECK(counters.reused == 0);  // the dead connection served nothing
+    CHECK(counters.idle == 1);
+}
+
+TEST_CASE("requests: a header field, method or path that could smuggle a second request is refused, nothing sent") {
+    fake_server server;
+    asio::io_context io;
+    auto config = openai_config(server);
+    config.headers.add("X-Trace", "a\r\nX-Injected: 1");
+    chat_client client(io.get_executor(), config);
+    auto r = run(io, client.chat(ask("x")));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == errc::invalid_argument);
+    CHECK(r.error().message.find("X-Trace") != std::string::npos);
+
+    auto named = openai_config(server);
+    named.headers.add("Bad Name", "v");
+    chat_client client2(io.get_executor(), named);
+    auto r2 = run(io, client2.chat(ask("x")));
+    REQUIRE_FALSE(r2.has_value());
+    CHECK(r2.error().code == errc::invalid_argument);
+
+    net::http_client http(io.get_executor(), quick());
+    net::http_request req;
+    req.method = "GET /x HTTP/1.1\r\n";
+    req.target = net::parse_url(server.url("/v1/models"));
+    auto r3 = run(io, http.send(req));
+    REQUIRE_FALSE(r3.has_value());
+    CHECK(r3.error().code == errc::invalid_argument);
+    req.method = "GET";
+    req.target.path = "/v1/models\r\nX: y";
+    auto r4 = run(io, http.send(req));
+    REQUIRE_FALSE(r4.has_value());
+    CHECK(r4.error().code == errc::invalid_argument);
+    CHECK(server.request_count() == 0);
+}
+
+TEST_CASE("limits: a body over max_body_bytes and a header over max_header_bytes are errc::protocol") {
+    fake_server server;
+    asio::io_context io;
+    auto config = openai_config(server);
+    config.net.limits.max_body_bytes = 100;  // the reply's JSON is longer
+    config.net.retry.max_retries = 0;
+    chat_client client(io.get_executor(), config);
+    auto r = run(io, client.chat(ask("a reply longer than one hundred bytes once it is wrapped in its JSON object")));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == errc::protocol);
+    CHECK(r.error().message.find("larger than the limit of 100 bytes") != std::string::npos);
+
+    auto small_header = openai_config(server);
+    small_header.net.limits.max_header_bytes = 40;  // the status line and fields are longer
+    small_header.net.retry.max_retries = 0;
+    chat_client client2(io.get_executor(), small_header);
+    auto r2 = run(io, client2.chat(ask("x")));
+    REQUIRE_FALSE(r2.has_value());
+    CHECK(r2.error().code == errc::protocol);
+
+    // A streamed body has no total limit: the same small max_body_bytes does not stop it.
+    auto s = run(io, read_stream(client, ask("a streamed reply longer than one hundred bytes, delivered as events")));
+    REQUIRE_OK(s);
+    CHECK(s->reply.text() == "a streamed reply longer than one hundred bytes, delivered as events");
 }
 
 TEST_CASE("pool: at most max_connections_per_host connections; the other calls wait their turn") {
