@@ -278,36 +278,46 @@ TEST_CASE("pool: a connection the server closed while idle is replaced without a
     CHECK(counters.idle == 1);
 }
 
+namespace {
+
+/// The error of one chat call made with `config`; the test fails when the call succeeds.
+call_error failed_chat(asio::io_context& io, const client_config& config, std::string text = "x") {
+    chat_client client(io.get_executor(), config);
+    auto r = run(io, client.chat(ask(std::move(text))));
+    REQUIRE_FALSE(r.has_value());
+    return r.error();
+}
+
+/// The error of one HTTP request; the test fails when it succeeds.
+call_error failed_send(asio::io_context& io, net::http_client& http, const net::http_request& request) {
+    auto r = run(io, http.send(request));
+    REQUIRE_FALSE(r.has_value());
+    return r.error();
+}
+
+}  // namespace
+
 TEST_CASE("requests: a header field, method or path that could smuggle a second request is refused, nothing sent") {
     fake_server server;
     asio::io_context io;
-    auto config = openai_config(server);
-    config.headers.add("X-Trace", "a\r\nX-Injected: 1");
-    chat_client client(io.get_executor(), config);
-    auto r = run(io, client.chat(ask("x")));
-    REQUIRE_FALSE(r.has_value());
-    CHECK(r.error().code == errc::invalid_argument);
-    CHECK(r.error().message.find("X-Trace") != std::string::npos);
+    auto injected = openai_config(server);
+    injected.headers.add("X-Trace", "a\r\nX-Injected: 1");
+    const auto e = failed_chat(io, injected);
+    CHECK(e.code == errc::invalid_argument);
+    CHECK(e.message.find("X-Trace") != std::string::npos);
 
     auto named = openai_config(server);
     named.headers.add("Bad Name", "v");
-    chat_client client2(io.get_executor(), named);
-    auto r2 = run(io, client2.chat(ask("x")));
-    REQUIRE_FALSE(r2.has_value());
-    CHECK(r2.error().code == errc::invalid_argument);
+    CHECK(failed_chat(io, named).code == errc::invalid_argument);
 
     net::http_client http(io.get_executor(), quick());
     net::http_request req;
     req.method = "GET /x HTTP/1.1\r\n";
     req.target = net::parse_url(server.url("/v1/models"));
-    auto r3 = run(io, http.send(req));
-    REQUIRE_FALSE(r3.has_value());
-    CHECK(r3.error().code == errc::invalid_argument);
+    CHECK(failed_send(io, http, req).code == errc::invalid_argument);
     req.method = "GET";
     req.target.path = "/v1/models\r\nX: y";
-    auto r4 = run(io, http.send(req));
-    REQUIRE_FALSE(r4.has_value());
-    CHECK(r4.error().code == errc::invalid_argument);
+    CHECK(failed_send(io, http, req).code == errc::invalid_argument);
     CHECK(server.request_count() == 0);
 }
 
@@ -317,21 +327,17 @@ TEST_CASE("limits: a body over max_body_bytes and a header over max_header_bytes
     auto config = openai_config(server);
     config.net.limits.max_body_bytes = 100;  // the reply's JSON is longer
     config.net.retry.max_retries = 0;
-    chat_client client(io.get_executor(), config);
-    auto r = run(io, client.chat(ask("a reply longer than one hundred bytes once it is wrapped in its JSON object")));
-    REQUIRE_FALSE(r.has_value());
-    CHECK(r.error().code == errc::protocol);
-    CHECK(r.error().message.find("larger than the limit of 100 bytes") != std::string::npos);
+    const auto e = failed_chat(io, config, "a reply longer than one hundred bytes once it is wrapped in its JSON object");
+    CHECK(e.code == errc::protocol);
+    CHECK(e.message.find("larger than the limit of 100 bytes") != std::string::npos);
 
     auto small_header = openai_config(server);
     small_header.net.limits.max_header_bytes = 40;  // the status line and fields are longer
     small_header.net.retry.max_retries = 0;
-    chat_client client2(io.get_executor(), small_header);
-    auto r2 = run(io, client2.chat(ask("x")));
-    REQUIRE_FALSE(r2.has_value());
-    CHECK(r2.error().code == errc::protocol);
+    CHECK(failed_chat(io, small_header).code == errc::protocol);
 
     // A streamed body has no total limit: the same small max_body_bytes does not stop it.
+    chat_client client(io.get_executor(), config);
     auto s = run(io, read_stream(client, ask("a streamed reply longer than one hundred bytes, delivered as events")));
     REQUIRE_OK(s);
     CHECK(s->reply.text() == "a streamed reply longer than one hundred bytes, delivered as events");
