@@ -31,6 +31,17 @@ Each client is also run with no calls (start-up only) to show its fixed cost. Th
 the median of the rounds (5 unless --rounds says otherwise). Every call's reply is checked (its
 text, and for streams the text assembled from the events); a failed call stops the script.
 
+A reference with no target, the floor: in each round, next to the non-streamed runs at
+concurrency 1, the first PROGRAM also runs with `--mode floor --concurrency 1` (the same calls
+and warm-up calls), measured the same way: one blocking TCP connection that writes, for each
+call, the bytes parley's client sends for that call (built once) in one write and reads the reply
+into a fixed buffer until its Content-Length body has arrived, checking the status and the text
+but parsing no HTTP fields beyond Content-Length and no JSON. On loopback most of that CPU time is
+the kernel's (sending, receiving, sleeping until the reply and waking up). The first table shows
+it as a row of its own ("blocking socket loop"); after the targets, each parley build's client
+CPU per non-streamed call at concurrency 1 minus the floor's (both medians of the rounds) is
+given as parley's own work per call.
+
 Exit status: 0 when every target of docs/benchmarks.md ("Chat client") is met, 1 when one is
 missed or a run failed, 2 for a program built without optimisation or NDEBUG.
 """
@@ -265,11 +276,18 @@ def main():
     server = Server(cli, script.name)
 
     def command(client, mode, concurrency, calls, warmup):
+        if client == floor_ref:
+            client, mode = programs[0], "floor"
         args = ["--base-url", server.base_url + "/v1", "--mode", mode, "--concurrency", str(concurrency),
                 "--calls", str(calls), "--warmup", str(warmup), "--expect", REPLY_TEXT]
         return ([node, NODE_SCRIPT] if client == "node" else [client]) + args
 
     clients = programs + ["node"]
+    floor_ref = "floor"  # the blocking socket loop of the first program (--mode floor), chat at concurrency 1 only
+
+    def clients_of(mode, concurrency):
+        return programs + [floor_ref, "node"] if (mode, concurrency) == ("chat", 1) else clients
+
     names = {}
     runs = []  # every run: client, mode, concurrency, round, measurements
     startup = {c: [] for c in clients}
@@ -282,10 +300,12 @@ def main():
                 fail(f"{c} was built without optimisation or without NDEBUG: use the gcc or clang preset", 2)
             names[c] = (r["compiler"].strip() if c != "node"
                         else f"Node {r['node_version']}, openai {r['sdk_version']}")
+        names[floor_ref] = f"blocking socket loop ({names[programs[0]]} build; no HTTP or JSON work)"
         for rnd in range(a.rounds):
             for mode, concurrency, calls, warmup in configs:
-                k = rnd % len(clients)
-                for c in clients[k:] + clients[:k]:
+                order = clients_of(mode, concurrency)
+                k = rnd % len(order)
+                for c in order[k:] + order[:k]:
                     m = run_client(command(c, mode, concurrency, calls, warmup), server, calls, warmup)
                     m.update(client=c, mode=mode, concurrency=concurrency, round=rnd)
                     runs.append(m)
@@ -305,8 +325,8 @@ def main():
 
     # Medians per (client, mode, concurrency).
     summary = {}
-    for c in clients:
-        for mode, concurrency, calls, warmup in configs:
+    for mode, concurrency, calls, warmup in configs:
+        for c in clients_of(mode, concurrency):
             ms = [m for m in runs if m["client"] == c and m["mode"] == mode and m["concurrency"] == concurrency]
             summary[(c, mode, concurrency)] = {
                 "calls": calls,
@@ -321,6 +341,11 @@ def main():
                 "events": median([m["report"]["events"] / calls for m in ms]) if mode == "stream" else None,
             }
 
+    def label_of(c):
+        if c == floor_ref:
+            return names[c]
+        return "parley, " + names[c] if c != "node" else "openai SDK, " + names[c]
+
     all_met = True
     verdicts = []
     out = []
@@ -332,9 +357,9 @@ def main():
                "Client busy | Server busy | Connections |")
     out.append("|---|---|--:|--:|--:|--:|--:|--:|--:|")
     for mode, concurrency, _, _ in configs:
-        for c in clients:
+        for c in clients_of(mode, concurrency):
             s = summary[(c, mode, concurrency)]
-            label = "parley, " + names[c] if c != "node" else "openai SDK, " + names[c]
+            label = label_of(c)
             out.append(f"| {label} | {mode} | {concurrency} | {fmt_rps(s['rps'])} | {fmt_us(s['client_cpu_us'])} | "
                        f"{fmt_us(s['server_cpu_us'])} | {s['client_busy']:.0%} | {s['server_busy']:.0%} | "
                        f"{s['connections']:.0f} |")
@@ -376,11 +401,17 @@ def main():
                 verdicts.append({"program": names[p], "mode": mode, "concurrency": concurrency,
                                  "target": what, "met": ok})
     out.append("")
+    floor_us = summary[(floor_ref, "chat", 1)]["client_cpu_us"]
+    own_work = {names[p]: summary[(p, "chat", 1)]["client_cpu_us"] - floor_us for p in programs}
+    out.append("parley's own work per non-streamed call at concurrency 1 (no target): its client CPU per call "
+               f"minus the blocking socket loop's ({fmt_us(floor_us)}), medians of the rounds: " +
+               "; ".join(f"{n}: {fmt_us(w)} ({w / (w + floor_us):.0%} of its {fmt_us(w + floor_us)})"
+                         for n, w in own_work.items()) + ".")
+    out.append("")
     out.append("| Client | Start-up CPU (no calls) |")
     out.append("|---|--:|")
     for c in clients:
-        label = "parley, " + names[c] if c != "node" else "openai SDK, " + names[c]
-        out.append(f"| {label} | {median(startup[c]) * 1e3:.1f} ms |")
+        out.append(f"| {label_of(c)} | {median(startup[c]) * 1e3:.1f} ms |")
     out.append("")
     others = [m["others_cores"] for m in runs]
     out.append(f"- Date: {started:%Y-%m-%d %H:%M} UTC to {finished:%H:%M} UTC; parley {revision}")
@@ -401,10 +432,13 @@ def main():
         "load_average_end": load_end[0],
         "reply_text": REPLY_TEXT,
         "rounds": a.rounds,
-        "clients": {c: names[c] for c in clients},
+        "clients": {c: names[c] for c in clients + [floor_ref]},
         "startup_cpu_ms": {names[c]: median(startup[c]) * 1e3 for c in clients},
         "medians": [dict(client=names[c], mode=mode, concurrency=conc, **v)
                     for (c, mode, conc), v in summary.items()],
+        "floor": {"client": names[floor_ref], "program": names[programs[0]], "mode": "chat", "concurrency": 1,
+                  "client_cpu_us": floor_us,
+                  "own_work_us": own_work},  # parley's client CPU per call minus the floor's, medians
         "targets": verdicts,
         "all_targets_met": all_met,
     }
