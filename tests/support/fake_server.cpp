@@ -1,0 +1,1669 @@
+// tests/support/fake_server.cpp: the implementation of the fake model server declared in
+// fake_server.hpp (Boost.Beast HTTP/1.1 and Asio coroutines, OpenSSL for TLS), compiled once into
+// the parley-fake-server library.
+#include "fake_server.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/detect_ssl.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/core/stream_traits.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/status.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <initializer_list>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace parley::test {
+
+// The header spells the default backlog without Asio.
+static_assert(SOMAXCONN == boost::asio::socket_base::max_listen_connections);
+
+namespace fake_server_detail {
+
+void append_json_string(std::string& out, std::string_view s) {
+    static constexpr char hex[] = "0123456789abcdef";
+    out += '"';
+    for (char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default:
+            if (c < 0x20) {
+                out += "\\u00";
+                out += hex[c >> 4];
+                out += hex[c & 15];
+            } else {
+                out += ch;
+            }
+        }
+    }
+    out += '"';
+}
+
+std::string json_string(std::string_view s) {
+    std::string out;
+    append_json_string(out, s);
+    return out;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("fake server: cannot read " + path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+namespace {
+
+/// s cut into pieces of about `size` bytes, never inside a UTF-8 sequence; "" gives no piece.
+std::vector<std::string_view> pieces_of(std::string_view s, std::size_t size) {
+    std::vector<std::string_view> out;
+    if (size == 0) size = s.size() ? s.size() : 1;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        std::size_t end = std::min(s.size(), i + size);
+        while (end < s.size() && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) ++end;
+        out.push_back(s.substr(i, end - i));
+        i = end;
+    }
+    return out;
+}
+
+
+std::string openai_finish(const fake_choice& c) {
+    const std::string& f = c.finish;
+    if (f.empty()) return c.tool_calls.empty() ? "stop" : "tool_calls";
+    if (f == "end_turn" || f == "stop_sequence") return "stop";
+    if (f == "max_tokens") return "length";
+    if (f == "tool_use") return "tool_calls";
+    if (f == "refusal") return "content_filter";
+    return f;
+}
+
+std::string anthropic_stop(const fake_choice& c) {
+    const std::string& f = c.finish;
+    if (f.empty()) return c.tool_calls.empty() ? "end_turn" : "tool_use";
+    if (f == "stop") return "end_turn";
+    if (f == "length") return "max_tokens";
+    if (f == "tool_calls") return "tool_use";
+    if (f == "content_filter") return "refusal";
+    return f;
+}
+
+/// What the encoders need to know about a request.
+struct request_info {
+    fake_route route = fake_route::openai;
+    bool stream = false;
+    bool include_usage = false;
+    std::string model;
+    std::string echo_text;
+    std::size_t n = 1;
+    std::size_t prompt_tokens = 1;
+    std::vector<std::string> inputs;  // embeddings
+    std::size_t dimensions = 0;       // embeddings, from the request
+    bool base64 = false;              // embeddings: encoding_format "base64"
+};
+
+/// An encoded body; for a stream, where each event ends.
+struct encoded_body {
+    std::string bytes;
+    std::vector<std::size_t> event_ends;
+};
+
+/// The names a reply is sent with.
+struct reply_names {
+    std::string id;
+    std::string model;
+    std::int64_t created = 0;
+};
+
+std::size_t completion_tokens(const fake_reply& r) {
+    std::size_t bytes = 0;
+    for (const auto& c : r.choices) {
+        bytes += c.text.size() + c.refusal.size();
+        for (const auto& t : c.tool_calls) bytes += t.arguments.size() + t.name.size();
+    }
+    return std::max<std::size_t>(1, (bytes + 3) / 4);
+}
+
+fake_usage usage_of(const fake_reply& r, const request_info& info) {
+    return r.usage ? *r.usage : fake_usage{info.prompt_tokens, completion_tokens(r)};
+}
+
+std::string tool_call_id(const fake_tool_call& t, std::string_view prefix, std::size_t i) {
+    return t.id.empty() ? std::string(prefix) + std::to_string(i + 1) : t.id;
+}
+
+void append_openai_usage(std::string& out, const fake_usage& u) {
+    out += "{\"prompt_tokens\":" + std::to_string(u.prompt) + ",\"completion_tokens\":" + std::to_string(u.completion) +
+           ",\"total_tokens\":" + std::to_string(u.prompt + u.completion) + "}";
+}
+
+/// An OpenAI chat.completion object.
+std::string openai_completion(const fake_reply& r, const reply_names& names, const request_info& info) {
+    std::string out = "{\"id\":" + json_string(names.id) + ",\"object\":\"chat.completion\",\"created\":" +
+                      std::to_string(names.created) + ",\"model\":" + json_string(names.model) + ",\"choices\":[";
+    for (std::size_t i = 0; i < r.choices.size(); ++i) {
+        const fake_choice& c = r.choices[i];
+        if (i) out += ',';
+        out += "{\"index\":" + std::to_string(i) + ",\"message\":{\"role\":\"assistant\",\"content\":";
+        if (!c.text.empty() || (c.tool_calls.empty() && c.refusal.empty()))
+            append_json_string(out, c.text);
+        else
+            out += "null";
+        out += ",\"refusal\":";
+        if (c.refusal.empty())
+            out += "null";
+        else
+            append_json_string(out, c.refusal);
+        if (!c.tool_calls.empty()) {
+            out += ",\"tool_calls\":[";
+            for (std::size_t k = 0; k < c.tool_calls.size(); ++k) {
+                const auto& t = c.tool_calls[k];
+                if (k) out += ',';
+                out += "{\"id\":" + json_string(tool_call_id(t, "call_fake_", k)) +
+                       ",\"type\":\"function\",\"function\":{\"name\":" + json_string(t.name) +
+                       ",\"arguments\":" + json_string(t.arguments) + "}}";
+            }
+            out += ']';
+        }
+        out += "},\"logprobs\":null,\"finish_reason\":" + json_string(openai_finish(c)) + "}";
+    }
+    out += "],\"usage\":";
+    append_openai_usage(out, usage_of(r, info));
+    out += ",\"system_fingerprint\":\"fp_fake\"}";
+    return out;
+}
+
+/// OpenAI chat.completion.chunk events, as the API streams them: per choice a first delta with
+/// the role, content (or refusal) deltas, for each tool call a delta with id and name then the
+/// arguments in pieces; the choices interleaved; then a finish_reason chunk per choice, a usage
+/// chunk with "choices": [] when include_usage, and `data: [DONE]`.
+encoded_body openai_stream(const fake_reply& r, const reply_names& names, const request_info& info) {
+    encoded_body body;
+    std::string& out = body.bytes;
+    std::string head = "data: {\"id\":" + json_string(names.id) + ",\"object\":\"chat.completion.chunk\",\"created\":" +
+                       std::to_string(names.created) + ",\"model\":" + json_string(names.model) +
+                       ",\"system_fingerprint\":\"fp_fake\",\"choices\":[";
+    const std::string tail = info.include_usage ? "],\"usage\":null}\n\n" : "]}\n\n";
+    auto event = [&](std::size_t index, const std::string& delta, std::string_view finish) {
+        out += head;
+        out += "{\"index\":" + std::to_string(index) + ",\"delta\":" + delta + ",\"logprobs\":null,\"finish_reason\":";
+        if (finish.empty())
+            out += "null";
+        else
+            append_json_string(out, finish);
+        out += '}';
+        out += tail;
+        body.event_ends.push_back(out.size());
+    };
+    // Each choice's deltas, then sent round-robin so that choices interleave as with n > 1.
+    std::vector<std::vector<std::string>> deltas(r.choices.size());
+    for (std::size_t i = 0; i < r.choices.size(); ++i) {
+        const fake_choice& c = r.choices[i];
+        auto& d = deltas[i];
+        const bool content_null = c.text.empty() && (!c.tool_calls.empty() || !c.refusal.empty());
+        d.push_back(std::string("{\"role\":\"assistant\",\"content\":") + (content_null ? "null" : "\"\"") +
+                    ",\"refusal\":" + (c.refusal.empty() ? "null" : "\"\"") + "}");
+        for (auto p : pieces_of(c.refusal, r.delta_size)) d.push_back("{\"refusal\":" + json_string(p) + "}");
+        for (auto p : pieces_of(c.text, r.delta_size)) d.push_back("{\"content\":" + json_string(p) + "}");
+        for (std::size_t k = 0; k < c.tool_calls.size(); ++k) {
+            const auto& t = c.tool_calls[k];
+            d.push_back("{\"tool_calls\":[{\"index\":" + std::to_string(k) + ",\"id\":" +
+                        json_string(tool_call_id(t, "call_fake_", k)) + ",\"type\":\"function\",\"function\":{\"name\":" +
+                        json_string(t.name) + ",\"arguments\":\"\"}}]}");
+            for (auto p : pieces_of(t.arguments, r.delta_size))
+                d.push_back("{\"tool_calls\":[{\"index\":" + std::to_string(k) + ",\"function\":{\"arguments\":" +
+                            json_string(p) + "}}]}");
+        }
+    }
+    for (std::size_t step = 0;; ++step) {
+        bool any = false;
+        for (std::size_t i = 0; i < deltas.size(); ++i)
+            if (step < deltas[i].size()) {
+                event(i, deltas[i][step], {});
+                any = true;
+            }
+        if (!any) break;
+    }
+    for (std::size_t i = 0; i < r.choices.size(); ++i) event(i, "{}", openai_finish(r.choices[i]));
+    if (info.include_usage) {
+        out += head;
+        out += "],\"usage\":";
+        append_openai_usage(out, usage_of(r, info));
+        out += "}\n\n";
+        body.event_ends.push_back(out.size());
+    }
+    out += "data: [DONE]\n\n";
+    body.event_ends.push_back(out.size());
+    return body;
+}
+
+/// The `input` of a tool_use block: the arguments as JSON when they are an object, else {} for
+/// an empty text, else the text as a JSON string (a fake may send what a real server would not).
+std::string anthropic_input(const std::string& arguments) {
+    if (arguments.empty()) return "{}";
+    boost::system::error_code ec;
+    const boost::json::value v = boost::json::parse(arguments, ec);
+    if (!ec && v.is_object()) return boost::json::serialize(v);
+    return json_string(arguments);
+}
+
+/// An Anthropic message object (the first choice only).
+std::string anthropic_message(const fake_reply& r, const reply_names& names, const request_info& info) {
+    static const fake_choice none{};
+    const fake_choice& c = r.choices.empty() ? none : r.choices.front();
+    const fake_usage u = usage_of(r, info);
+    std::string out = "{\"id\":" + json_string(names.id) + ",\"type\":\"message\",\"role\":\"assistant\",\"model\":" +
+                      json_string(names.model) + ",\"content\":[";
+    bool first = true;
+    if (!c.text.empty() || c.tool_calls.empty()) {
+        out += "{\"type\":\"text\",\"text\":" + json_string(c.text) + "}";
+        first = false;
+    }
+    for (std::size_t k = 0; k < c.tool_calls.size(); ++k) {
+        const auto& t = c.tool_calls[k];
+        if (!first) out += ',';
+        first = false;
+        out += "{\"type\":\"tool_use\",\"id\":" + json_string(tool_call_id(t, "toolu_fake_", k)) +
+               ",\"name\":" + json_string(t.name) + ",\"input\":" + anthropic_input(t.arguments) + "}";
+    }
+    out += "],\"stop_reason\":" + json_string(anthropic_stop(c)) + ",\"stop_sequence\":null,\"usage\":{\"input_tokens\":" +
+           std::to_string(u.prompt) + ",\"output_tokens\":" + std::to_string(u.completion) + "}}";
+    return out;
+}
+
+/// Anthropic stream events: message_start, per content block content_block_start, (a ping after
+/// the first), content_block_delta (text_delta or input_json_delta pieces), content_block_stop,
+/// then message_delta with stop_reason and usage, and message_stop.
+encoded_body anthropic_stream(const fake_reply& r, const reply_names& names, const request_info& info) {
+    static const fake_choice none{};
+    const fake_choice& c = r.choices.empty() ? none : r.choices.front();
+    const fake_usage u = usage_of(r, info);
+    encoded_body body;
+    std::string& out = body.bytes;
+    auto event = [&](std::string_view type, const std::string& data) {
+        out += "event: ";
+        out += type;
+        out += "\ndata: ";
+        out += data;
+        out += "\n\n";
+        body.event_ends.push_back(out.size());
+    };
+    event("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":" + json_string(names.id) +
+                               ",\"type\":\"message\",\"role\":\"assistant\",\"model\":" + json_string(names.model) +
+                               ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":" +
+                               std::to_string(u.prompt) + ",\"output_tokens\":1}}}");
+    std::size_t index = 0;
+    auto block_start = [&](const std::string& block) {
+        event("content_block_start", "{\"type\":\"content_block_start\",\"index\":" + std::to_string(index) +
+                                         ",\"content_block\":" + block + "}");
+        if (index == 0) event("ping", "{\"type\":\"ping\"}");
+    };
+    auto delta = [&](const std::string& d) {
+        event("content_block_delta",
+              "{\"type\":\"content_block_delta\",\"index\":" + std::to_string(index) + ",\"delta\":" + d + "}");
+    };
+    auto block_stop = [&] {
+        event("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":" + std::to_string(index) + "}");
+        ++index;
+    };
+    if (!c.text.empty() || c.tool_calls.empty()) {
+        block_start("{\"type\":\"text\",\"text\":\"\"}");
+        for (auto p : pieces_of(c.text, r.delta_size)) delta("{\"type\":\"text_delta\",\"text\":" + json_string(p) + "}");
+        block_stop();
+    }
+    for (std::size_t k = 0; k < c.tool_calls.size(); ++k) {
+        const auto& t = c.tool_calls[k];
+        block_start("{\"type\":\"tool_use\",\"id\":" + json_string(tool_call_id(t, "toolu_fake_", k)) +
+                    ",\"name\":" + json_string(t.name) + ",\"input\":{}}");
+        delta("{\"type\":\"input_json_delta\",\"partial_json\":\"\"}");
+        for (auto p : pieces_of(t.arguments, r.delta_size))
+            delta("{\"type\":\"input_json_delta\",\"partial_json\":" + json_string(p) + "}");
+        block_stop();
+    }
+    event("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":" + json_string(anthropic_stop(c)) +
+                               ",\"stop_sequence\":null},\"usage\":{\"output_tokens\":" + std::to_string(u.completion) +
+                               "}}");
+    event("message_stop", "{\"type\":\"message_stop\"}");
+    return body;
+}
+
+std::string base64(std::string_view bytes) {
+    static constexpr char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    std::size_t i = 0;
+    for (; i + 2 < bytes.size(); i += 3) {
+        const unsigned v = static_cast<unsigned char>(bytes[i]) << 16 | static_cast<unsigned char>(bytes[i + 1]) << 8 |
+                           static_cast<unsigned char>(bytes[i + 2]);
+        out += table[v >> 18];
+        out += table[(v >> 12) & 63];
+        out += table[(v >> 6) & 63];
+        out += table[v & 63];
+    }
+    if (i < bytes.size()) {
+        unsigned v = static_cast<unsigned char>(bytes[i]) << 16;
+        if (i + 1 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+        out += table[v >> 18];
+        out += table[(v >> 12) & 63];
+        out += i + 1 < bytes.size() ? table[(v >> 6) & 63] : '=';
+        out += '=';
+    }
+    return out;
+}
+
+/// A unit vector of `dimensions` numbers that depends only on the text.
+std::vector<double> embedding_of(std::string_view text, std::size_t dimensions) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    std::mt19937_64 rng(h);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::vector<double> v(dimensions);
+    double norm = 0;
+    for (auto& x : v) {
+        x = dist(rng);
+        norm += x * x;
+    }
+    norm = std::sqrt(norm);
+    for (auto& x : v) x = norm > 0 ? x / norm : 0;
+    return v;
+}
+
+/// An OpenAI embeddings list: the scripted vectors, else one vector per input.
+std::string embeddings_list(const fake_reply* r, const request_info& info) {
+    std::vector<std::vector<double>> vectors;
+    if (r && !r->embeddings.empty()) {
+        vectors = r->embeddings;
+    } else {
+        std::size_t dims = r && r->dimensions ? r->dimensions : info.dimensions ? info.dimensions : 16;
+        for (const auto& in : info.inputs) vectors.push_back(embedding_of(in, dims));
+    }
+    std::string out = "{\"object\":\"list\",\"data\":[";
+    for (std::size_t i = 0; i < vectors.size(); ++i) {
+        if (i) out += ',';
+        out += "{\"object\":\"embedding\",\"index\":" + std::to_string(i) + ",\"embedding\":";
+        if (info.base64) {
+            std::string raw;
+            for (double d : vectors[i]) {
+                const float f = static_cast<float>(d);
+                char b[sizeof f];
+                std::memcpy(b, &f, sizeof f);
+                raw.append(b, sizeof f);
+            }
+            append_json_string(out, base64(raw));
+        } else {
+            out += '[';
+            for (std::size_t k = 0; k < vectors[i].size(); ++k) {
+                if (k) out += ',';
+                char num[32];
+                std::snprintf(num, sizeof num, "%.8g", vectors[i][k]);
+                out += num;
+            }
+            out += ']';
+        }
+        out += '}';
+    }
+    const std::string model = r && !r->model.empty() ? r->model : info.model;
+    std::size_t tokens = r && r->usage ? r->usage->prompt : info.prompt_tokens;
+    out += "],\"model\":" + json_string(model) + ",\"usage\":{\"prompt_tokens\":" + std::to_string(tokens) +
+           ",\"total_tokens\":" + std::to_string(tokens) + "}}";
+    return out;
+}
+
+std::string models_list() {
+    static const char* const ids[][2] = {{"gpt-4o", "system"},
+                                         {"gpt-4o-mini", "system"},
+                                         {"text-embedding-3-small", "system"},
+                                         {"claude-3-5-sonnet-latest", "anthropic"},
+                                         {"fake-model", "parley"}};
+    std::string out = "{\"object\":\"list\",\"data\":[";
+    bool first = true;
+    for (const auto& m : ids) {
+        if (!first) out += ',';
+        first = false;
+        out += "{\"id\":" + json_string(m[0]) + ",\"object\":\"model\",\"created\":1700000000,\"owned_by\":" +
+               json_string(m[1]) + "}";
+    }
+    return out + "]}";
+}
+
+std::string error_type_for(unsigned status, fake_route route) {
+    switch (status) {
+    case 400: return "invalid_request_error";
+    case 401: return "authentication_error";
+    case 403: return "permission_error";
+    case 404: return "not_found_error";
+    case 408: return "timeout_error";
+    case 413: return "request_too_large";
+    case 429: return "rate_limit_error";
+    case 500: return route == fake_route::anthropic ? "api_error" : "server_error";
+    case 529:
+    case 503: return "overloaded_error";
+    default: return status >= 500 ? "api_error" : "invalid_request_error";
+    }
+}
+
+/// The error object of a route: OpenAI's {"error": {...}} or Anthropic's {"type": "error", ...}.
+std::string error_body(fake_route route, const std::string& type, const std::string& message) {
+    if (route == fake_route::anthropic)
+        return "{\"type\":\"error\",\"error\":{\"type\":" + json_string(type) + ",\"message\":" + json_string(message) +
+               "}}";
+    return "{\"error\":{\"message\":" + json_string(message) + ",\"type\":" + json_string(type) +
+           ",\"param\":null,\"code\":null}}";
+}
+
+std::string status_error_body(fake_route route, unsigned status, const fake_error& e) {
+    const std::string type = e.type.empty() ? error_type_for(status, route) : e.type;
+    std::string message = e.message;
+    if (message.empty()) {
+        const auto reason = boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(status));
+        message = "fake server: " + std::to_string(status) + " " + std::string(reason.data(), reason.size());
+    }
+    return error_body(route, type, message);
+}
+
+/// The error event that ends a stream: `data: {"error": ...}` or Anthropic's `event: error`.
+std::string error_event(fake_route route, const fake_error& e) {
+    if (route == fake_route::anthropic)
+        return "event: error\ndata: " +
+               error_body(route, e.type.empty() ? "overloaded_error" : e.type, e.message.empty() ? "Overloaded" : e.message) +
+               "\n\n";
+    return "data: " +
+           error_body(route, e.type.empty() ? "server_error" : e.type,
+                      e.message.empty() ? "The server had an error while processing your request." : e.message) +
+           "\n\n";
+}
+
+/// The event that replaces a good one in malformed_json's stream variant.
+std::string malformed_event(fake_route route) {
+    if (route == fake_route::anthropic)
+        return "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\"\n\n";
+    return "data: {\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\n\n";
+}
+
+constexpr std::string_view malformed_body =
+    "{\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",";
+
+constexpr std::string_view html_body =
+    "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n"
+    "<body><h1>Bad Gateway</h1><p>The upstream server did not answer.</p></body></html>\n";
+
+/// Where each SSE event of a recorded body ends (after its blank line); the rest is one piece.
+std::vector<std::size_t> sse_event_ends(std::string_view bytes) {
+    std::vector<std::size_t> ends;
+    std::size_t i = 0;
+    while ((i = bytes.find("\n\n", i)) != std::string_view::npos) {
+        i += 2;
+        ends.push_back(i);
+    }
+    if (ends.empty() || ends.back() != bytes.size()) ends.push_back(bytes.size());
+    return ends;
+}
+
+/// The text parts of a message's content (a string, or an array of {"type": "text", "text"}).
+std::string text_of(const boost::json::value* content) {
+    if (!content) return {};
+    if (content->is_string()) return std::string(content->get_string());
+    std::string out;
+    if (content->is_array())
+        for (const auto& part : content->get_array()) {
+            if (!part.is_object()) continue;
+            const auto& o = part.get_object();
+            const auto* type = o.if_contains("type");
+            const auto* text = o.if_contains("text");
+            if (type && type->is_string() && type->get_string() == "text" && text && text->is_string())
+                out += std::string_view(text->get_string());
+        }
+    return out;
+}
+
+/// A step with its replay bytes read and its encodings cached.
+struct script_entry {
+    fake_step step;
+    encoded_body replay;  // the bytes of step.replay
+    std::string id;
+    std::int64_t created = 0;
+
+    struct cache_key {
+        fake_route route;
+        bool stream;
+        bool include_usage;
+        std::string model;
+        bool operator==(const cache_key&) const = default;
+    };
+    mutable std::mutex cache_mutex;
+    mutable std::vector<std::pair<cache_key, std::shared_ptr<const encoded_body>>> cache;
+};
+
+
+std::shared_ptr<script_entry> make_entry(fake_step step, std::size_t number) {
+    auto e = std::make_shared<script_entry>();
+    if (!step.replay.empty()) {
+        e->replay.bytes = read_file(step.replay);
+        e->replay.event_ends = sse_event_ends(e->replay.bytes);
+    }
+    e->step = std::move(step);
+    e->id = std::to_string(number);
+    e->created = static_cast<std::int64_t>(std::time(nullptr));
+    return e;
+}
+
+/// The HTTP head of a reply.
+std::string response_head(unsigned status, std::string_view content_type, std::optional<std::size_t> length,
+                                  bool keep_alive, const std::vector<std::pair<std::string, std::string>>& defaults,
+                                  const std::vector<std::pair<std::string, std::string>>& extra) {
+    const auto reason = boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(status));
+    std::string head = "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason.data(), reason.size()) + "\r\n";
+    auto overridden = [&](std::string_view name) {
+        return std::any_of(extra.begin(), extra.end(), [&](const auto& f) { return iequals(f.first, name); });
+    };
+    auto field = [&](std::string_view name, std::string_view value) {
+        head += name;
+        head += ": ";
+        head += value;
+        head += "\r\n";
+    };
+    if (!content_type.empty() && !overridden("content-type")) field("content-type", content_type);
+    if (length)
+        field("content-length", std::to_string(*length));
+    else
+        field("transfer-encoding", "chunked");
+    if (!keep_alive) field("connection", "close");
+    for (const auto& [n, v] : defaults)
+        if (!overridden(n)) field(n, v);
+    for (const auto& [n, v] : extra) field(n, v);
+    head += "\r\n";
+    return head;
+}
+
+/// The sizes of the pieces a body of `total` bytes is written in.
+std::vector<std::size_t> piece_sizes(std::size_t total, const fake_chunking& c,
+                                            const std::vector<std::size_t>& event_ends) {
+    std::vector<std::size_t> sizes;
+    if (c.random) {
+        std::mt19937_64 rng(c.seed);
+        std::uniform_int_distribution<std::size_t> dist(1, std::max<std::size_t>(1, c.random_max));
+        for (std::size_t done = 0; done < total;) {
+            const std::size_t n = std::min(dist(rng), total - done);
+            sizes.push_back(n);
+            done += n;
+        }
+    } else if (c.size) {
+        for (std::size_t done = 0; done < total; done += c.size) sizes.push_back(std::min(c.size, total - done));
+    } else if (!event_ends.empty()) {
+        std::size_t start = 0;
+        for (std::size_t end : event_ends) {
+            if (end > total) end = total;
+            if (end > start) sizes.push_back(end - start);
+            start = end;
+        }
+        if (start < total) sizes.push_back(total - start);
+    } else if (total) {
+        sizes.push_back(total);
+    }
+    return sizes;
+}
+
+void append_chunk(std::string& out, std::string_view piece) {
+    char size[24];
+    std::snprintf(size, sizeof size, "%zx\r\n", piece.size());
+    out += size;
+    out += piece;
+    out += "\r\n";
+}
+
+void raise_fd_limit() {
+    rlimit r{};
+    if (getrlimit(RLIMIT_NOFILE, &r) != 0) return;
+    const rlim_t want = std::min<rlim_t>(r.rlim_max, 65536);
+    if (r.rlim_cur < want) {
+        r.rlim_cur = want;
+        setrlimit(RLIMIT_NOFILE, &r);
+    }
+}
+/// Reads a script's JSON, naming the place of each mistake ("steps[2].reply.tool_calls[0]").
+class script_reader {
+public:
+    explicit script_reader(std::filesystem::path base) : base_(std::move(base)) {}
+
+    fake_script script(const boost::json::value& v) {
+        fake_script s;
+        const boost::json::array* steps = nullptr;
+        if (v.is_array()) {
+            steps = &v.get_array();
+        } else if (v.is_object()) {
+            const auto& o = v.get_object();
+            keys(o, "script", {"steps", "repeat"});
+            const auto* st = o.if_contains("steps");
+            if (!st || !st->is_array()) fail("script", "'steps' must be an array");
+            steps = &st->get_array();
+            if (const auto* r = o.if_contains("repeat")) s.repeat = boolean(*r, "repeat");
+        } else {
+            fail("script", "must be an object {\"steps\": [...]} or an array of steps");
+        }
+        for (std::size_t i = 0; i < steps->size(); ++i)
+            s.steps.push_back(step((*steps)[i], "steps[" + std::to_string(i) + "]"));
+        return s;
+    }
+
+    fake_step step(const boost::json::value& v, const std::string& at) {
+        const auto& o = object(v, at);
+        keys(o, at,
+             {"route", "reply", "replay", "status", "body", "headers", "fault", "delay_ms", "chunk_delay_ms", "after_bytes",
+              "after_events", "variant", "error", "chunk_size", "chunk_sizes", "seed", "chunk_max"});
+        fake_step s;
+        if (const auto* r = o.if_contains("route")) {
+            const std::string name = string(*r, at + ".route");
+            if (name == "openai") s.route = fake_route::openai;
+            else if (name == "anthropic") s.route = fake_route::anthropic;
+            else if (name == "embeddings") s.route = fake_route::embeddings;
+            else if (name == "models") s.route = fake_route::models;
+            else fail(at + ".route", "must be \"openai\", \"anthropic\", \"embeddings\" or \"models\", not \"" + name + "\"");
+        }
+        if (const auto* r = o.if_contains("reply")) s.reply = reply(*r, at + ".reply");
+        if (const auto* r = o.if_contains("replay")) {
+            std::filesystem::path p = string(*r, at + ".replay");
+            if (p.is_relative() && !base_.empty()) p = base_ / p;
+            s.replay = p.string();
+        }
+        if (const auto* r = o.if_contains("status")) {
+            const auto status = integer(*r, at + ".status");
+            if (status < 100 || status > 599) fail(at + ".status", "must be an HTTP status (100 to 599)");
+            s.status = static_cast<unsigned>(status);
+        }
+        if ((s.reply ? 1 : 0) + (s.replay.empty() ? 0 : 1) + (s.status ? 1 : 0) > 1)
+            fail(at, "'reply', 'replay' and 'status' exclude each other");
+        if (const auto* b = o.if_contains("body")) {
+            if (!s.status) fail(at + ".body", "only a 'status' step has a body");
+            s.body = b->is_string() ? std::string(b->get_string()) : boost::json::serialize(*b);
+        }
+        if (const auto* h = o.if_contains("headers")) {
+            for (const auto& [name, value] : object(*h, at + ".headers")) {
+                const std::string where = at + ".headers." + std::string(name);
+                if (value.is_string()) s.headers.emplace_back(std::string(name), std::string(value.get_string()));
+                else if (value.is_number()) s.headers.emplace_back(std::string(name), boost::json::serialize(value));
+                else fail(where, "must be a string or a number");
+            }
+        }
+        if (const auto* f = o.if_contains("fault")) {
+            const std::string name = string(*f, at + ".fault");
+            static const std::pair<const char*, fake_fault> faults[] = {
+                {"slow_headers", fake_fault::slow_headers},     {"stall", fake_fault::stall},
+                {"disconnect", fake_fault::disconnect},         {"malformed_json", fake_fault::malformed_json},
+                {"error_event", fake_fault::error_event},       {"wrong_content_type", fake_fault::wrong_content_type},
+                {"close_idle", fake_fault::close_idle}};
+            bool found = false;
+            for (const auto& [n, k] : faults)
+                if (name == n) {
+                    s.fault = k;
+                    found = true;
+                }
+            if (!found)
+                fail(at + ".fault", "unknown fault \"" + name +
+                                        "\" (slow_headers, stall, disconnect, malformed_json, error_event, "
+                                        "wrong_content_type, close_idle)");
+        }
+        if (const auto* d = o.if_contains("delay_ms")) s.delay = std::chrono::milliseconds(count(*d, at + ".delay_ms"));
+        if (const auto* d = o.if_contains("chunk_delay_ms"))
+            s.chunk_delay = std::chrono::milliseconds(count(*d, at + ".chunk_delay_ms"));
+        if (const auto* d = o.if_contains("after_bytes")) s.after_bytes = count(*d, at + ".after_bytes");
+        if (const auto* d = o.if_contains("after_events")) s.after_events = count(*d, at + ".after_events");
+        if (const auto* d = o.if_contains("variant")) {
+            s.variant = string(*d, at + ".variant");
+            if (s.variant != "body" && s.variant != "event") fail(at + ".variant", "must be \"body\" or \"event\"");
+        }
+        if (const auto* e = o.if_contains("error")) {
+            const auto& eo = object(*e, at + ".error");
+            keys(eo, at + ".error", {"type", "message"});
+            if (const auto* t = eo.if_contains("type")) s.error.type = string(*t, at + ".error.type");
+            if (const auto* m = eo.if_contains("message")) s.error.message = string(*m, at + ".error.message");
+        }
+        const auto* size = o.if_contains("chunk_size");
+        const auto* sizes = o.if_contains("chunk_sizes");
+        if (size && sizes) fail(at, "give 'chunk_size' or 'chunk_sizes', not both");
+        if (!size) size = sizes;
+        const std::string size_at = at + (sizes ? ".chunk_sizes" : ".chunk_size");
+        if (size) {
+            if (size->is_string()) {
+                if (size->get_string() != "random") fail(size_at, "must be a number of bytes or \"random\"");
+                s.chunking.random = true;
+            } else {
+                s.chunking.size = count(*size, size_at);
+                if (s.chunking.size == 0) fail(size_at, "must be at least 1");
+            }
+        }
+        if (const auto* d = o.if_contains("seed")) s.chunking.seed = count(*d, at + ".seed");
+        if (const auto* d = o.if_contains("chunk_max")) {
+            s.chunking.random_max = count(*d, at + ".chunk_max");
+            if (s.chunking.random_max == 0) fail(at + ".chunk_max", "must be at least 1");
+        }
+        return s;
+    }
+
+private:
+    fake_reply reply(const boost::json::value& v, const std::string& at) {
+        const auto& o = object(v, at);
+        keys(o, at,
+             {"text", "refusal", "tool_calls", "finish", "choices", "usage", "model", "delta_size", "embeddings",
+              "dimensions"});
+        fake_reply r;
+        const bool single = o.contains("text") || o.contains("refusal") || o.contains("tool_calls") || o.contains("finish");
+        if (const auto* c = o.if_contains("choices")) {
+            if (single) fail(at, "give 'choices' or the fields of one choice (text, tool_calls, finish), not both");
+            const auto& list = array(*c, at + ".choices");
+            for (std::size_t i = 0; i < list.size(); ++i)
+                r.choices.push_back(choice(list[i], at + ".choices[" + std::to_string(i) + "]", false));
+        } else if (single) {
+            r.choices.push_back(choice(v, at, true));
+        }
+        if (const auto* u = o.if_contains("usage")) {
+            const auto& uo = object(*u, at + ".usage");
+            keys(uo, at + ".usage", {"prompt", "completion"});
+            fake_usage usage;
+            if (const auto* p = uo.if_contains("prompt")) usage.prompt = count(*p, at + ".usage.prompt");
+            if (const auto* p = uo.if_contains("completion")) usage.completion = count(*p, at + ".usage.completion");
+            r.usage = usage;
+        }
+        if (const auto* m = o.if_contains("model")) r.model = string(*m, at + ".model");
+        if (const auto* d = o.if_contains("delta_size")) {
+            r.delta_size = count(*d, at + ".delta_size");
+            if (r.delta_size == 0) fail(at + ".delta_size", "must be at least 1");
+        }
+        if (const auto* e = o.if_contains("embeddings")) {
+            const auto& list = array(*e, at + ".embeddings");
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                const std::string where = at + ".embeddings[" + std::to_string(i) + "]";
+                std::vector<double> vec;
+                for (const auto& x : array(list[i], where)) {
+                    if (!x.is_number()) fail(where, "must be an array of numbers");
+                    vec.push_back(x.to_number<double>());
+                }
+                r.embeddings.push_back(std::move(vec));
+            }
+        }
+        if (const auto* d = o.if_contains("dimensions")) r.dimensions = count(*d, at + ".dimensions");
+        return r;
+    }
+
+    fake_choice choice(const boost::json::value& v, const std::string& at, bool inside_reply) {
+        const auto& o = object(v, at);
+        if (!inside_reply) keys(o, at, {"text", "refusal", "tool_calls", "finish"});
+        fake_choice c;
+        if (const auto* t = o.if_contains("text")) c.text = string(*t, at + ".text");
+        if (const auto* t = o.if_contains("refusal")) c.refusal = string(*t, at + ".refusal");
+        if (const auto* t = o.if_contains("finish")) c.finish = string(*t, at + ".finish");
+        if (const auto* t = o.if_contains("tool_calls")) {
+            const auto& list = array(*t, at + ".tool_calls");
+            for (std::size_t i = 0; i < list.size(); ++i) {
+                const std::string where = at + ".tool_calls[" + std::to_string(i) + "]";
+                const auto& call = object(list[i], where);
+                keys(call, where, {"id", "name", "arguments"});
+                fake_tool_call tc;
+                if (const auto* x = call.if_contains("id")) tc.id = string(*x, where + ".id");
+                const auto* name = call.if_contains("name");
+                if (!name) fail(where, "'name' is required");
+                tc.name = string(*name, where + ".name");
+                if (const auto* x = call.if_contains("arguments"))
+                    tc.arguments = x->is_string() ? std::string(x->get_string()) : boost::json::serialize(*x);
+                c.tool_calls.push_back(std::move(tc));
+            }
+        }
+        return c;
+    }
+
+    [[noreturn]] static void fail(const std::string& at, const std::string& what) {
+        throw std::invalid_argument("fake server script: " + at + ": " + what);
+    }
+    static void keys(const boost::json::object& o, const std::string& at, std::initializer_list<std::string_view> known) {
+        for (const auto& [k, v] : o)
+            if (std::find(known.begin(), known.end(), std::string_view(k)) == known.end()) {
+                std::string list;
+                for (auto n : known) list += (list.empty() ? "" : ", ") + std::string(n);
+                fail(at, "unknown key \"" + std::string(k) + "\" (known: " + list + ")");
+            }
+    }
+    static const boost::json::object& object(const boost::json::value& v, const std::string& at) {
+        if (!v.is_object()) fail(at, "must be an object");
+        return v.get_object();
+    }
+    static const boost::json::array& array(const boost::json::value& v, const std::string& at) {
+        if (!v.is_array()) fail(at, "must be an array");
+        return v.get_array();
+    }
+    static std::string string(const boost::json::value& v, const std::string& at) {
+        if (!v.is_string()) fail(at, "must be a string");
+        return std::string(v.get_string());
+    }
+    static bool boolean(const boost::json::value& v, const std::string& at) {
+        if (!v.is_bool()) fail(at, "must be true or false");
+        return v.get_bool();
+    }
+    static std::int64_t integer(const boost::json::value& v, const std::string& at) {
+        if (v.is_int64()) return v.get_int64();
+        if (v.is_uint64() && v.get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
+            return static_cast<std::int64_t>(v.get_uint64());
+        fail(at, "must be an integer");
+    }
+    static std::size_t count(const boost::json::value& v, const std::string& at) {
+        const auto n = integer(v, at);
+        if (n < 0) fail(at, "must not be negative");
+        return static_cast<std::size_t>(n);
+    }
+
+    std::filesystem::path base_;
+};
+
+}  // namespace
+}  // namespace fake_server_detail
+
+/// A script from its JSON form (docs/fake-server.md): {"steps": [...], "repeat": false} or an
+/// array of steps. Relative replay paths are taken from `base_dir`. Throws std::invalid_argument
+/// naming the place of the first mistake ("fake server script: steps[1].reply.finish: ...").
+fake_script fake_script_from_json(const boost::json::value& json, const std::filesystem::path& base_dir) {
+    return fake_server_detail::script_reader(base_dir).script(json);
+}
+
+/// One step from its JSON form; throws std::invalid_argument as fake_script_from_json does.
+fake_step fake_step_from_json(const boost::json::value& json, const std::filesystem::path& base_dir) {
+    return fake_server_detail::script_reader(base_dir).step(json, "step");
+}
+
+/// A script read from a JSON file; relative replay paths are taken from the file's directory.
+/// Throws std::runtime_error when the file cannot be read or is not JSON, std::invalid_argument
+/// when the script is wrong.
+fake_script fake_script_from_file(const std::filesystem::path& path) {
+    const std::string text = fake_server_detail::read_file(path.string());
+    boost::system::error_code ec;
+    const boost::json::value v = boost::json::parse(text, ec);
+    if (ec) throw std::runtime_error("fake server script " + path.string() + ": not valid JSON: " + ec.message());
+    return fake_script_from_json(v, path.parent_path());
+}
+
+/// The route a request path leads to (matched on its end), or nothing.
+std::optional<fake_route> fake_route_of_path(std::string_view target) {
+    // absolute-form (a request sent to a proxy): drop the scheme and the authority
+    if (auto scheme = target.find("://"); scheme != std::string_view::npos && target.substr(0, scheme).find('/') == std::string_view::npos) {
+        const auto slash = target.find('/', scheme + 3);
+        target = slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
+    }
+    target = target.substr(0, target.find('?'));
+    while (target.size() > 1 && target.back() == '/') target.remove_suffix(1);
+    auto ends = [&](std::string_view s) {
+        return target.size() >= s.size() && target.substr(target.size() - s.size()) == s;
+    };
+    if (ends("/chat/completions")) return fake_route::openai;
+    if (ends("/messages")) return fake_route::anthropic;
+    if (ends("/embeddings")) return fake_route::embeddings;
+    if (ends("/models")) return fake_route::models;
+    return std::nullopt;
+}
+
+boost::json::value recorded_request::json() const { return boost::json::parse(body); }
+
+// The server's state and its coroutines: one accept loop, one coroutine per connection, on the
+// threads of its own io_context.
+struct fake_server::impl {
+    explicit impl(fake_server_options options) : options_(std::move(options)) {
+        if (!options_.tls_certificate_chain_pem.empty()) {
+            tls_.emplace(boost::asio::ssl::context::tls_server);
+            tls_->set_options(boost::asio::ssl::context::default_workarounds | boost::asio::ssl::context::no_sslv2 |
+                              boost::asio::ssl::context::no_sslv3);
+            tls_->use_certificate_chain(boost::asio::buffer(options_.tls_certificate_chain_pem));
+            tls_->use_private_key(boost::asio::buffer(options_.tls_private_key_pem), boost::asio::ssl::context::pem);
+        }
+        set_script(std::move(options_.script));
+        port_ = options_.port;
+        start();
+    }
+    impl(const impl&) = delete;
+    impl& operator=(const impl&) = delete;
+    ~impl() { stop(); }
+
+    /// Starts serving (again, on the same port after stop()); nothing when running.
+    void start() {
+        namespace asio = boost::asio;
+        if (ioc_) return;
+        fake_server_detail::raise_fd_limit();
+        const std::size_t threads = std::max<std::size_t>(1, options_.threads);
+        ioc_ = std::make_unique<asio::io_context>(static_cast<int>(threads));
+        asio::ip::tcp::acceptor acceptor(*ioc_);
+        const asio::ip::tcp::endpoint endpoint(asio::ip::make_address(options_.host), port_);
+        try {
+            acceptor.open(endpoint.protocol());
+            acceptor.set_option(asio::socket_base::reuse_address(true));
+            acceptor.bind(endpoint);
+            acceptor.listen(options_.backlog);
+        } catch (...) {
+            acceptor.close();
+            ioc_.reset();
+            throw;
+        }
+        port_ = acceptor.local_endpoint().port();
+        asio::co_spawn(*ioc_, accept_loop(std::move(acceptor)), asio::detached);
+        for (std::size_t i = 0; i < threads; ++i)
+            threads_.emplace_back([io = ioc_.get()] {
+                for (;;) {
+                    try {
+                        io->run();
+                        return;
+                    } catch (...) {
+                        // a connection's failure must not end the server
+                    }
+                }
+            });
+    }
+
+    /// Stops serving: every connection is closed, the threads are joined. The script, the records
+    /// and the port are kept.
+    void stop() {
+        if (!ioc_) return;
+        ioc_->stop();
+        for (auto& t : threads_) t.join();
+        threads_.clear();
+        ioc_.reset();  // destroys the pending operations, hence the connections and their sockets
+    }
+
+    /// Whether the server is serving.
+    bool running() const noexcept { return ioc_ != nullptr; }
+    /// The port it listens on.
+    unsigned short port() const noexcept { return port_; }
+    /// The address it listens on.
+    const std::string& host() const noexcept { return options_.host; }
+    /// Whether it speaks TLS.
+    bool tls() const noexcept { return tls_.has_value(); }
+    /// "http://HOST:PORT" ("https://..." with TLS).
+    std::string base_url() const {
+        return std::string(tls() ? "https://" : "http://") + options_.host + ":" + std::to_string(port_);
+    }
+    /// base_url() followed by `path`.
+    std::string url(std::string_view path) const { return base_url() + std::string(path); }
+
+    /// Replaces the script. Throws std::runtime_error when a replay file cannot be read.
+    void set_script(fake_script script) {
+        std::deque<std::shared_ptr<fake_server_detail::script_entry>> entries;
+        for (auto& s : script.steps) entries.push_back(fake_server_detail::make_entry(std::move(s), ++steps_made_));
+        std::lock_guard lock(script_mutex_);
+        queue_ = std::move(entries);
+        repeat_ = script.repeat;
+    }
+    /// Appends a step. Throws std::runtime_error when its replay file cannot be read.
+    void push(fake_step step) {
+        auto e = fake_server_detail::make_entry(std::move(step), ++steps_made_);
+        std::lock_guard lock(script_mutex_);
+        queue_.push_back(std::move(e));
+    }
+    /// Appends steps.
+    void push(std::vector<fake_step> steps) {
+        for (auto& s : steps) push(std::move(s));
+    }
+    /// Whether a step taken goes back to the end of the queue.
+    void set_repeat(bool repeat) {
+        std::lock_guard lock(script_mutex_);
+        repeat_ = repeat;
+    }
+    /// The number of steps not yet taken.
+    std::size_t pending_steps() const {
+        std::lock_guard lock(script_mutex_);
+        return queue_.size();
+    }
+
+    /// Every request received so far (CONNECT requests included), in order of arrival.
+    std::vector<recorded_request> requests() const {
+        std::lock_guard lock(records_mutex_);
+        return records_;
+    }
+    /// The CONNECT requests received so far.
+    std::vector<recorded_request> connect_requests() const {
+        std::lock_guard lock(records_mutex_);
+        std::vector<recorded_request> out;
+        for (const auto& r : records_)
+            if (r.method == "CONNECT") out.push_back(r);
+        return out;
+    }
+    /// The number of requests received so far (counted even when not recorded).
+    std::size_t request_count() const noexcept { return requests_.load(); }
+    /// The last request recorded; throws std::logic_error when there is none.
+    recorded_request last_request() const {
+        std::lock_guard lock(records_mutex_);
+        if (records_.empty()) throw std::logic_error("fake server: no request recorded");
+        return records_.back();
+    }
+    /// Forgets the recorded requests (the counters are kept).
+    void clear_requests() {
+        std::lock_guard lock(records_mutex_);
+        records_.clear();
+    }
+    /// The number of connections accepted so far.
+    std::size_t connections_accepted() const noexcept { return connections_.load(); }
+
+    using tcp = boost::asio::ip::tcp;
+    template <class T>
+    using awaitable = boost::asio::awaitable<T>;
+    using entry_ptr = std::shared_ptr<fake_server_detail::script_entry>;
+    using header_list = std::vector<std::pair<std::string, std::string>>;
+    static constexpr auto tuple_awaitable = boost::asio::as_tuple(boost::asio::use_awaitable);
+
+    awaitable<void> accept_loop(tcp::acceptor acceptor) {
+        namespace asio = boost::asio;
+        for (;;) {
+            tcp::socket socket(asio::make_strand(acceptor.get_executor()));
+            auto [ec] = co_await acceptor.async_accept(socket, tuple_awaitable);
+            if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
+            if (ec) {
+                // out of descriptors or similar: wait a little instead of spinning
+                asio::steady_timer t(acceptor.get_executor(), std::chrono::milliseconds(5));
+                co_await t.async_wait(tuple_awaitable);
+                continue;
+            }
+            boost::system::error_code ignored;
+            socket.set_option(tcp::no_delay(true), ignored);
+            const std::size_t number = ++connections_;
+            auto executor = socket.get_executor();
+            asio::co_spawn(executor, serve_connection(std::move(socket), number), asio::detached);
+        }
+    }
+
+    awaitable<void> serve_connection(tcp::socket socket, std::size_t number) {
+        try {
+            boost::beast::flat_buffer buffer;
+            if (tls_) {
+                auto [ec, is_tls] = co_await boost::beast::async_detect_ssl(socket, buffer, tuple_awaitable);
+                if (ec) co_return;
+                if (is_tls) {
+                    boost::asio::ssl::stream<tcp::socket> stream(std::move(socket), *tls_);
+                    auto [hec, used] = co_await stream.async_handshake(boost::asio::ssl::stream_base::server,
+                                                                       buffer.data(), tuple_awaitable);
+                    if (hec) co_return;
+                    buffer.consume(used);
+                    co_await serve_http(stream, buffer, number, true);
+                    co_return;
+                }
+                if (!options_.proxy) co_return;  // plain text on a TLS port
+            }
+            co_await serve_http(socket, buffer, number, false);
+        } catch (...) {
+            // the connection ends; the server goes on
+        }
+    }
+
+    template <class Stream>
+    static void close(Stream& stream) {
+        boost::system::error_code ec;
+        auto& s = boost::beast::get_lowest_layer(stream);
+        s.shutdown(tcp::socket::shutdown_both, ec);
+        s.close(ec);
+    }
+
+    template <class Stream>
+    awaitable<void> serve_http(Stream& stream, boost::beast::flat_buffer& buffer, std::size_t number, bool tls) {
+        namespace http = boost::beast::http;
+        std::string out;
+        for (;;) {
+            http::request_parser<http::string_body> parser;
+            parser.body_limit(options_.max_body);
+            parser.header_limit(1u << 20);
+            auto [ec, n] = co_await http::async_read_header(stream, buffer, parser, tuple_awaitable);
+            (void)n;
+            if (!ec && boost::beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+                static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
+                auto [wec, wn] = co_await boost::asio::async_write(stream, boost::asio::buffer(go_on), tuple_awaitable);
+                (void)wn;
+                ec = wec;
+            }
+            if (!ec && !parser.is_done()) {
+                auto [bec, bn] = co_await http::async_read(stream, buffer, parser, tuple_awaitable);
+                (void)bn;
+                ec = bec;
+            }
+            if (ec == http::error::body_limit) {
+                co_await write_simple(stream, 413, "{\"error\":{\"message\":\"request too large\",\"type\":\"request_too_large\"}}",
+                                      false);
+                close(stream);
+                co_return;
+            }
+            if (ec) {
+                if (ec.category() == http::make_error_code(http::error::bad_target).category() &&
+                    ec != http::error::end_of_stream && ec != http::error::partial_message)
+                    co_await write_simple(stream, 400, "{\"error\":{\"message\":\"bad request\",\"type\":\"invalid_request_error\"}}",
+                                          false);
+                close(stream);
+                co_return;
+            }
+            auto& req = parser.get();
+            ++requests_;
+            recorded_request record;
+            const bool want_record = options_.record || options_.on_request;
+            if (want_record) {
+                record.method = std::string(req.method_string());
+                record.target = std::string(req.target());
+                for (const auto& f : req) record.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+                record.body = req.body();
+                record.tls = tls;
+                record.connection = number;
+            }
+            if (req.method() == http::verb::connect) {
+                unsigned status = 200;
+                if (!options_.proxy)
+                    status = 405;
+                else if (!options_.proxy_authorization.empty() &&
+                         req[http::field::proxy_authorization] != options_.proxy_authorization)
+                    status = 407;
+                remember(std::move(record), status, want_record);
+                if (status == 405) {
+                    co_await write_simple(stream, 405, "{\"error\":{\"message\":\"not a proxy\",\"type\":\"invalid_request_error\"}}",
+                                          req.keep_alive());
+                    if (!req.keep_alive()) {
+                        close(stream);
+                        co_return;
+                    }
+                    continue;
+                }
+                if (status == 407) {
+                    const std::string head =
+                        "HTTP/1.1 407 Proxy Authentication Required\r\nproxy-authenticate: Basic realm=\"parley fake proxy\"\r\n"
+                        "content-length: 0\r\n\r\n";
+                    auto [wec, wn] = co_await boost::asio::async_write(stream, boost::asio::buffer(head), tuple_awaitable);
+                    (void)wn;
+                    if (wec || !req.keep_alive()) {
+                        close(stream);
+                        co_return;
+                    }
+                    continue;
+                }
+                co_await tunnel(stream, buffer, std::string(req.target()));
+                co_return;
+            }
+            const bool keep = req.keep_alive();
+            const bool go_on = co_await answer(stream, req, keep, out, std::move(record), want_record);
+            if (!go_on || !keep) {
+                close(stream);
+                co_return;
+            }
+        }
+    }
+
+    void remember(recorded_request record, unsigned status, bool want_record) {
+        if (!want_record) return;
+        if (options_.on_request) options_.on_request(record, status);
+        if (options_.record) {
+            std::lock_guard lock(records_mutex_);
+            records_.push_back(std::move(record));
+        }
+    }
+
+    template <class Stream>
+    awaitable<bool> write_simple(Stream& stream, unsigned status, std::string_view body, bool keep,
+                                 std::string_view content_type = "application/json") {
+        std::string msg = fake_server_detail::response_head(status, content_type, body.size(), keep, {}, {});
+        msg += body;
+        auto [ec, n] = co_await boost::asio::async_write(stream, boost::asio::buffer(msg), tuple_awaitable);
+        (void)n;
+        co_return !ec;
+    }
+
+    /// Waits until the client goes away (or the server stops).
+    template <class Stream>
+    static awaitable<void> wait_until_gone(Stream& stream) {
+        char sink[4096];
+        for (;;) {
+            auto [ec, n] = co_await stream.async_read_some(boost::asio::buffer(sink), tuple_awaitable);
+            (void)n;
+            if (ec) co_return;
+        }
+    }
+
+    entry_ptr take_step(fake_route route) {
+        std::lock_guard lock(script_mutex_);
+        for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+            const auto& want = (*it)->step.route;
+            if (want ? *want == route : route != fake_route::models) {
+                entry_ptr e = *it;
+                queue_.erase(it);
+                if (repeat_) queue_.push_back(e);
+                return e;
+            }
+        }
+        return nullptr;
+    }
+
+    /// Reads what the encoders need from the request body; an error message when the request is
+    /// not one the real API would accept.
+    std::string inspect(fake_route route, const std::string& body, fake_server_detail::request_info& info) const {
+        info.route = route;
+        if (route == fake_route::models) return {};
+        boost::system::error_code ec;
+        const boost::json::value v = boost::json::parse(body, ec);
+        if (ec) return "the body is not valid JSON: " + ec.message();
+        if (!v.is_object()) return "the body must be a JSON object";
+        const auto& o = v.get_object();
+        const auto* model = o.if_contains("model");
+        if (!model || !model->is_string()) return "'model' must be a string";
+        info.model = std::string(model->get_string());
+        info.prompt_tokens = std::max<std::size_t>(1, body.size() / 4);
+        if (route == fake_route::embeddings) {
+            const auto* input = o.if_contains("input");
+            if (!input) return "'input' is required";
+            if (input->is_string()) {
+                info.inputs.push_back(std::string(input->get_string()));
+            } else if (input->is_array() && !input->get_array().empty()) {
+                const auto& a = input->get_array();
+                if (a.front().is_number()) {
+                    info.inputs.push_back(boost::json::serialize(a));
+                } else {
+                    for (const auto& x : a) {
+                        if (x.is_string())
+                            info.inputs.push_back(std::string(x.get_string()));
+                        else if (x.is_array())
+                            info.inputs.push_back(boost::json::serialize(x));
+                        else
+                            return "'input' must be a string, an array of strings or of token arrays";
+                    }
+                }
+            } else {
+                return "'input' must be a string or a non-empty array";
+            }
+            if (const auto* d = o.if_contains("dimensions"); d && d->is_int64() && d->get_int64() > 0)
+                info.dimensions = static_cast<std::size_t>(d->get_int64());
+            if (const auto* f = o.if_contains("encoding_format"); f && f->is_string() && f->get_string() == "base64")
+                info.base64 = true;
+            return {};
+        }
+        const auto* messages = o.if_contains("messages");
+        if (!messages || !messages->is_array() || messages->get_array().empty())
+            return "'messages' must be a non-empty array";
+        for (const auto& m : messages->get_array()) {
+            if (!m.is_object()) return "each message must be an object";
+            const auto* role = m.get_object().if_contains("role");
+            if (!role || !role->is_string()) return "each message needs a 'role' string";
+            if (route == fake_route::anthropic && role->get_string() != "user" && role->get_string() != "assistant")
+                return "messages: role must be 'user' or 'assistant' (the system prompt is the top-level 'system'), not '" +
+                       std::string(role->get_string()) + "'";
+        }
+        if (route == fake_route::anthropic) {
+            const auto* max_tokens = o.if_contains("max_tokens");
+            if (!max_tokens || !max_tokens->is_int64() || max_tokens->get_int64() < 1)
+                return "'max_tokens' must be a positive integer";
+        }
+        if (const auto* s = o.if_contains("stream"); s && s->is_bool()) info.stream = s->get_bool();
+        if (route == fake_route::openai) {
+            if (const auto* so = o.if_contains("stream_options"); so && so->is_object())
+                if (const auto* iu = so->get_object().if_contains("include_usage"); iu && iu->is_bool())
+                    info.include_usage = iu->get_bool();
+            if (const auto* n = o.if_contains("n"); n && n->is_int64() && n->get_int64() > 1)
+                info.n = static_cast<std::size_t>(std::min<std::int64_t>(n->get_int64(), 16));
+        }
+        const auto& list = messages->get_array();
+        for (auto it = list.rbegin(); it != list.rend(); ++it) {
+            const auto& m = it->get_object();
+            if (m.at("role").get_string() == "user") {
+                info.echo_text = fake_server_detail::text_of(m.if_contains("content"));
+                break;
+            }
+        }
+        return {};
+    }
+
+    /// The body of a chat reply, encoded once per step and request shape.
+    std::shared_ptr<const fake_server_detail::encoded_body> encode(const entry_ptr& entry, const fake_reply& reply,
+                                                                   const fake_server_detail::request_info& info) {
+        namespace d = fake_server_detail;
+        d::script_entry::cache_key key{info.route, info.stream, info.include_usage, reply.model.empty() ? info.model : ""};
+        if (entry) {
+            std::lock_guard lock(entry->cache_mutex);
+            for (const auto& [k, v] : entry->cache)
+                if (k == key) return v;
+        }
+        d::reply_names names;
+        const std::string number = entry ? entry->id : "e" + std::to_string(++echoes_);
+        names.id = (info.route == fake_route::anthropic ? "msg_fake_" : "chatcmpl-fake-") + number;
+        names.model = reply.model.empty() ? info.model : reply.model;
+        names.created = entry ? entry->created : static_cast<std::int64_t>(std::time(nullptr));
+        auto body = std::make_shared<d::encoded_body>();
+        if (info.route == fake_route::anthropic)
+            *body = info.stream ? d::anthropic_stream(reply, names, info)
+                                : d::encoded_body{d::anthropic_message(reply, names, info), {}};
+        else
+            *body = info.stream ? d::openai_stream(reply, names, info)
+                                : d::encoded_body{d::openai_completion(reply, names, info), {}};
+        if (entry) {
+            std::lock_guard lock(entry->cache_mutex);
+            if (entry->cache.size() < 16) entry->cache.emplace_back(key, body);
+        }
+        return body;
+    }
+
+    /// Answers one request; false when the connection must end.
+    template <class Stream>
+    awaitable<bool> answer(Stream& stream, boost::beast::http::request<boost::beast::http::string_body>& req, bool keep,
+                           std::string& out, recorded_request record, bool want_record) {
+        namespace http = boost::beast::http;
+        namespace d = fake_server_detail;
+        const auto route = fake_route_of_path(req.target());
+        auto simple = [&](unsigned status, fake_route r, std::string type, std::string message) -> awaitable<bool> {
+            remember(std::move(record), status, want_record);
+            co_return co_await write_simple(stream, status, d::error_body(r, type, message), keep);
+        };
+        if (!route)
+            co_return co_await simple(404, fake_route::openai, "not_found_error",
+                                      "Unknown request URL: " + std::string(req.method_string()) + " " +
+                                          std::string(req.target()));
+        const bool is_get = *route == fake_route::models;
+        if (req.method() != (is_get ? http::verb::get : http::verb::post))
+            co_return co_await simple(405, *route, "invalid_request_error",
+                                      "Method " + std::string(req.method_string()) + " is not allowed here");
+        if (!options_.api_key.empty()) {
+            const bool ok = *route == fake_route::anthropic
+                                ? req["x-api-key"] == options_.api_key
+                                : req[http::field::authorization] == "Bearer " + options_.api_key;
+            if (!ok) co_return co_await simple(401, *route, "authentication_error", "invalid api key");
+        }
+        if (*route == fake_route::anthropic && req["anthropic-version"].empty())
+            co_return co_await simple(400, *route, "invalid_request_error", "anthropic-version: header is required");
+        d::request_info info;
+        if (std::string problem = inspect(*route, req.body(), info); !problem.empty())
+            co_return co_await simple(400, *route, "invalid_request_error", problem);
+
+        const entry_ptr entry = take_step(*route);
+        static const fake_step no_step{};
+        const fake_step& step = entry ? entry->step : no_step;
+
+        auto delay = step.delay;
+        if (step.fault == fake_fault::slow_headers && delay.count() == 0) delay = std::chrono::seconds(1);
+        if (delay.count() > 0) {
+            boost::asio::steady_timer t(co_await boost::asio::this_coro::executor, delay);
+            co_await t.async_wait(tuple_awaitable);
+        }
+        const bool cuts = step.fault == fake_fault::stall || step.fault == fake_fault::disconnect;
+        if (cuts && !step.after_bytes) {
+            remember(std::move(record), 0, want_record);
+            if (step.fault == fake_fault::stall) co_await wait_until_gone(stream);
+            co_return false;
+        }
+
+        // What to send: status, content type, body, whether it is a stream.
+        unsigned status = 200;
+        std::string content_type = "application/json";
+        std::shared_ptr<const d::encoded_body> body;
+        bool chunked = false;
+        auto own = [&](std::string bytes, std::vector<std::size_t> ends = {}) {
+            body = std::make_shared<const d::encoded_body>(d::encoded_body{std::move(bytes), std::move(ends)});
+        };
+        const std::string_view event_stream = "text/event-stream; charset=utf-8";
+        if (step.status) {
+            status = step.status;
+            own(step.body ? *step.body : d::status_error_body(*route, status, step.error));
+        } else if (step.fault == fake_fault::wrong_content_type) {
+            content_type = "text/html; charset=utf-8";
+            own(std::string(d::html_body));
+        } else if (!step.replay.empty()) {
+            content_type = event_stream;
+            chunked = true;
+            body = std::shared_ptr<const d::encoded_body>(entry, &entry->replay);
+        } else if (*route == fake_route::models) {
+            own(d::models_list());
+        } else if (*route == fake_route::embeddings) {
+            own(d::embeddings_list(step.reply ? &*step.reply : nullptr, info));
+        } else {
+            fake_reply echo;
+            const fake_reply* reply = step.reply ? &*step.reply : nullptr;
+            if (!reply || reply->choices.empty()) {
+                if (reply) echo = *reply;
+                echo.choices.assign(info.route == fake_route::openai ? info.n : 1, fake_choice{info.echo_text, {}, {}, {}});
+                reply = &echo;
+            }
+            const bool event_variant = step.variant.empty() ? info.stream : step.variant == "event";
+            if (step.fault == fake_fault::malformed_json && !event_variant) {
+                own(std::string(d::malformed_body));
+            } else if (step.fault == fake_fault::error_event && !info.stream) {
+                own(d::error_body(*route,
+                                  step.error.type.empty() ? d::error_type_for(500, *route) : step.error.type,
+                                  step.error.message.empty() ? "The server had an error while processing your request."
+                                                             : step.error.message));
+            } else {
+                if (step.fault == fake_fault::malformed_json && !info.stream) info.stream = true;
+                body = encode(reply == &echo ? nullptr : entry, *reply, info);
+                chunked = info.stream;
+                if (info.stream) content_type = event_stream;
+                if (step.fault == fake_fault::error_event || step.fault == fake_fault::malformed_json) {
+                    const auto& ends = body->event_ends;
+                    const std::size_t keep_events = std::min(step.after_events, ends.size());
+                    const std::size_t cut = keep_events ? ends[keep_events - 1] : 0;
+                    std::string bytes = body->bytes.substr(0, cut);
+                    std::vector<std::size_t> new_ends(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(keep_events));
+                    if (step.fault == fake_fault::error_event) {
+                        bytes += d::error_event(*route, step.error);
+                        new_ends.push_back(bytes.size());
+                    } else {
+                        bytes += d::malformed_event(*route);
+                        new_ends.push_back(bytes.size());
+                        for (std::size_t i = keep_events; i < ends.size(); ++i) {
+                            bytes.append(body->bytes, i ? ends[i - 1] : 0, ends[i] - (i ? ends[i - 1] : 0));
+                            new_ends.push_back(bytes.size());
+                        }
+                    }
+                    own(std::move(bytes), std::move(new_ends));
+                }
+            }
+        }
+        remember(std::move(record), status, want_record);
+
+        const std::string& bytes = body->bytes;
+        const std::size_t total = cuts ? std::min(*step.after_bytes, bytes.size()) : bytes.size();
+        const std::string request_id = "req_fake_" + std::to_string(requests_.load());
+        const header_list defaults{
+            {*route == fake_route::anthropic ? "request-id" : "x-request-id", request_id}};
+        const bool close_after = cuts || step.fault == fake_fault::close_idle;
+        out = d::response_head(status, content_type, chunked ? std::nullopt : std::optional<std::size_t>(bytes.size()),
+                               keep, defaults, step.headers);
+        const auto sizes = d::piece_sizes(total, step.chunking, body->event_ends);
+        const bool one_write = !step.chunking.active() && step.chunk_delay.count() == 0;
+        std::size_t at = 0;
+        auto append_piece = [&](std::size_t n) {
+            const std::string_view piece(bytes.data() + at, n);
+            if (chunked)
+                d::append_chunk(out, piece);
+            else
+                out += piece;
+            at += n;
+        };
+        bool ok = true;
+        if (one_write) {
+            for (std::size_t n : sizes) append_piece(n);
+            if (chunked && !cuts) out += "0\r\n\r\n";
+            auto [ec, n] = co_await boost::asio::async_write(stream, boost::asio::buffer(out), tuple_awaitable);
+            (void)n;
+            ok = !ec;
+        } else {
+            auto write_out = [&]() -> awaitable<bool> {
+                auto [ec, n] = co_await boost::asio::async_write(stream, boost::asio::buffer(out), tuple_awaitable);
+                (void)n;
+                out.clear();
+                co_return !ec;
+            };
+            ok = co_await write_out();
+            for (std::size_t i = 0; ok && i < sizes.size(); ++i) {
+                if (i && step.chunk_delay.count() > 0) {
+                    boost::asio::steady_timer t(co_await boost::asio::this_coro::executor, step.chunk_delay);
+                    co_await t.async_wait(tuple_awaitable);
+                }
+                append_piece(sizes[i]);
+                ok = co_await write_out();
+            }
+            if (ok && chunked && !cuts) {
+                out = "0\r\n\r\n";
+                ok = co_await write_out();
+            }
+        }
+        if (!ok) co_return false;
+        if (step.fault == fake_fault::stall) {
+            co_await wait_until_gone(stream);
+            co_return false;
+        }
+        co_return !close_after;
+    }
+
+    /// CONNECT: opens host:port, answers 200 and relays bytes both ways until both sides close.
+    template <class Stream>
+    awaitable<void> tunnel(Stream& client, boost::beast::flat_buffer& buffer, std::string authority) {
+        namespace asio = boost::asio;
+        using namespace boost::asio::experimental::awaitable_operators;
+        std::string host = authority, port = "443";
+        if (!authority.empty() && authority.front() == '[') {
+            const auto close_bracket = authority.find(']');
+            host = authority.substr(1, close_bracket == std::string::npos ? std::string::npos : close_bracket - 1);
+            if (close_bracket != std::string::npos && close_bracket + 1 < authority.size() && authority[close_bracket + 1] == ':')
+                port = authority.substr(close_bracket + 2);
+        } else if (const auto colon = authority.rfind(':'); colon != std::string::npos) {
+            host = authority.substr(0, colon);
+            port = authority.substr(colon + 1);
+        }
+        const auto executor = co_await asio::this_coro::executor;
+        tcp::resolver resolver(executor);
+        auto [rec, results] = co_await resolver.async_resolve(host, port, tuple_awaitable);
+        tcp::socket upstream(executor);
+        boost::system::error_code cec = rec;
+        if (!rec) {
+            auto [ec, endpoint] = co_await asio::async_connect(upstream, results, tuple_awaitable);
+            (void)endpoint;
+            cec = ec;
+        }
+        if (cec) {
+            co_await write_simple(client, 502, "{\"error\":{\"message\":\"cannot connect to " + authority + "\"}}", false);
+            close(client);
+            co_return;
+        }
+        upstream.set_option(tcp::no_delay(true), cec);
+        const std::string ok = "HTTP/1.1 200 Connection established\r\n\r\n";
+        auto [wec, wn] = co_await asio::async_write(client, asio::buffer(ok), tuple_awaitable);
+        (void)wn;
+        if (wec) co_return;
+        if (buffer.size()) {
+            auto [uec, un] = co_await asio::async_write(upstream, buffer.data(), tuple_awaitable);
+            (void)un;
+            if (uec) co_return;
+            buffer.consume(buffer.size());
+        }
+        co_await (relay(client, upstream) && relay(upstream, client));
+        close(client);
+        close(upstream);
+    }
+
+    template <class From, class To>
+    static awaitable<void> relay(From& from, To& to) {
+        char data[16384];
+        for (;;) {
+            auto [ec, n] = co_await from.async_read_some(boost::asio::buffer(data), tuple_awaitable);
+            if (n) {
+                auto [wec, wn] = co_await boost::asio::async_write(to, boost::asio::buffer(data, n), tuple_awaitable);
+                (void)wn;
+                if (wec) ec = wec;
+            }
+            if (ec) {
+                boost::system::error_code ignored;
+                boost::beast::get_lowest_layer(to).shutdown(tcp::socket::shutdown_send, ignored);
+                co_return;
+            }
+        }
+    }
+
+    fake_server_options options_;
+    std::optional<boost::asio::ssl::context> tls_;
+    unsigned short port_ = 0;
+    std::unique_ptr<boost::asio::io_context> ioc_;
+    std::vector<std::thread> threads_;
+
+    mutable std::mutex script_mutex_;
+    std::deque<entry_ptr> queue_;
+    bool repeat_ = false;
+    std::atomic<std::size_t> steps_made_{0};
+    std::atomic<std::size_t> echoes_{0};
+
+    mutable std::mutex records_mutex_;
+    std::vector<recorded_request> records_;
+    std::atomic<std::size_t> requests_{0};
+    std::atomic<std::size_t> connections_{0};
+};
+
+fake_server::fake_server(fake_server_options options) : impl_(std::make_unique<impl>(std::move(options))) {}
+fake_server::~fake_server() = default;
+
+void fake_server::start() { impl_->start(); }
+void fake_server::stop() { impl_->stop(); }
+bool fake_server::running() const noexcept { return impl_->running(); }
+unsigned short fake_server::port() const noexcept { return impl_->port(); }
+const std::string& fake_server::host() const noexcept { return impl_->host(); }
+bool fake_server::tls() const noexcept { return impl_->tls(); }
+std::string fake_server::base_url() const { return impl_->base_url(); }
+std::string fake_server::url(std::string_view path) const { return impl_->url(path); }
+
+void fake_server::set_script(fake_script script) { impl_->set_script(std::move(script)); }
+void fake_server::push(fake_step step) { impl_->push(std::move(step)); }
+void fake_server::push(std::vector<fake_step> steps) { impl_->push(std::move(steps)); }
+void fake_server::set_repeat(bool repeat) { impl_->set_repeat(repeat); }
+std::size_t fake_server::pending_steps() const { return impl_->pending_steps(); }
+
+std::vector<recorded_request> fake_server::requests() const { return impl_->requests(); }
+std::vector<recorded_request> fake_server::connect_requests() const { return impl_->connect_requests(); }
+std::size_t fake_server::request_count() const noexcept { return impl_->request_count(); }
+recorded_request fake_server::last_request() const { return impl_->last_request(); }
+void fake_server::clear_requests() { impl_->clear_requests(); }
+std::size_t fake_server::connections_accepted() const noexcept { return impl_->connections_accepted(); }
+
+}  // namespace parley::test
