@@ -182,7 +182,7 @@ inline boost::system::error_code parse_buffered(connection& c, reply_parser& p, 
     return {};
 }
 
-/// The time limit of one read: the idle limit, or the call's deadline when that is nearer.
+/// The time limit of one read or write: the idle limit, or the call's deadline when that is nearer.
 struct read_limit {
     read_limit(clock::duration idle, clock::time_point deadline) : idle(idle) {
         const auto now = clock::now();
@@ -194,7 +194,7 @@ struct read_limit {
     bool total;  ///< the call's deadline, not the idle limit, ends the read
 };
 
-/// A failed read, as the call's failure: `what` was being read.
+/// A failed read or write, as the call's failure: `what` was being done.
 inline failure read_failure(const boost::system::error_code& ec, std::string what, const read_limit& limit) {
     if (ec == beast::error::timeout && limit.total) return timeout_failure(std::move(what));
     return io_failure(ec, std::move(what), false, limit.idle, true);
@@ -485,8 +485,9 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_clie
     }
     auto& c = lease.conn();
     if (auto f = detail::format_head(c.head, request, options_.user_agent)) co_return f;
-    if (auto wec = co_await detail::write_request(c, request.body, detail::read_limit(options_.timeouts.idle, deadline).until)) {
-        auto f = detail::io_failure(wec, "sending " + detail::describe(request), false, options_.timeouts.idle, true);
+    const detail::read_limit write_limit(options_.timeouts.idle, deadline);
+    if (auto wec = co_await detail::write_request(c, request.body, write_limit.until)) {
+        auto f = detail::read_failure(wec, "sending " + detail::describe(request), write_limit);
         // A kept-alive connection the server has closed fails its first write; a cancelled or
         // timed-out write says nothing about the connection.
         f.stale = c.reused && wec != asio::error::operation_aborted && wec != boost::beast::error::timeout;
