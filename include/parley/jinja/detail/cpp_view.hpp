@@ -20,6 +20,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <variant>
 
 namespace parley::jinja {
 
@@ -57,6 +58,11 @@ template <class T>
 struct is_optional : std::false_type {};
 template <class T>
 struct is_optional<std::optional<T>> : std::true_type {};
+
+template <class T>
+struct is_variant : std::false_type {};
+template <class... T>
+struct is_variant<std::variant<T...>> : std::true_type {};
 
 template <class T>
 constexpr bool is_described_struct = boost::describe::has_describe_members<T>::value && std::is_class_v<T>;
@@ -187,6 +193,14 @@ value cpp_view(const T& x) {
     } else if constexpr (is_optional<T>::value) {
         if (!x) return value();
         return cpp_view(*x);
+    } else if constexpr (is_variant<T>::value) {
+        // the alternative it holds (std::nullptr_t or std::monostate read as None)
+        return std::visit(
+            [](const auto& alternative) -> value {
+                if constexpr (std::is_same_v<std::remove_cvref_t<decltype(alternative)>, std::monostate>) return value(nullptr);
+                else return cpp_view(alternative);
+            },
+            x);
     } else if constexpr (std::is_enum_v<T>) {
         static_assert(boost::describe::has_describe_enumerators<T>::value,
                       "parley: to use an enum in a template, describe it with BOOST_DESCRIBE_ENUM");

@@ -1,0 +1,985 @@
+// parley/jinja/compiled.hpp: templates parsed while the program compiles, checked against the
+// context type, and rendered by code generated for them.
+//
+//     using namespace parley::jinja::literals;
+//     constexpr auto greet = "Hello {{ user.name }}!"_prompt;
+//     std::string s = greet.render(ctx);      // ctx: a described struct (or boost::json::value)
+//
+// Long templates come through a type that carries the source, which keeps symbol names short:
+//
+//     struct system_prompt { static constexpr std::string_view value = R"(...)"; };
+//     constexpr parley::jinja::compiled_template<system_prompt> sys;
+//
+// The source is parsed by the run-time engine's constexpr parser; a syntax error is a compile
+// error naming the line and the column. Rendering with a described struct checks every name
+// path against the struct while compiling (`'nme' is not a member of person (members: name,
+// age)`), and, when every statement and expression of the template is in the compiled subset
+// (see docs/template-language.md), renders through code generated for this template and this
+// context type: members are read directly, strings appended without an intermediate value.
+// Any other template (or a boost::json context) renders through the run-time engine, parsed
+// once on first use from the same source: the output is the same either way.
+// `compiled_template<S>::is_compiled_for<Ctx>` says which of the two a render uses.
+#ifndef PARLEY_JINJA_COMPILED_HPP
+#define PARLEY_JINJA_COMPILED_HPP
+
+#include <parley/fixed_string.hpp>
+#include <parley/jinja.hpp>
+#include <parley/jinja/detail/cpp_view.hpp>
+#include <parley/jinja/detail/ct_program.hpp>
+#include <parley/jinja/detail/ops.hpp>
+#include <parley/schema/type_name.hpp>
+
+#include <boost/describe/members.hpp>
+#include <boost/mp11/algorithm.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+namespace parley::jinja {
+
+namespace detail::ct {
+
+/// The result of an expression the generated code does not compute (it is not in the
+/// compiled subset, or its type is only known at run time).
+struct unknown_t {};
+
+// ---- scopes (run time) ---------------------------------------------------------------------------
+
+/// The outermost scope: the context object.
+template <class Ctx>
+struct root_scope {
+    const Ctx& ctx;
+};
+/// A variable bound by `for` or `set`: symbol Sym is the object v.
+template <std::uint32_t Sym, class T, class Up>
+struct bound {
+    static constexpr std::uint32_t sym = Sym;
+    using type = T;
+    const T& v;
+    const Up& up;
+};
+/// What `loop` is in a compiled for loop.
+struct loop_info {
+    std::size_t index0;
+    std::size_t length;
+};
+
+template <class E>
+struct is_bound : std::false_type {};
+template <std::uint32_t S, class T, class U>
+struct is_bound<bound<S, T, U>> : std::true_type {};
+
+template <class E>
+struct root_of {
+    using type = E;
+};
+template <std::uint32_t S, class T, class U>
+struct root_of<bound<S, T, U>> : root_of<U> {};
+
+// ---- types --------------------------------------------------------------------------------------
+
+template <class T>
+using plain_t = std::remove_cvref_t<T>;
+
+template <class T>
+constexpr bool is_unknown = std::is_same_v<plain_t<T>, unknown_t>;
+
+template <class T>
+constexpr bool is_text = std::is_convertible_v<const T&, std::string_view> && !std::is_pointer_v<T> &&
+                         !std::is_array_v<T> && !std::is_same_v<T, std::nullptr_t>;
+
+template <class T>
+constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
+                        !std::is_same_v<T, char8_t> && !std::is_same_v<T, char16_t> && !std::is_same_v<T, char32_t> &&
+                        !std::is_same_v<T, wchar_t> && (std::is_signed_v<T> || sizeof(T) < sizeof(std::int64_t));
+
+template <class T>
+constexpr bool is_json = std::is_same_v<T, boost::json::value> || std::is_same_v<T, boost::json::object> ||
+                         std::is_same_v<T, boost::json::array> || std::is_same_v<T, boost::json::string>;
+
+/// A typed value the generated code prints and tests (loop itself is only read through its
+/// attributes).
+template <class T>
+constexpr bool is_value = !std::is_same_v<T, unknown_t> && !is_json<T> && !std::is_same_v<T, loop_info>;
+
+/// A sequence the generated code iterates: a range that is not a string, a mapping or JSON.
+template <class T>
+constexpr bool is_sequence = is_range<T>::value && !is_text<T> && !is_string_map<T>::value && !is_described_struct<T> &&
+                             !is_json<T> && !has_view_traits<T>;
+
+template <class T>
+using members_of = boost::describe::describe_members<T, boost::describe::mod_public | boost::describe::mod_inherited>;
+
+inline constexpr std::size_t no_member = static_cast<std::size_t>(-1);
+
+template <class T>
+constexpr std::size_t member_index(std::string_view name) {
+    std::size_t found = no_member, k = 0;
+    boost::mp11::mp_for_each<members_of<T>>([&](auto d) {
+        if (found == no_member && name == std::string_view(d.name)) found = k;
+        ++k;
+    });
+    return found;
+}
+
+constexpr bool is_dict_method_name(std::string_view n) {
+    constexpr std::string_view names[] = {"clear", "copy", "fromkeys", "get",    "items", "keys",
+                                          "pop",   "popitem", "setdefault", "update", "values"};
+    for (std::string_view m : names)
+        if (m == n) return true;
+    return false;
+}
+
+/// Names of the plain environment's global functions and the names the engine gives a meaning.
+constexpr bool is_global_name(std::string_view n) {
+    constexpr std::string_view names[] = {"range",  "dict",    "namespace", "cycler", "joiner",
+                                          "lipsum", "loop",    "caller",    "varargs", "kwargs"};
+    for (std::string_view m : names)
+        if (m == n) return true;
+    return false;
+}
+
+// ---- compile errors -----------------------------------------------------------------------------
+
+/// A name path that does not fit the context type stops the compiler here. g++ shows Message
+/// in full; both compilers show the type, the line and the column as template arguments.
+template <class Type, std::uint32_t Line, std::uint32_t Column, fixed_string Message>
+constexpr void error_not_a_member_of() {
+    static_assert(Message.size() == 0,
+                  "parley: a compile-time template names a member its context type does not have (the message, "
+                  "line and column are the template arguments above)");
+}
+
+template <class T>
+constexpr ct_text member_list() {
+    ct_text t;
+    bool first = true;
+    boost::mp11::mp_for_each<members_of<T>>([&](auto d) {
+        if (!first) t << ", ";
+        first = false;
+        t << std::string_view(d.name);
+    });
+    return t;
+}
+
+template <class P, std::uint32_t I, class T>
+constexpr ct_text not_a_member_text(std::string_view name) {
+    const ct_position at = position_of(P::prog.source_view(), P::prog.nodes[I].pos);
+    ct_text t;
+    t << "parley: " << at.line << ":" << at.column << ": '" << name << "' is not a member of "
+      << parley::type_name<T>() << " (members: ";
+    const ct_text list = member_list<T>();
+    t << std::string_view(list.data, list.size) << ")";
+    return t;
+}
+
+template <class P, std::uint32_t I, class T, ct_text Text>
+constexpr void report_not_a_member() {
+    constexpr ct_position at = position_of(P::prog.source_view(), P::prog.nodes[I].pos);
+    error_not_a_member_of<T, at.line, at.column, to_fixed_string<Text>()>();
+}
+
+// ---- the program --------------------------------------------------------------------------------
+
+/// The symbols a template assigns where the generated code does not follow the assignment
+/// (a `set` in an if's branch, a macro's parameters, a tuple target, `with`...). A lookup of
+/// such a name that reaches the context is not typed (and not reported as missing).
+template <class P>
+constexpr auto assigned_symbols() {
+    constexpr auto& p = P::prog;
+    std::array<bool, p.symbols.size() + 1> r{};
+    // marks the names of an assignment target
+    auto mark = [&](auto&& self, std::uint32_t i) -> void {
+        if (i == none) return;
+        const node& x = p.nodes[i];
+        if (x.kind == nk::name || x.kind == nk::nsref) r[x.sym] = true;
+        else if (x.kind == nk::tuple || x.kind == nk::list)
+            for (std::uint32_t k = 0; k < x.b; ++k) self(self, p.lists[x.a + k]);
+    };
+    // marks every assignment below node i (followed: whether a set directly in a list there is
+    // followed by the generated code)
+    auto walk = [&](auto&& self, std::uint32_t i, bool followed) -> void {
+        if (i == none) return;
+        const node& x = p.nodes[i];
+        switch (x.kind) {
+        case nk::stmts:
+            for (std::uint32_t k = 0; k < x.b; ++k) {
+                const node& item = p.nodes[p.lists[x.a + k]];
+                if (item.kind == nk::set && (!followed || p.nodes[item.a].kind != nk::name)) mark(mark, item.a);
+                if (item.kind != nk::set) self(self, p.lists[x.a + k], followed);
+            }
+            return;
+        case nk::for_:
+            if (p.nodes[x.a].kind != nk::name) mark(mark, x.a);
+            self(self, x.d, true);
+            self(self, x.e, followed);
+            return;
+        case nk::if_:
+            self(self, x.b, false);
+            self(self, x.c, false);
+            return;
+        case nk::macro: r[x.sym] = true; [[fallthrough]];
+        case nk::call_block:
+        case nk::with:
+        case nk::set_block:
+        case nk::filter_block:
+        case nk::block:
+        case nk::autoescape:
+            // everything assigned inside, at any depth
+            for (const node& y : p.nodes) {
+                if (y.kind == nk::set || y.kind == nk::set_block || y.kind == nk::for_) mark(mark, y.a);
+                if (y.kind == nk::param || y.kind == nk::macro) r[y.sym] = true;
+            }
+            return;
+        default: return;
+        }
+    };
+    walk(walk, p.root, true);
+    return r;
+}
+
+template <class P>
+inline constexpr auto assigned_v = assigned_symbols<P>();
+
+// Nodes and list items are read as P::prog.nodes[i] and P::prog.lists[i] (constant
+// expressions, so that `a && b` in a condition does not read b's node when a is false).
+
+// ---- expressions --------------------------------------------------------------------------------
+
+template <class P, std::uint32_t I, class E>
+decltype(auto) eval(const E& env);
+
+/// Looks symbol S up: the innermost binding, else the context's member.
+template <class P, std::uint32_t S, std::uint32_t I, class E>
+decltype(auto) lookup(const E& env) {
+    if constexpr (is_bound<E>::value) {
+        if constexpr (E::sym == S) return (env.v);
+        else return lookup<P, S, I>(env.up);
+    } else {
+        using Ctx = plain_t<decltype(env.ctx)>;
+        constexpr std::string_view name = P::prog.sym_name(S);
+        if constexpr (is_described_struct<Ctx>) {
+            constexpr std::size_t m = member_index<Ctx>(name);
+            if constexpr (m != no_member) {
+                return (env.ctx.*boost::mp11::mp_at_c<members_of<Ctx>, m>::pointer);
+            } else {
+                if constexpr (!assigned_v<P>[S] && !is_global_name(name))
+                    report_not_a_member<P, I, Ctx, not_a_member_text<P, I, Ctx>(name)>();
+                return unknown_t{};
+            }
+        } else {
+            return unknown_t{};
+        }
+    }
+}
+
+/// True when symbol S is bound or a member of the context (the context is a described struct).
+template <class P, std::uint32_t S, class E>
+constexpr int name_state() {
+    if constexpr (is_bound<E>::value) {
+        if constexpr (E::sym == S) return 1;
+        else return name_state<P, S, typename std::remove_cvref_t<decltype(std::declval<E>().up)>>();
+    } else {
+        using Ctx = plain_t<decltype(std::declval<E>().ctx)>;
+        if constexpr (is_described_struct<Ctx>) {
+            if constexpr (member_index<Ctx>(P::prog.sym_name(S)) != no_member) return 1;
+            else if constexpr (assigned_v<P>[S] || is_global_name(P::prog.sym_name(S))) return 2;
+            else return 0;
+        } else {
+            return 2;
+        }
+    }
+}
+
+/// The name an attribute node reads, or the string key of a subscript node.
+template <class P>
+constexpr std::string_view key_name(const node& x) {
+    if (x.kind == nk::getattr) return P::prog.sym_name(x.sym);
+    const node& k = P::prog.nodes[x.b];
+    return P::prog.str(k.a, k.b);
+}
+
+/// An attribute or a string key of a typed object.
+template <class P, std::uint32_t I, class T>
+decltype(auto) member_of(const T& obj) {
+    constexpr node x = P::prog.nodes[I];
+    constexpr std::string_view name = key_name<P>(x);
+    if constexpr (std::is_same_v<T, loop_info> && x.kind == nk::getattr) {
+        if constexpr (name == "index") return static_cast<std::int64_t>(obj.index0 + 1);
+        else if constexpr (name == "index0") return static_cast<std::int64_t>(obj.index0);
+        else if constexpr (name == "revindex") return static_cast<std::int64_t>(obj.length - obj.index0);
+        else if constexpr (name == "revindex0") return static_cast<std::int64_t>(obj.length - obj.index0 - 1);
+        else if constexpr (name == "first") return obj.index0 == 0;
+        else if constexpr (name == "last") return obj.index0 + 1 == obj.length;
+        else if constexpr (name == "length") return static_cast<std::int64_t>(obj.length);
+        else return unknown_t{};
+    } else if constexpr (is_described_struct<T>) {
+        constexpr std::size_t m = member_index<T>(name);
+        if constexpr (x.kind == nk::getattr && is_dict_method_name(name)) {
+            return unknown_t{};  // Jinja's getattr finds the dict method first
+        } else if constexpr (m != no_member) {
+            return (obj.*boost::mp11::mp_at_c<members_of<T>, m>::pointer);
+        } else {
+            report_not_a_member<P, I, T, not_a_member_text<P, I, T>(name)>();
+            return unknown_t{};
+        }
+    } else {
+        return unknown_t{};
+    }
+}
+
+template <class P, std::uint32_t I>
+constexpr bool is_string_key() {
+    constexpr node x = P::prog.nodes[I];
+    if constexpr (x.kind == nk::getattr) return true;
+    else if constexpr (x.kind == nk::getitem) return P::prog.nodes[x.b].kind == nk::k_str;
+    else return false;
+}
+
+template <class P, std::uint32_t I, class E>
+using type_of = decltype(eval<P, I>(std::declval<const E&>()));
+
+/// The type an expression prints as, for `+` on strings.
+template <class P, std::uint32_t I, class E>
+constexpr bool is_text_expr() {
+    return is_text<plain_t<type_of<P, I, E>>>;
+}
+
+template <class P, std::uint32_t I, class E>
+bool truth(const E& env);
+
+template <class P, std::uint32_t I, class E>
+constexpr bool truth_ok();
+
+template <class P, std::uint32_t I, class E>
+constexpr int defined_state();
+
+/// Python's `a == b` for the pairs the generated code compares (and `x == none` for any x).
+template <class A, class B>
+constexpr bool comparable = (is_text<A> && is_text<B>) || (is_int<A> && is_int<B>) ||
+                            (std::is_same_v<A, bool> && std::is_same_v<B, bool>) ||
+                            (std::is_same_v<B, std::nullptr_t> && is_value<A>) ||
+                            (std::is_same_v<A, std::nullptr_t> && is_value<B>);
+/// The pairs `<`, `<=`, `>`, `>=` compare in the generated code.
+template <class A, class B>
+constexpr bool ordered = (is_text<A> && is_text<B>) || (is_int<A> && is_int<B>);
+
+/// Whether a typed value reads as None (an empty std::optional is undefined, not None).
+template <class T>
+bool is_none_value(const T& v) {
+    if constexpr (std::is_same_v<T, std::nullptr_t>) {
+        return true;
+    } else if constexpr (std::is_pointer_v<T>) {
+        return v == nullptr;
+    } else if constexpr (is_optional<T>::value) {
+        return v.has_value() && is_none_value(*v);
+    } else if constexpr (is_variant<T>::value) {
+        return std::visit(
+            [](const auto& a) {
+                using A = plain_t<decltype(a)>;
+                if constexpr (std::is_same_v<A, std::monostate>) return true;
+                else return is_none_value(a);
+            },
+            v);
+    } else {
+        return false;
+    }
+}
+
+template <class P, std::uint32_t I, class E>
+decltype(auto) eval(const E& env) {
+    constexpr node x = P::prog.nodes[I];
+    if constexpr (x.kind == nk::k_str) {
+        return P::prog.str(x.a, x.b);
+    } else if constexpr (x.kind == nk::k_int) {
+        return std::int64_t{x.ival};
+    } else if constexpr (x.kind == nk::k_true) {
+        return true;
+    } else if constexpr (x.kind == nk::k_false) {
+        return false;
+    } else if constexpr (x.kind == nk::k_none) {
+        return nullptr;
+    } else if constexpr (x.kind == nk::name) {
+        return lookup<P, x.sym, I>(env);
+    } else if constexpr ((x.kind == nk::getattr || x.kind == nk::getitem) && is_string_key<P, I>()) {
+        using R = type_of<P, x.a, E>;
+        if constexpr (is_unknown<R>) return unknown_t{};
+        else return member_of<P, I>(eval<P, x.a>(env));
+    } else if constexpr (x.kind == nk::binop && x.oper == op::add) {
+        if constexpr (is_text_expr<P, x.a, E>() && is_text_expr<P, x.b, E>()) {
+            const auto& left = eval<P, x.a>(env);
+            const auto& right = eval<P, x.b>(env);
+            const std::string_view a(left), b(right);
+            std::string r;
+            r.reserve(a.size() + b.size());
+            r.append(a);
+            r.append(b);
+            return r;
+        } else {
+            (void)sizeof(type_of<P, x.a, E>);
+            (void)sizeof(type_of<P, x.b, E>);
+            return unknown_t{};
+        }
+    } else if constexpr (x.kind == nk::filter && x.b == none && x.a != none &&
+                         (P::prog.sym_name(x.sym) == "length" || P::prog.sym_name(x.sym) == "count")) {
+        using T = plain_t<type_of<P, x.a, E>>;
+        if constexpr (is_sequence<T> || is_string_map<T>::value) {
+            return static_cast<std::int64_t>(std::size(eval<P, x.a>(env)));
+        } else if constexpr (is_text<T>) {
+            std::int64_t n = 0;  // Python's len(): code points
+            for (char c : std::string_view(eval<P, x.a>(env))) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+            return n;
+        } else if constexpr (is_described_struct<T>) {
+            return static_cast<std::int64_t>(boost::mp11::mp_size<members_of<T>>::value);
+        } else {
+            return unknown_t{};
+        }
+    } else if constexpr (x.kind == nk::and_ || x.kind == nk::or_ || x.kind == nk::not_ || x.kind == nk::compare ||
+                         x.kind == nk::test) {
+        if constexpr (truth_ok<P, I, E>()) return truth<P, I>(env);
+        else return unknown_t{};
+    } else {
+        return unknown_t{};
+    }
+}
+
+/// Whether an expression in a test position (`if`, `and`, `not`...) is computed by the
+/// generated code.
+template <class P, std::uint32_t I, class E>
+constexpr bool truth_ok() {
+    constexpr node x = P::prog.nodes[I];
+    if constexpr (x.kind == nk::and_ || x.kind == nk::or_) {
+        return truth_ok<P, x.a, E>() && truth_ok<P, x.b, E>();
+    } else if constexpr (x.kind == nk::not_) {
+        return truth_ok<P, x.a, E>();
+    } else if constexpr (x.kind == nk::compare) {
+        if constexpr (x.c != 1) {
+            return false;
+        } else {
+            constexpr node o = P::prog.nodes[P::prog.lists[x.b + 0]];
+            using A = plain_t<type_of<P, x.a, E>>;
+            using B = plain_t<type_of<P, o.a, E>>;
+            if constexpr (o.oper == op::eq || o.oper == op::ne) return comparable<A, B>;
+            else if constexpr (o.oper == op::in || o.oper == op::notin) return is_text<A> && is_text<B>;
+            else return ordered<A, B>;
+        }
+    } else if constexpr (x.kind == nk::test) {
+        constexpr std::string_view name = P::prog.sym_name(x.sym);
+        if constexpr (x.b != none) {
+            return false;
+        } else if constexpr (name == "defined" || name == "undefined") {
+            return defined_state<P, x.a, E>() != 3;
+        } else if constexpr (name == "none") {
+            return is_value<plain_t<type_of<P, x.a, E>>>;
+        } else {
+            return false;
+        }
+    } else {
+        return is_value<plain_t<type_of<P, I, E>>>;
+    }
+}
+
+/// For `is defined`: 0 not defined, 1 defined, 2 defined when an optional holds a value (known
+/// at run time), 3 not computed here. A missing name or member is not an error here.
+template <class P, std::uint32_t I, class E>
+constexpr int defined_state() {
+    constexpr node x = P::prog.nodes[I];
+    if constexpr (x.kind == nk::name) {
+        constexpr int s = name_state<P, x.sym, E>();
+        if constexpr (s == 0) return 0;
+        else if constexpr (s == 2) return 3;
+        else if constexpr (is_optional<plain_t<type_of<P, I, E>>>::value) return 2;
+        else if constexpr (is_unknown<type_of<P, I, E>>) return 3;
+        else return 1;
+    } else if constexpr ((x.kind == nk::getattr || x.kind == nk::getitem) && is_string_key<P, I>()) {
+        constexpr int up = defined_state<P, x.a, E>();
+        if constexpr (up != 1) {
+            return 3;  // an attribute of something undefined is an error in Jinja
+        } else {
+            using T = plain_t<type_of<P, x.a, E>>;
+            constexpr std::string_view name = key_name<P>(x);
+            if constexpr (!is_described_struct<T> || (x.kind == nk::getattr && is_dict_method_name(name))) return 3;
+            else if constexpr (member_index<T>(name) == no_member) return 0;
+            else if constexpr (is_optional<plain_t<type_of<P, I, E>>>::value) return 2;
+            else return 1;
+        }
+    } else {
+        return 3;
+    }
+}
+
+template <class P, std::uint32_t I, class E>
+bool is_defined(const E& env) {
+    constexpr int s = defined_state<P, I, E>();
+    if constexpr (s == 0) return false;
+    else if constexpr (s == 1) return true;
+    else return eval<P, I>(env).has_value();
+}
+
+/// Python truth of a typed value.
+template <class T>
+bool truth_of(const T& v) {
+    if constexpr (std::is_same_v<T, bool>) return v;
+    else if constexpr (is_int<T>) return v != 0;
+    else if constexpr (is_text<T>) return !std::string_view(v).empty();
+    else if constexpr (std::is_same_v<T, std::nullptr_t>) return false;
+    else if constexpr (is_sequence<T>) return std::begin(v) != std::end(v);
+    else return truthy(cpp_view(v));
+}
+
+template <class P, std::uint32_t I, class E>
+bool truth(const E& env) {
+    constexpr node x = P::prog.nodes[I];
+    if constexpr (x.kind == nk::and_) {
+        return truth<P, x.a>(env) && truth<P, x.b>(env);
+    } else if constexpr (x.kind == nk::or_) {
+        return truth<P, x.a>(env) || truth<P, x.b>(env);
+    } else if constexpr (x.kind == nk::not_) {
+        return !truth<P, x.a>(env);
+    } else if constexpr (x.kind == nk::compare) {
+        constexpr node o = P::prog.nodes[P::prog.lists[x.b + 0]];
+        const auto& a = eval<P, x.a>(env);
+        const auto& b = eval<P, o.a>(env);
+        using A = plain_t<decltype(a)>;
+        using B = plain_t<decltype(b)>;
+        if constexpr (o.oper == op::in || o.oper == op::notin) {
+            const bool found = std::string_view(b).find(std::string_view(a)) != std::string_view::npos;
+            return o.oper == op::in ? found : !found;
+        } else if constexpr (o.oper == op::eq || o.oper == op::ne) {
+            bool eq;
+            if constexpr (std::is_same_v<B, std::nullptr_t>) eq = is_none_value(a);
+            else if constexpr (std::is_same_v<A, std::nullptr_t>) eq = is_none_value(b);
+            else if constexpr (is_text<A>) eq = std::string_view(a) == std::string_view(b);
+            else if constexpr (is_int<A>) eq = std::cmp_equal(a, b);
+            else eq = a == b;
+            return o.oper == op::eq ? eq : !eq;
+        } else {
+            int c;  // -1, 0, 1
+            if constexpr (is_text<A>) {
+                const int r = std::string_view(a).compare(std::string_view(b));
+                c = r < 0 ? -1 : r > 0 ? 1 : 0;
+            } else {
+                c = std::cmp_less(a, b) ? -1 : std::cmp_equal(a, b) ? 0 : 1;
+            }
+            if constexpr (o.oper == op::lt) return c < 0;
+            else if constexpr (o.oper == op::lteq) return c <= 0;
+            else if constexpr (o.oper == op::gt) return c > 0;
+            else return c >= 0;
+        }
+    } else if constexpr (x.kind == nk::test) {
+        constexpr std::string_view name = P::prog.sym_name(x.sym);
+        bool r;
+        if constexpr (name == "defined" || name == "undefined") {
+            r = is_defined<P, x.a>(env);
+            if constexpr (name == "undefined") r = !r;
+        } else {
+            r = is_none_value(eval<P, x.a>(env));
+        }
+        return (x.flags & flag_negated) ? !r : r;
+    } else {
+        return truth_of(eval<P, I>(env));
+    }
+}
+
+// ---- output -------------------------------------------------------------------------------------
+
+/// Python's str(v) of a typed value, appended.
+template <class T>
+void put(std::string& out, const T& v) {
+    if constexpr (is_text<T>) out.append(std::string_view(v));
+    else if constexpr (std::is_same_v<T, bool>) out.append(v ? "True" : "False");
+    else if constexpr (is_int<T>) append_int(out, static_cast<std::int64_t>(v));
+    else append_str(out, cpp_view(v));
+}
+
+/// Whether `{{ e }}` is written by the generated code.
+template <class P, std::uint32_t I, class E>
+constexpr bool print_ok() {
+    constexpr node x = P::prog.nodes[I];
+    if constexpr (x.kind == nk::binop && x.oper == op::add) {
+        return is_text_expr<P, x.a, E>() && is_text_expr<P, x.b, E>() && print_ok<P, x.a, E>() &&
+               print_ok<P, x.b, E>();
+    } else if constexpr (x.kind == nk::concat) {
+        return []<std::uint32_t... K>(std::integer_sequence<std::uint32_t, K...>) {
+            return (print_ok<P, P::prog.lists[P::prog.nodes[I].a + K], E>() && ...);
+        }(std::make_integer_sequence<std::uint32_t, P::prog.nodes[I].b>{});
+    } else if constexpr (x.kind == nk::condexpr) {
+        if constexpr (x.c == none) return truth_ok<P, x.a, E>() && print_ok<P, x.b, E>();
+        else return truth_ok<P, x.a, E>() && print_ok<P, x.b, E>() && print_ok<P, x.c, E>();
+    } else {
+        return is_value<plain_t<type_of<P, I, E>>>;
+    }
+}
+
+template <class P, std::uint32_t I, class E>
+void print(std::string& out, const E& env) {
+    constexpr node x = P::prog.nodes[I];
+    if constexpr (x.kind == nk::binop && x.oper == op::add) {
+        print<P, x.a>(out, env);
+        print<P, x.b>(out, env);
+    } else if constexpr (x.kind == nk::concat) {
+        [&]<std::uint32_t... K>(std::integer_sequence<std::uint32_t, K...>) {
+            (print<P, P::prog.lists[P::prog.nodes[I].a + K]>(out, env), ...);
+        }(std::make_integer_sequence<std::uint32_t, P::prog.nodes[I].b>{});
+    } else if constexpr (x.kind == nk::condexpr) {
+        if (truth<P, x.a>(env)) print<P, x.b>(out, env);
+        else if constexpr (x.c != none) print<P, x.c>(out, env);
+    } else {
+        put(out, eval<P, I>(env));
+    }
+}
+
+// ---- statements ---------------------------------------------------------------------------------
+
+template <class P, std::uint32_t I, class E>
+constexpr bool stmt_ok();
+template <class P, std::uint32_t I, class E>
+void exec(std::string& out, const E& env);
+
+/// The scope after a `set` of symbol S to an expression of type T.
+template <class P, std::uint32_t I, class E>
+using set_scope = bound<P::prog.nodes[P::prog.nodes[I].a].sym, plain_t<type_of<P, P::prog.nodes[I].b, E>>, E>;
+
+/// Statements L[K..Count) of a list, in scope E (each `set` opens the scope of the rest).
+template <class P, std::uint32_t L, std::uint32_t K, std::uint32_t Count, class E>
+constexpr bool list_ok() {
+    if constexpr (K == Count) {
+        return true;
+    } else {
+        constexpr std::uint32_t I = P::prog.lists[L + K];
+        constexpr node x = P::prog.nodes[I];
+        if constexpr (x.kind == nk::set) {
+            if constexpr (P::prog.nodes[x.a].kind != nk::name) return false;
+            else {
+                using T = plain_t<type_of<P, x.b, E>>;
+                if constexpr (is_unknown<T> || is_json<T>) return false;
+                else return list_ok<P, L, K + 1, Count, set_scope<P, I, E>>();
+            }
+        } else {
+            return stmt_ok<P, I, E>() && list_ok<P, L, K + 1, Count, E>();
+        }
+    }
+}
+
+template <class P, std::uint32_t L, std::uint32_t K, std::uint32_t Count, class E>
+void run_list(std::string& out, const E& env) {
+    if constexpr (K < Count) {
+        constexpr std::uint32_t I = P::prog.lists[L + K];
+        constexpr node x = P::prog.nodes[I];
+        if constexpr (x.kind == nk::set) {
+            using T = plain_t<type_of<P, x.b, E>>;
+            const T& v = eval<P, x.b>(env);
+            const set_scope<P, I, E> inner{v, env};
+            run_list<P, L, K + 1, Count>(out, inner);
+        } else {
+            exec<P, I>(out, env);
+            run_list<P, L, K + 1, Count>(out, env);
+        }
+    }
+}
+
+template <class P, std::uint32_t I, class E>
+constexpr bool body_ok() {
+    if constexpr (I == none) return true;
+    else return list_ok<P, P::prog.nodes[I].a, 0, P::prog.nodes[I].b, E>();
+}
+template <class P, std::uint32_t I, class E>
+void run_body(std::string& out, const E& env) {
+    if constexpr (I != none) run_list<P, P::prog.nodes[I].a, 0, P::prog.nodes[I].b>(out, env);
+}
+
+/// Whether a list contains a `set` at its own level (a set in an if's branch is visible after
+/// the `endif` in Jinja, which the generated code's scopes do not model).
+template <class P, std::uint32_t I>
+constexpr bool has_set() {
+    constexpr node x = P::prog.nodes[I];
+    for (std::uint32_t k = 0; k < x.b; ++k) {
+        const nk kind = P::prog.nodes[P::prog.lists[x.a + k]].kind;
+        if (kind == nk::set || kind == nk::set_block) return true;
+    }
+    return false;
+}
+
+template <class P, std::uint32_t I, class E>
+constexpr bool branch_ok() {
+    if constexpr (I == none) return true;
+    else if constexpr (P::prog.nodes[I].kind == nk::if_)
+        return truth_ok<P, P::prog.nodes[I].a, E>() && branch_ok<P, P::prog.nodes[I].b, E>() &&
+               branch_ok<P, P::prog.nodes[I].c, E>();
+    else return !has_set<P, I>() && body_ok<P, I, E>();
+}
+
+template <class P, std::uint32_t I, class E>
+void run_branch(std::string& out, const E& env) {
+    if constexpr (I != none) {
+        if constexpr (P::prog.nodes[I].kind == nk::if_) exec<P, I>(out, env);
+        else run_body<P, I>(out, env);
+    }
+}
+
+template <class P, class Seq, class E>
+struct loop_types {
+    using elem = plain_t<decltype(*std::begin(std::declval<const Seq&>()))>;
+    static constexpr std::uint32_t loop_sym = P::prog.find_symbol("loop");
+    using with_loop = std::conditional_t<loop_sym == none, E, bound<loop_sym, loop_info, E>>;
+    template <std::uint32_t Target>
+    using inner = bound<Target, elem, with_loop>;
+};
+
+template <class P, std::uint32_t I, class E>
+constexpr bool stmt_ok() {
+    constexpr node x = P::prog.nodes[I];
+    if constexpr (x.kind == nk::text) {
+        return true;
+    } else if constexpr (x.kind == nk::print) {
+        return print_ok<P, x.a, E>();
+    } else if constexpr (x.kind == nk::if_) {
+        return branch_ok<P, I, E>();
+    } else if constexpr (x.kind == nk::for_) {
+        using Seq = plain_t<type_of<P, x.b, E>>;
+        if constexpr (P::prog.nodes[x.a].kind != nk::name || x.c != none || (x.flags & flag_recursive) ||
+                      !is_sequence<Seq>) {
+            return false;
+        } else {
+            using L = loop_types<P, Seq, E>;
+            using Inner = typename L::template inner<P::prog.nodes[x.a].sym>;
+            return body_ok<P, x.d, Inner>() && branch_ok<P, x.e, E>();
+        }
+    } else {
+        return false;
+    }
+}
+
+template <class P, std::uint32_t I, class E>
+void exec(std::string& out, const E& env) {
+    constexpr node x = P::prog.nodes[I];
+    if constexpr (x.kind == nk::text) {
+        out.append(P::prog.text(x.a, x.b));
+    } else if constexpr (x.kind == nk::print) {
+        print<P, x.a>(out, env);
+    } else if constexpr (x.kind == nk::if_) {
+        if (truth<P, x.a>(env)) run_body<P, x.b>(out, env);
+        else run_branch<P, x.c>(out, env);
+    } else if constexpr (x.kind == nk::for_) {
+        const auto& seq = eval<P, x.b>(env);
+        using Seq = plain_t<decltype(seq)>;
+        using L = loop_types<P, Seq, E>;
+        constexpr std::uint32_t target = P::prog.nodes[x.a].sym;
+        if constexpr (L::loop_sym == none) {
+            for (const auto& item : seq) run_body<P, x.d>(out, bound<target, typename L::elem, E>{item, env});
+        } else {
+            const std::size_t length = static_cast<std::size_t>(std::size(seq));
+            loop_info info{0, length};
+            using with_loop_t = typename L::with_loop;
+            const with_loop_t with_loop{info, env};
+            for (const auto& item : seq) {
+                run_body<P, x.d>(out, bound<target, typename L::elem, with_loop_t>{item, with_loop});
+                ++info.index0;
+            }
+        }
+        if constexpr (x.e != none) {
+            if (std::begin(seq) == std::end(seq)) run_body<P, x.e>(out, env);
+        }
+    }
+}
+
+// ---- checks of a template the generated code does not render ------------------------------------
+
+/// Visits every expression of a statement or expression node in scope E, so that each name
+/// path is checked against the context type (eval's return type is computed for each).
+template <class P, std::uint32_t I, class E>
+constexpr bool check_node();
+
+template <class P, std::uint32_t L, std::uint32_t K, std::uint32_t Count, class E>
+constexpr bool check_items() {
+    if constexpr (K == Count) return true;
+    else return check_node<P, P::prog.lists[L + K], E>() && check_items<P, L, K + 1, Count, E>();
+}
+
+/// The statements of a list; a `set` of a name to a typed value types the name for the rest.
+template <class P, std::uint32_t L, std::uint32_t K, std::uint32_t Count, class E>
+constexpr bool check_list() {
+    if constexpr (K == Count) {
+        return true;
+    } else {
+        constexpr std::uint32_t I = P::prog.lists[L + K];
+        constexpr node x = P::prog.nodes[I];
+        if constexpr (x.kind == nk::set && P::prog.nodes[x.a].kind == nk::name) {
+            check_node<P, x.b, E>();
+            return check_list<P, L, K + 1, Count, set_scope<P, I, E>>();
+        } else {
+            return check_node<P, I, E>() && check_list<P, L, K + 1, Count, E>();
+        }
+    }
+}
+
+template <class P, std::uint32_t I, class E>
+constexpr bool check_node() {
+    if constexpr (I == none) {
+        return true;
+    } else {
+        constexpr node x = P::prog.nodes[I];
+        if constexpr (x.kind == nk::stmts) {
+            return check_list<P, x.a, 0, x.b, E>();
+        } else if constexpr (x.kind == nk::name || ((x.kind == nk::getattr || x.kind == nk::getitem) &&
+                                                   is_string_key<P, I>())) {
+            (void)sizeof(std::add_pointer_t<type_of<P, I, E>>);
+            return true;
+        } else if constexpr (x.kind == nk::test && (P::prog.sym_name(x.sym) == "defined" ||
+                                                    P::prog.sym_name(x.sym) == "undefined")) {
+            return true;  // a missing name is what `is defined` asks about
+        } else if constexpr (x.kind == nk::filter && (P::prog.sym_name(x.sym) == "default" ||
+                                                      P::prog.sym_name(x.sym) == "d")) {
+            return check_node<P, x.b, E>();  // likewise for default()
+        } else if constexpr (x.kind == nk::for_) {
+            check_node<P, x.b, E>();
+            using Seq = plain_t<type_of<P, x.b, E>>;
+            if constexpr (P::prog.nodes[x.a].kind == nk::name && is_sequence<Seq>) {
+                using Inner = typename loop_types<P, Seq, E>::template inner<P::prog.nodes[x.a].sym>;
+                check_node<P, x.c, Inner>();
+                check_node<P, x.d, Inner>();
+            } else {
+                // a target whose type is not known here: its names are unknown in the body
+                check_node<P, x.c, bound<P::prog.nodes[x.a].kind == nk::name ? P::prog.nodes[x.a].sym : none, unknown_t, E>>();
+                check_node<P, x.d, bound<P::prog.nodes[x.a].kind == nk::name ? P::prog.nodes[x.a].sym : none, unknown_t, E>>();
+            }
+            return check_node<P, x.e, E>();
+        } else if constexpr (x.kind == nk::set) {
+            return check_node<P, x.b, E>();
+        } else if constexpr (x.kind == nk::text || x.kind == nk::k_str || x.kind == nk::k_int ||
+                             x.kind == nk::k_float || x.kind == nk::k_true || x.kind == nk::k_false ||
+                             x.kind == nk::k_none || x.kind == nk::break_ || x.kind == nk::continue_ ||
+                             x.kind == nk::nsref || x.kind == nk::param) {
+            return true;
+        } else if constexpr (x.kind == nk::macro || x.kind == nk::call_block || x.kind == nk::with) {
+            // parameters and `with` names are not typed, and may hide the context's members
+            return true;
+        } else if constexpr (x.kind == nk::concat || x.kind == nk::list || x.kind == nk::tuple ||
+                             x.kind == nk::dict) {
+            return check_items<P, x.a, 0, x.b, E>();
+        } else if constexpr (x.kind == nk::compare) {
+            return check_node<P, x.a, E>() && check_items<P, x.b, 0, x.c, E>();
+        } else if constexpr (x.kind == nk::args) {
+            return check_items<P, x.a, 0, x.b, E>() && check_items<P, x.c, 0, x.d, E>() && check_node<P, x.e, E>() &&
+                   check_node<P, x.f, E>();
+        } else {
+            // the other kinds' children are a..f
+            check_node<P, x.a, E>();
+            check_node<P, x.b, E>();
+            check_node<P, x.c, E>();
+            check_node<P, x.d, E>();
+            check_node<P, x.e, E>();
+            check_node<P, x.f, E>();
+            return true;
+        }
+    }
+}
+
+}  // namespace detail::ct
+
+/// A template parsed at compile time from `Source::value` (a `static constexpr
+/// std::string_view`). An empty class: copy it freely, use it as a constant.
+template <class Source, compile_options Options = compile_options{}>
+class compiled_template {
+    using parsed = detail::ct_parsed<Source, Options>;
+
+    template <class Ctx>
+    using scope = detail::ct::root_scope<Ctx>;
+
+    template <class Ctx>
+    static constexpr bool check() {
+        return detail::ct::check_node<parsed, parsed::prog.root, scope<Ctx>>();
+    }
+
+public:
+    /// Parses the template (at compile time when the object is a constant: a syntax error is
+    /// then a compile error).
+    constexpr compiled_template() noexcept { static_cast<void>(parsed::prog.root); }
+
+    /// True when rendering with a Ctx runs the code generated for this template (every
+    /// statement and expression is in the compiled subset); false when it runs the run-time
+    /// engine. Either way the output is the same.
+    template <class Ctx>
+    static constexpr bool is_compiled_for = [] {
+        if constexpr (detail::is_described_struct<Ctx>) return detail::ct::body_ok<parsed, parsed::prog.root, scope<Ctx>>();
+        else return false;
+    }();
+
+    /// The source as parsed (line ends normalised).
+    static constexpr std::string_view source() noexcept { return parsed::prog.source_view(); }
+
+    /// Renders with a context: a described struct (checked at compile time), a
+    /// boost::json::value or object, or anything the run-time engine accepts. Throws
+    /// template_error on a render error.
+    template <class Ctx>
+    std::string render(const Ctx& ctx) const {
+        std::string out;
+        render_to(out, ctx);
+        return out;
+    }
+
+    /// Appends the output to `out`; on an error, `out` is left as it was.
+    template <class Ctx>
+    void render_to(std::string& out, const Ctx& ctx) const {
+        if constexpr (detail::is_described_struct<Ctx>) static_assert(check<Ctx>());
+        if constexpr (is_compiled_for<Ctx>) {
+            const std::size_t size = out.size();
+            try {
+                detail::ct::run_body<parsed, parsed::prog.root>(out, scope<Ctx>{ctx});
+            } catch (const detail::eval_error&) {
+                // the run-time engine raises the same error, with the template's name and position
+                out.resize(size);
+                runtime().render_to(out, ctx);
+            } catch (...) {
+                out.resize(size);
+                throw;
+            }
+        } else {
+            runtime().render_to(out, ctx);
+        }
+    }
+
+    /// The same template parsed by the run-time engine (on first use), for the renders the
+    /// generated code does not do.
+    static const parsed_template& runtime() {
+        static const parsed_template t = [] {
+            options o;
+            o.trim_blocks = Options.trim_blocks;
+            o.lstrip_blocks = Options.lstrip_blocks;
+            o.keep_trailing_newline = Options.keep_trailing_newline;
+            o.loop_controls = Options.loop_controls;
+            return environment(o).parse(Source::value, "compiled template");
+        }();
+        return t;
+    }
+};
+
+namespace detail::ct {
+template <fixed_string S>
+struct literal_source {
+    static constexpr std::string_view value = S.view();
+};
+}  // namespace detail::ct
+
+/// A compile-time template written inline: `parley::jinja::prompt<"Hello {{ name }}!">`.
+template <fixed_string S, compile_options Options = compile_options{}>
+inline constexpr compiled_template<detail::ct::literal_source<S>, Options> prompt{};
+
+namespace literals {
+/// `"Hello {{ name }}!"_prompt`: a compile-time template.
+template <fixed_string S>
+constexpr auto operator""_prompt() noexcept {
+    return prompt<S>;
+}
+}  // namespace literals
+
+}  // namespace parley::jinja
+
+#endif

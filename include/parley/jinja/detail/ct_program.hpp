@@ -1,0 +1,169 @@
+// parley/jinja/detail/ct_program.hpp: a template parsed while the program compiles, held in
+// fixed-size arrays (the constexpr parser's vectors cannot outlive constant evaluation).
+#ifndef PARLEY_JINJA_DETAIL_CT_PROGRAM_HPP
+#define PARLEY_JINJA_DETAIL_CT_PROGRAM_HPP
+
+#include <parley/chat/detail/builder_syntax.hpp>
+#include <parley/fixed_string.hpp>
+#include <parley/jinja/detail/ast.hpp>
+#include <parley/jinja/detail/lexer.hpp>
+#include <parley/jinja/detail/parser.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace parley::jinja {
+
+/// How a compile-time template is parsed: the syntax options of parley::jinja::options.
+/// Compile-time templates render with Jinja2's other defaults (no autoescaping, lenient
+/// undefined, the filters, tests and globals of environment::plain()).
+struct compile_options {
+    bool trim_blocks = false;
+    bool lstrip_blocks = false;
+    bool keep_trailing_newline = false;
+    bool loop_controls = false;
+};
+
+}  // namespace parley::jinja
+
+namespace parley::jinja::detail {
+
+/// The sizes of a parsed program, known once the parser has run in constant evaluation.
+struct ct_sizes {
+    std::size_t nodes = 0, lists = 0, pool = 0, symbols = 0, source = 0;
+};
+
+/// A program in fixed-size arrays, with the (normalised) source its text nodes point into.
+template <ct_sizes S>
+struct fixed_program {
+    std::array<node, S.nodes> nodes{};
+    std::array<std::uint32_t, S.lists> lists{};
+    std::array<char, S.pool> pool{};
+    std::array<symbol, S.symbols> symbols{};
+    std::array<char, S.source> source{};
+    std::uint32_t root = none;
+
+    constexpr std::string_view str(std::uint32_t off, std::uint32_t len) const {
+        return len ? std::string_view(pool.data() + off, len) : std::string_view();
+    }
+    constexpr std::string_view text(std::uint32_t off, std::uint32_t len) const {
+        return len ? std::string_view(source.data() + off, len) : std::string_view();
+    }
+    constexpr std::string_view sym_name(std::uint32_t s) const { return str(symbols[s].off, symbols[s].len); }
+    constexpr std::uint32_t find_symbol(std::string_view name) const {
+        for (std::uint32_t k = 0; k < S.symbols; ++k)
+            if (sym_name(k) == name) return k;
+        return none;
+    }
+    constexpr std::string_view source_view() const { return text(0, static_cast<std::uint32_t>(S.source)); }
+};
+
+constexpr syntax_options to_syntax_options(const compile_options& o) {
+    syntax_options so;
+    so.trim_blocks = o.trim_blocks;
+    so.lstrip_blocks = o.lstrip_blocks;
+    so.keep_trailing_newline = o.keep_trailing_newline;
+    so.loop_controls = o.loop_controls;
+    return so;
+}
+
+/// The source as the run-time engine parses it (line ends normalised, final newline removed
+/// unless kept).
+constexpr std::vector<char> normalised_source(std::string_view text, const compile_options& o) {
+    std::vector<char> out;
+    if (needs_normalising(text, o.keep_trailing_newline)) normalise_source(text, o.keep_trailing_newline, out);
+    else out.assign(text.begin(), text.end());
+    return out;
+}
+
+/// Parses `text`; a syntax error stops the compiler with its line, column and message (see
+/// parley/chat/detail/builder_syntax.hpp for how each compiler shows it).
+constexpr program parse_or_report(std::string_view text, const compile_options& o, std::string_view name) {
+    const std::vector<char> src = normalised_source(text, o);
+    const std::string_view s(src.data(), src.size());
+    program p;
+    if (const syntax_error err = parse_program(s, to_syntax_options(o), p)) {
+        parley::detail::syntax_site site;
+        site.template_name = name;
+        site.source = s;
+        parley::detail::report_syntax_error(site, err);
+    }
+    return p;
+}
+
+/// Parses `Source::value` at compile time: `sizes`, then `prog`.
+template <class Source, compile_options Opt>
+struct ct_parsed {
+    static constexpr std::string_view name = "compiled template";
+    static constexpr ct_sizes sizes = [] {
+        const program p = parse_or_report(Source::value, Opt, name);
+        return ct_sizes{p.nodes.size(), p.lists.size(), p.pool.size(), p.symbols.size(),
+                        normalised_source(Source::value, Opt).size()};
+    }();
+    static constexpr fixed_program<sizes> prog = [] {
+        const program p = parse_or_report(Source::value, Opt, name);
+        const std::vector<char> src = normalised_source(Source::value, Opt);
+        fixed_program<sizes> f;
+        for (std::size_t k = 0; k < sizes.nodes; ++k) f.nodes[k] = p.nodes[k];
+        for (std::size_t k = 0; k < sizes.lists; ++k) f.lists[k] = p.lists[k];
+        for (std::size_t k = 0; k < sizes.pool; ++k) f.pool[k] = p.pool[k];
+        for (std::size_t k = 0; k < sizes.symbols; ++k) f.symbols[k] = p.symbols[k];
+        for (std::size_t k = 0; k < sizes.source; ++k) f.source[k] = src[k];
+        f.root = p.root;
+        return f;
+    }();
+};
+
+/// Line and column (1-based, columns in code points) of a source offset.
+struct ct_position {
+    std::uint32_t line = 1, column = 1;
+};
+constexpr ct_position position_of(std::string_view s, std::uint32_t pos) {
+    ct_position r;
+    std::size_t line_start = 0;
+    for (std::size_t k = 0; k < pos && k < s.size(); ++k) {
+        if (s[k] == '\n') {
+            ++r.line;
+            line_start = k + 1;
+        }
+    }
+    for (std::size_t k = line_start; k < pos && k < s.size(); ++k)
+        if ((static_cast<unsigned char>(s[k]) & 0xc0) != 0x80) ++r.column;
+    return r;
+}
+
+/// A message built in constant evaluation, then turned into a fixed_string.
+struct ct_text {
+    static constexpr std::size_t capacity = 1000;
+    char data[capacity] = {};
+    std::size_t size = 0;
+    constexpr ct_text& operator<<(std::string_view s) {
+        for (char c : s)
+            if (size < capacity) data[size++] = c;
+        return *this;
+    }
+    constexpr ct_text& operator<<(std::uint32_t n) {
+        char digits[12] = {};
+        std::size_t k = 0;
+        do {
+            digits[k++] = static_cast<char>('0' + n % 10);
+            n /= 10;
+        } while (n);
+        while (k) *this << std::string_view(&digits[--k], 1);
+        return *this;
+    }
+};
+
+template <ct_text T>
+constexpr auto to_fixed_string() {
+    fixed_string<T.size> f;
+    for (std::size_t k = 0; k < T.size; ++k) f.data[k] = T.data[k];
+    return f;
+}
+
+}  // namespace parley::jinja::detail
+
+#endif

@@ -1,0 +1,284 @@
+// Tests of parley/jinja/compiled.hpp: compile-time templates render as the run-time engine does
+// (which the differential tests check against Python Jinja2), take the generated path where
+// the template is in the compiled subset, and stop the compiler on a syntax error or a name
+// path that does not fit the context type (compile-fail tests).
+#include <parley/jinja/compiled.hpp>
+
+#include "../support/subprocess.hpp"
+
+#include <boost/describe/class.hpp>
+#include <boost/describe/enum.hpp>
+#include <boost/json/parse.hpp>
+#include <doctest/doctest.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ctt {
+
+enum class mood { calm, curious };
+BOOST_DESCRIBE_ENUM(mood, calm, curious)
+
+struct message {
+    std::string role;
+    std::string content;
+};
+BOOST_DESCRIBE_STRUCT(message, (), (role, content))
+
+struct person {
+    std::string name;
+    int age = 0;
+    std::optional<std::string> nickname;
+    std::vector<std::string> tags;
+    mood state = mood::calm;
+    double score = 0;
+};
+BOOST_DESCRIBE_STRUCT(person, (), (name, age, nickname, tags, state, score))
+
+struct chat {
+    std::vector<message> messages;
+    bool add_generation_prompt = false;
+    person user;
+    std::map<std::string, int> counts;
+    std::string system;
+    std::variant<std::nullptr_t, std::string> flow;
+};
+BOOST_DESCRIBE_STRUCT(chat, (), (messages, add_generation_prompt, user, counts, system, flow))
+
+chat sample(std::size_t n, bool prompt) {
+    chat c;
+    for (std::size_t i = 0; i < n; ++i)
+        c.messages.push_back({i % 2 ? "assistant" : "user", "message " + std::to_string(i) + " with <b>&'\"</b>"});
+    c.add_generation_prompt = prompt;
+    c.user = {"Ada", 36, std::nullopt, {"math", "engines"}, mood::curious, 2.5};
+    c.counts = {{"a", 1}, {"b", 2}};
+    c.system = "Be brief.";
+    if (n >= 2) c.flow = "transfer_money";
+    return c;
+}
+
+}  // namespace ctt
+
+using namespace parley::jinja::literals;
+namespace pj = parley::jinja;
+
+namespace {
+
+// The compiled template's output for several contexts equals the run-time engine's on the
+// same source (the same parse, rendered by the interpreter), and the expected path is taken.
+template <class T>
+void same_as_runtime(const T& t, bool compiled) {
+    CHECK(T::template is_compiled_for<ctt::chat> == compiled);
+    for (std::size_t n : {0u, 1u, 2u, 5u}) {
+        for (bool prompt : {false, true}) {
+            ctt::chat c = ctt::sample(n, prompt);
+            if (n == 5) c.user.nickname = "Countess";
+            INFO("source: " << T::source() << "\nmessages: " << n << ", prompt: " << prompt);
+            const std::string expected = T::runtime().render(c);
+            CHECK(t.render(c) == expected);
+            std::string out = "prefix|";
+            t.render_to(out, c);
+            CHECK(out == "prefix|" + expected);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("compiled: the ChatML template takes the generated path and renders as the run-time engine") {
+    same_as_runtime(pj::prompt<"{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + "
+                               "message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt "
+                               "%}{{ '<|im_start|>assistant\n' }}{% endif %}">,
+                    true);
+}
+
+TEST_CASE("compiled: the generated path covers loops, loop attributes, conditions, set and printing") {
+    same_as_runtime("{% for m in messages %}{{ loop.index }}/{{ loop.length }} {{ loop.index0 }} {{ loop.revindex }} "
+                    "{{ loop.revindex0 }} {{ m.role ~ ':' ~ m.content }}{% if loop.first %}^{% endif %}"
+                    "{% if loop.last %}.{% else %}, {% endif %}{% else %}(none){% endfor %}"_prompt,
+                    true);
+    same_as_runtime("{{ user.name }} {{ user.age }} {{ user.nickname }} {{ user.state }} {{ user.score }} "
+                    "{{ user.tags }} {{ counts }} {{ add_generation_prompt }} {{ none }} {{ 42 }} {{ true }}"_prompt,
+                    true);
+    same_as_runtime("{% if user.nickname is defined %}{{ user.nickname }}{% elif user.age == 36 %}36{% else %}?"
+                    "{% endif %}{% if user.nope is defined %}x{% endif %}{% if user.name is not undefined %}n{% endif %}"
+                    "{% if nothing is undefined %}u{% endif %}"_prompt,
+                    true);
+    same_as_runtime("{% if messages and not add_generation_prompt %}A{% endif %}{% if user.tags or system %}B{% endif %}"
+                    "{% if 'eng' in user.tags[1] %}never{% endif %}{% if 'brief' in system %}C{% endif %}"
+                    "{% if user.name != 'Ada' %}D{% endif %}{% if none is none %}E{% endif %}"
+                    "{% if user.age is none %}F{% endif %}"_prompt,
+                    false);  // user.tags[1]: an integer subscript is not compiled
+    same_as_runtime("{% if 'brief' in system %}C{% endif %}{% if user.name != 'Ada' %}D{% endif %}"
+                    "{% if none is none %}E{% endif %}{% if user.age is none %}F{% endif %}"
+                    "{% if system not in 'x' %}G{% endif %}"_prompt,
+                    true);
+    same_as_runtime("{{ messages | length }} {{ system | length }} {{ user | length }} {{ counts | count }}"
+                    "{% if messages | length > 2 %}many{% endif %}{% if user.age >= 36 and user.age < 40 %}30s{% endif %}"
+                    "{% if 'b' > 'a' and 'é' > 'z' and not 'a' <= '' %}s{% endif %}{% if flow != None %}{{ flow }}"
+                    "{% else %}no flow{% endif %}{% if flow is none %}N{% endif %}{% if user.nickname == None %}never"
+                    "{% endif %}{% if none == flow %}={% endif %}{{ flow }} {{ 'héllo' | length }}"_prompt,
+                    true);
+    same_as_runtime("{% set greeting = 'Hi ' + user.name %}{% set who = user %}{{ greeting }}, {{ who.age }}"
+                    "{% for m in messages %}{% set line = m.role + ': ' + m.content %}{{ line }};{% endfor %}"
+                    "{{ 'yes' if add_generation_prompt else 'no' }}{{ 'only' if messages }}"_prompt,
+                    true);
+}
+
+TEST_CASE("compiled: templates outside the compiled subset render through the run-time engine") {
+    // filters, calls, macros, integer subscripts and a set inside an if fall back, with the same output
+    same_as_runtime("{{ messages | length }} {{ user.name | upper }} {{ messages[0].role if messages }}"_prompt, false);
+    same_as_runtime("{% macro m(x) %}<{{ x }}>{% endmacro %}{{ m(user.name) }}"_prompt, false);
+    same_as_runtime("{% if messages %}{% set n = 1 %}{% endif %}{{ n }}"_prompt, false);
+    same_as_runtime("{% for k, v in counts.items() %}{{ k }}={{ v }};{% endfor %}"_prompt, false);
+    // a boost::json context always takes the run-time engine, with member checks at render time
+    constexpr auto t = "{{ a.b }}"_prompt;
+    CHECK(t.render(boost::json::parse(R"({"a": {"b": 7}})")) == "7");
+    CHECK_FALSE(decltype(t)::is_compiled_for<boost::json::value>);
+}
+
+namespace {
+struct source {
+    static constexpr std::string_view value = "{% for m in messages %}\n  {{ m.role }}\n{% endfor %}\n";
+};
+}  // namespace
+
+TEST_CASE("compiled: long templates come through a type carrying the source, with options") {
+    constexpr pj::compiled_template<source> plain;
+    constexpr pj::compiled_template<source, pj::compile_options{.trim_blocks = true, .lstrip_blocks = true}> trimmed;
+    const ctt::chat c = ctt::sample(2, false);
+    CHECK(plain.render(c) == pj::environment().parse(source::value).render(c));
+    pj::options o;
+    o.trim_blocks = true;
+    o.lstrip_blocks = true;
+    CHECK(trimmed.render(c) == pj::environment(o).parse(source::value).render(c));
+    CHECK(plain.render(c) != trimmed.render(c));
+    CHECK(decltype(trimmed)::is_compiled_for<ctt::chat>);
+}
+
+namespace ctt {
+struct counter {
+    std::string name;
+    std::uint64_t count = 0;
+};
+BOOST_DESCRIBE_STRUCT(counter, (), (name, count))
+}  // namespace ctt
+
+TEST_CASE("compiled: an error while rendering is the run-time engine's, and leaves the caller's buffer as it was") {
+    constexpr auto generated = "{{ name }}: {{ count }}"_prompt;
+    constexpr auto interpreted = "{{ name }}: {{ count // 0 }}"_prompt;
+    CHECK(decltype(generated)::is_compiled_for<ctt::counter>);
+    CHECK_FALSE(decltype(interpreted)::is_compiled_for<ctt::counter>);
+    CHECK(generated.render(ctt::counter{"n", 7}) == "n: 7");
+    // an unsigned count beyond the 64-bit range of template integers, and a division by zero
+    const auto error_of = [](auto render) -> std::string {
+        std::string out = "kept";
+        try {
+            render(out);
+        } catch (const parley::template_error& e) {
+            CHECK(out == "kept");
+            return e.what();
+        }
+        FAIL("no error");
+        return {};
+    };
+    const ctt::counter huge{"n", ~std::uint64_t{0}};
+    const std::string generated_error = error_of([&](std::string& out) { generated.render_to(out, huge); });
+    CHECK(generated_error == error_of([&](std::string& out) { decltype(generated)::runtime().render_to(out, huge); }));
+    CHECK(generated_error.find("beyond the 64-bit range") != std::string::npos);
+    const std::string interpreted_error =
+        error_of([&](std::string& out) { interpreted.render_to(out, ctt::counter{"n", 1}); });
+    CHECK(interpreted_error.find("division") != std::string::npos);
+}
+
+// ---- compile-fail tests -------------------------------------------------------------------------
+
+namespace {
+
+bool is_clang() {
+#if defined(__clang__)
+    return true;
+#else
+    return false;
+#endif
+}
+
+const char* const fail_prelude = R"(#include <parley/jinja/compiled.hpp>
+#include <boost/describe/class.hpp>
+#include <string>
+#include <vector>
+struct Person { std::string name; int age; };
+BOOST_DESCRIBE_STRUCT(Person, (), (name, age))
+struct Context { Person user; std::vector<Person> people; };
+BOOST_DESCRIBE_STRUCT(Context, (), (user, people))
+using namespace parley::jinja::literals;
+)";
+
+// Compiles the prelude and `code`; the compilation must fail and its output contain each text.
+void must_not_compile(const std::string& code, const std::vector<std::string>& expected) {
+    const subprocess::compile_result r = subprocess::compile_snippet(std::string(fail_prelude) + code + "\n");
+    INFO("code: " << code << "\ncompiler output:\n" << r.output);
+    CHECK_FALSE(r.compiled);
+    for (const std::string& e : expected) {
+        INFO("expected: " << e);
+        CHECK(r.output.find(e) != std::string::npos);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("compiled: a syntax error is a compile error naming the line, the column and what was expected") {
+    if (is_clang()) {
+        must_not_compile(R"(constexpr auto t = "Hello\n{{ user.name "_prompt;)",
+                         {"template_syntax_error({0, -1, 2, 14, ", "unexpected end of template, expected '}}'"});
+        must_not_compile(R"(constexpr auto t = "{% for x in %}{% endfor %}"_prompt;)",
+                         {"template_syntax_error({0, -1, 1, 13, ", "expected an expression, got "});
+    } else {
+        must_not_compile(R"(constexpr auto t = "Hello\n{{ user.name "_prompt;)",
+                         {"template_error_at_line<2>", "template_error_at_column<14>",
+                          "{\"unexpected end of template, expected \\'}}\\'\"}"});
+        must_not_compile(R"(constexpr auto t = "{% for x in %}{% endfor %}"_prompt;)",
+                         {"template_error_at_line<1>", "template_error_at_column<13>",
+                          "{\"expected an expression, got \"}"});
+    }
+}
+
+TEST_CASE("compiled: a name path that does not fit the context type is a compile error naming the member and the type") {
+    // what each compiler shows: g++ the whole sentence, clang++ the type, line and column
+    auto said = [](const std::string& type, int line, int column, const std::string& sentence) {
+        if (is_clang())
+            return std::vector<std::string>{"error_not_a_member_of<" + type + ", " + std::to_string(line) + "U, " +
+                                            std::to_string(column) + "U, "};
+        std::string escaped;
+        for (char c : sentence) escaped += c == '\'' ? std::string("\\'") : std::string(1, c);
+        return std::vector<std::string>{"{\"parley: " + std::to_string(line) + ":" + std::to_string(column) + ": " +
+                                        escaped + "\"}"};
+    };
+    must_not_compile(R"(constexpr auto t = "Hello {{ user.nme }}!"_prompt;
+std::string f(const Context& c) { return t.render(c); })",
+                     said("Person", 1, 15, "'nme' is not a member of Person (members: name, age)"));
+    must_not_compile(R"(constexpr auto t = "{% for p in people %}\n{{ p['agee'] }}{% endfor %}"_prompt;
+std::string f(const Context& c) { return t.render(c); })",
+                     said("Person", 2, 5, "'agee' is not a member of Person (members: name, age)"));
+    must_not_compile(R"(constexpr auto t = "{{ usr }}"_prompt;
+std::string f(const Context& c) { return t.render(c); })",
+                     said("Context", 1, 4, "'usr' is not a member of Context (members: user, people)"));
+    // checked in templates the run-time engine renders, too
+    must_not_compile(R"(constexpr auto t = "{{ user.name | upper }}{{ people | map(attribute='name') | join }}{{ user.agee | default(1) }}{{ f(user.nam) }}"_prompt;
+std::string f(const Context& c) { return t.render(c); })",
+                     said("Person", 1, 105, "'nam' is not a member of Person (members: name, age)"));
+}
+
+TEST_CASE("compiled: names the template may bind, and `is defined` probes, are not errors") {
+    const subprocess::compile_result r = subprocess::compile_snippet(std::string(fail_prelude) + R"(
+constexpr auto t = "{% if user.nme is defined or other is defined %}x{% endif %}{{ nothing | default('d') }}"
+    "{% if user %}{% set later = 1 %}{% endif %}{{ later }}{% macro m(p) %}{{ p.anything }}{% endmacro %}"
+    "{% for a, b in people %}{{ a.b }}{% endfor %}{{ range(3) | list }}"_prompt;
+std::string f(const Context& c) { return t.render(c); }
+)");
+    INFO(r.output);
+    CHECK(r.compiled);
+}
