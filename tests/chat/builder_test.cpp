@@ -8,6 +8,7 @@
 
 #include <parley/chat/render.hpp>
 #include <parley/chat/yaml.hpp>
+#include <parley/jinja/compiled.hpp>
 
 #include "../support/subprocess.hpp"
 
@@ -332,6 +333,26 @@ TEST_CASE("builder: the contents of a constexpr conversation") {
     static_assert(parley::request{}.empty() && !parley::request{.seed = 1}.empty());
     static_assert(!parley::request{.functions = parley::empty_list}.empty());
     CHECK(ask.to_messages().size() == 5);
+}
+
+TEST_CASE("builder: compile-time templates as message texts render as the same texts written as strings") {
+    constexpr auto greet = parley::jinja::prompt<"Hello {{ name }}!">;
+    constexpr auto with_templates = parley::conversation(
+        parley::metadata{.name = "greet"}, parley::system{greet},
+        parley::user{{parley::text_part{greet}, parley::text_part{"and {{ name | upper }}"}}});
+    constexpr auto with_strings = parley::conversation(
+        parley::metadata{.name = "greet"}, parley::system{"Hello {{ name }}!"},
+        parley::user{{parley::text_part{"Hello {{ name }}!"}, parley::text_part{"and {{ name | upper }}"}}});
+    static_assert(with_templates.get<0>().content.text() == "Hello {{ name }}!");
+    static_assert(with_templates.get<1>().content.parts()[0].text() == "Hello {{ name }}!");
+    const boost::json::value data = boost::json::parse(R"({"name": "Ada"})");
+    const parley::rendered_request a = parley::render(with_templates.to_template(), data);
+    check_same(a, parley::render(with_strings.to_template(), data));
+    REQUIRE(a.added.size() == 2);
+    // a template parsed with other options than the conversations' is not taken as a text
+    constexpr auto trimmed = parley::jinja::prompt<"{{ name }}", parley::jinja::compile_options{.trim_blocks = true}>;
+    static_assert(!std::is_convertible_v<decltype(trimmed), parley::builder::content>);
+    static_assert(std::is_convertible_v<decltype(greet), parley::builder::content>);
 }
 
 TEST_CASE("builder: function definitions and response formats from described structs") {

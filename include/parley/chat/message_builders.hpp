@@ -17,6 +17,15 @@
 
 namespace parley {
 
+/// A compile-time template of parley/jinja/compiled.hpp (`parley::jinja::prompt<"...">`) parsed
+/// with the options conversation templates use (Jinja2's defaults): a builder takes it as a
+/// message's text. Its source was checked when it compiled.
+template <class T>
+concept builder_template = requires {
+    { T::written_source() } -> std::convertible_to<std::string_view>;
+    requires T::has_default_options;
+};
+
 /// A text part of a message's content (YAML `{type: text, text: ...}`); the text is a template.
 struct text_part {
     std::string_view text = {};
@@ -111,6 +120,9 @@ public:
     constexpr content() = default;
     constexpr content(const char* text) : kind_(kind::text), text_(text) {}
     constexpr content(std::string_view text) noexcept : kind_(kind::text), text_(text) {}
+    /// A compile-time template's source.
+    template <builder_template T>
+    constexpr content(const T&) noexcept : kind_(kind::text), text_(T::written_source()) {}
     constexpr content(std::initializer_list<part> parts) : kind_(kind::parts), parts_(parts) {}
 
     constexpr kind type() const noexcept { return kind_; }

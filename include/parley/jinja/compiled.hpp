@@ -914,6 +914,22 @@ public:
 
     /// The source as parsed (line ends normalised).
     static constexpr std::string_view source() noexcept { return parsed::prog.source_view(); }
+    /// The source as written (`Source::value`).
+    static constexpr std::string_view written_source() noexcept { return Source::value; }
+    /// The options it is parsed with.
+    static constexpr compile_options options = Options;
+    /// True for Jinja2's default options, those of the conversation templates: the constexpr
+    /// builders of parley/chat/builder.hpp take such a template as a message's text
+    /// (`parley::user{greet}`, `parley::text_part{greet}`).
+    static constexpr bool has_default_options = !Options.trim_blocks && !Options.lstrip_blocks &&
+                                                !Options.keep_trailing_newline && !Options.loop_controls;
+
+    /// The source as written, for the builders' text parts.
+    constexpr operator std::string_view() const noexcept
+        requires has_default_options
+    {
+        return Source::value;
+    }
 
     /// Renders with a context: a described struct (checked at compile time), a
     /// boost::json::value or object, or anything the run-time engine accepts. Throws
@@ -950,7 +966,7 @@ public:
     /// generated code does not do.
     static const parsed_template& runtime() {
         static const parsed_template t = [] {
-            options o;
+            parley::jinja::options o;
             o.trim_blocks = Options.trim_blocks;
             o.lstrip_blocks = Options.lstrip_blocks;
             o.keep_trailing_newline = Options.keep_trailing_newline;
