@@ -6,6 +6,7 @@
 
 #include <parley/chat/json.hpp>
 #include <parley/provider/openai_embeddings.hpp>
+#include <parley/provider/openai_reply_sax.hpp>
 #include <parley/provider/openai_stream.hpp>
 #include <parley/provider/openai_wire.hpp>
 
@@ -85,18 +86,10 @@ inline reply_choice read_reply_choice(const boost::json::value& cv, std::size_t 
     return choice;
 }
 
-}  // namespace detail
-
-/// Decodes the body of a non-streamed chat-completions reply (a chat.completion object) into a
-/// chat_reply with this status and these header fields. Content, refusal, tool calls, a legacy
-/// function call, log probabilities, finish reasons and usage are kept as the API wrote them
-/// (`"content": null` is std::monostate, `""` an empty string); members parley has no place for
-/// (`annotations`, `audio`, `service_tier`) are skipped. Choices are ordered by index.
-/// A status outside 200-299, or a body `{"error": ...}`, gives decode_error's error; a body that
-/// is not JSON, too deep, or not of that shape (a member of the wrong kind, no `choices`, a
-/// repeated choice index, too many choices or tool calls) gives errc::protocol naming the member.
-inline boost::system::result<chat_reply, call_error> decode_reply(int status, http_headers headers, std::string_view body,
-                                                                  const reply_limits& limits = {}) {
+/// decode_reply through a DOM of the whole body: what decode_reply does for any body its fast
+/// path (decode_reply_sax) does not take, with the messages of every error.
+inline boost::system::result<chat_reply, call_error> decode_reply_dom(int status, http_headers headers, std::string_view body,
+                                                                      const reply_limits& limits = {}) {
     if (status < 200 || status > 299) return decode_error(status, std::move(headers), body, limits);
     try {
         detail::json_scratch scratch;  // every member read below is copied out of the DOM
@@ -139,6 +132,33 @@ inline boost::system::result<chat_reply, call_error> decode_reply(int status, ht
         e.headers = std::move(headers);
         return e;
     }
+}
+
+}  // namespace detail
+
+/// Decodes the body of a non-streamed chat-completions reply (a chat.completion object) into a
+/// chat_reply with this status and these header fields. Content, refusal, tool calls, a legacy
+/// function call, log probabilities, finish reasons and usage are kept as the API wrote them
+/// (`"content": null` is std::monostate, `""` an empty string); members parley has no place for
+/// (`annotations`, `audio`, `service_tier`) are skipped. Choices are ordered by index.
+/// A status outside 200-299, or a body `{"error": ...}`, gives decode_error's error; a body that
+/// is not JSON, too deep, or not of that shape (a member of the wrong kind, no `choices`, a
+/// repeated choice index, too many choices or tool calls) gives errc::protocol naming the member.
+///
+/// A well-formed reply is read in one pass without building a JSON tree (`usage` and `logprobs`
+/// are built as values); any other body, and any body that gives a member parley reads twice, is
+/// decoded again through a tree, which gives the same result or the error that names the member.
+inline boost::system::result<chat_reply, call_error> decode_reply(int status, http_headers headers, std::string_view body,
+                                                                  const reply_limits& limits = {}) {
+    if (status >= 200 && status <= 299) {
+        chat_reply r;
+        if (detail::decode_reply_sax(body, limits, r)) {
+            r.status = status;
+            r.headers = std::move(headers);
+            return r;
+        }
+    }
+    return detail::decode_reply_dom(status, std::move(headers), body, limits);
 }
 
 /// The reply as OpenAI writes a chat.completion object: `id`, `object`, `created`, `model`,
