@@ -441,8 +441,8 @@ decltype(auto) eval(const E& env) {
         } else {
             return unknown_t{};
         }
-    } else if constexpr (x.kind == nk::and_ || x.kind == nk::or_ || x.kind == nk::not_ || x.kind == nk::compare ||
-                         x.kind == nk::test) {
+    } else if constexpr (x.kind == nk::not_ || x.kind == nk::compare || x.kind == nk::test) {
+        // (`a and b` and `a or b` are values of an operand, not booleans: only tests compute them)
         if constexpr (truth_ok<P, I, E>()) return truth<P, I>(env);
         else return unknown_t{};
     } else {
