@@ -32,6 +32,7 @@
 #include <boost/describe/members.hpp>
 #include <boost/mp11/algorithm.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -893,6 +894,10 @@ class compiled_template {
     template <class Ctx>
     using scope = detail::ct::root_scope<Ctx>;
 
+    // The size of the latest output of render() with a Ctx: a relaxed atomic, as it is only a hint.
+    template <class Ctx>
+    static inline std::atomic<std::size_t> size_hint{0};
+
     template <class Ctx>
     static constexpr bool check() {
         return detail::ct::check_node<parsed, parsed::prog.root, scope<Ctx>>();
@@ -937,7 +942,15 @@ public:
     template <class Ctx>
     std::string render(const Ctx& ctx) const {
         std::string out;
-        render_to(out, ctx);
+        if constexpr (is_compiled_for<Ctx>) {
+            // allocated once, at the size of the previous output with this context type (the
+            // run-time engine keeps the same hint)
+            out.reserve(size_hint<Ctx>.load(std::memory_order_relaxed));
+            render_to(out, ctx);
+            size_hint<Ctx>.store(out.size(), std::memory_order_relaxed);
+        } else {
+            render_to(out, ctx);
+        }
         return out;
     }
 
