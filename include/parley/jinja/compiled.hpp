@@ -593,7 +593,7 @@ bool truth(const E& env) {
 
 /// Python's str(v) of a typed value, appended.
 template <class T>
-void put(std::string& out, const T& v) {
+PARLEY_ALWAYS_INLINE void put(std::string& out, const T& v) {
     if constexpr (is_text<T>) out.append(std::string_view(v));
     else if constexpr (std::is_same_v<T, bool>) out.append(v ? "True" : "False");
     else if constexpr (is_int<T>) append_int(out, static_cast<std::int64_t>(v));
@@ -620,7 +620,7 @@ constexpr bool print_ok() {
 }
 
 template <class P, std::uint32_t I, class E>
-void print(std::string& out, const E& env) {
+PARLEY_ALWAYS_INLINE void print(std::string& out, const E& env) {
     constexpr node x = P::prog.nodes[I];
     if constexpr (x.kind == nk::binop && x.oper == op::add) {
         print<P, x.a>(out, env);
