@@ -30,6 +30,7 @@ import collections
 import json
 import math
 import os
+import re
 import sys
 
 try:
@@ -532,6 +533,39 @@ class Generated:
         self.undefined_names = undefined_names
 
 
+def builtin_signatures():
+    """The filters and tests parley/jinja/compiled.hpp knows, with their argument counts, read
+    from its tables: {("filter" or "test", name): (min, max)}."""
+    header = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include", "parley", "jinja",
+                          "compiled.hpp")
+    with open(header, encoding="utf-8") as f:
+        text = f.read()
+    table = {}
+    for kind, array in (("filter", "builtin_filters"), ("test", "builtin_tests")):
+        body = re.search(r"builtin_signature " + array + r"\[\] = \{(.*?)\n\};", text, re.S).group(1)
+        for name, lo, hi in re.findall(r'\{"([^"]+)", (\d+), (\d+|many)\}', body):
+            table[(kind, name)] = (int(lo), 255 if hi == "many" else int(hi))
+    assert len(table) > 80, "compiled_cases_gen.py: the signature tables of compiled.hpp were not found"
+    return table
+
+
+SIGNATURES = builtin_signatures()
+
+
+def call_fault(ast):
+    """Why the compile-time check of filters and tests rejects a template, or None."""
+    for n in ast.find_all((nodes.Filter, nodes.Test)):
+        kind = "filter" if isinstance(n, nodes.Filter) else "test"
+        sig = SIGNATURES.get((kind, n.name))
+        if sig is None:
+            return f"an unknown {kind} (a compile error for a compile-time template)"
+        if n.dyn_args is None and n.dyn_kwargs is None:
+            given = len(n.args) + len(n.kwargs)
+            if given < sig[0] or given > sig[1]:
+                return f"a {kind} given a wrong number of arguments (a compile error for a compile-time template)"
+    return None
+
+
 def prepare(case, env):
     """The typed form of a case, or Skip."""
     if case.name in DOES_NOT_COMPILE:
@@ -545,6 +579,9 @@ def prepare(case, env):
         raise Skip(f"fails when compiled by Jinja2 ({type(e).__name__})")
     if any(True for _ in ast.find_all((nodes.Extends, nodes.Include, nodes.Import, nodes.FromImport))):
         raise Skip("a tag that needs a template loader: a syntax error for parley")
+    fault = call_fault(ast)
+    if fault:
+        raise Skip(fault)
     root = type_of_json(case.context)
     checker = Checker(ast, root)
     try:

@@ -11,7 +11,11 @@
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
 #include <optional>
 #include <string>
 #include <variant>
@@ -281,4 +285,59 @@ std::string f(const Context& c) { return t.render(c); }
 )");
     INFO(r.output);
     CHECK(r.compiled);
+}
+
+TEST_CASE("compiled: the built-in filters and tests, and their argument counts, are Python Jinja2's and the run-time engine's") {
+    // the names of the run-time engine's plain environment
+    parley::jinja::detail::env_data runtime;
+    parley::jinja::detail::install_builtins(runtime);
+    std::set<std::string> filters, tests;
+    for (const auto& b : pj::detail::ct::builtin_filters) filters.insert(std::string(b.name));
+    for (const auto& b : pj::detail::ct::builtin_tests) tests.insert(std::string(b.name));
+    std::set<std::string> runtime_filters, runtime_tests;
+    for (const auto& [name, f] : runtime.filters) runtime_filters.insert(name);
+    for (const auto& [name, t] : runtime.tests) runtime_tests.insert(name);
+    CHECK(filters == runtime_filters);
+    CHECK(tests == runtime_tests);
+
+    // the counts, from the signatures of Python Jinja2's functions
+    const auto file = subprocess::temp_path("signatures.txt");
+    REQUIRE(subprocess::run_python("builtin_signatures.py", {file.string()}));
+    std::ifstream in(file);
+    std::set<std::tuple<std::string, std::string, int, int>> python, ours;
+    std::string kind, name;
+    int lo = 0, hi = 0;
+    while (in >> kind >> name >> lo >> hi) python.insert({kind, name, lo, hi});
+    std::filesystem::remove(file);
+    for (const auto& b : pj::detail::ct::builtin_filters) ours.insert({"filter", std::string(b.name), b.min, b.max});
+    for (const auto& b : pj::detail::ct::builtin_tests) ours.insert({"test", std::string(b.name), b.min, b.max});
+    CHECK(python.size() > 80);
+    CHECK(ours == python);
+}
+
+TEST_CASE("compiled: an unknown filter or test, or a wrong number of arguments, is a compile error") {
+    auto said = [](int line, int column, const std::string& sentence) {
+        if (is_clang())
+            return std::vector<std::string>{"error_in_template<" + std::to_string(line) + "U, " +
+                                            std::to_string(column) + "U, "};
+        std::string escaped;
+        for (char c : sentence) escaped += c == '\'' ? std::string("\\'") : std::string(1, c);
+        return std::vector<std::string>{"{\"parley: " + std::to_string(line) + ":" + std::to_string(column) + ": " +
+                                        escaped + "\"}"};
+    };
+    must_not_compile(R"(constexpr auto t = "{{ user.name | nope }}"_prompt;)", said(1, 16, "unknown filter 'nope'"));
+    must_not_compile(R"(constexpr auto t = "{% if user is odd_one %}{% endif %}"_prompt;)",
+                     said(1, 15, "unknown test 'odd_one'"));
+    must_not_compile(R"(constexpr auto t = "{{ user.name | replace('a') }}"_prompt;)",
+                     said(1, 16, "filter 'replace' takes 2 to 3 arguments (1 given)"));
+    must_not_compile(R"(constexpr auto t = "{% if user.age is divisibleby %}{% endif %}"_prompt;)",
+                     said(1, 19, "test 'divisibleby' takes 1 argument (0 given)"));
+    must_not_compile(R"(constexpr auto t = "{{ user.name | upper(1) }}"_prompt;)",
+                     said(1, 16, "filter 'upper' takes 0 arguments (1 given)"));
+    const subprocess::compile_result fine = subprocess::compile_snippet(std::string(fail_prelude) + R"(
+constexpr auto t = "{{ people | map('upper') | join(', ') | truncate(3, true, '', 0) }}{{ x | format(*args) }}"
+    "{% if user.age is divisibleby(3) %}{% endif %}{{ user.name | replace('a', 'b', count=1) }}"_prompt;
+)");
+    INFO(fine.output);
+    CHECK(fine.compiled);
 }

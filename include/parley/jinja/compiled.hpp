@@ -187,6 +187,117 @@ constexpr void report_not_a_member() {
     error_not_a_member_of<T, at.line, at.column, to_fixed_string<Text>()>();
 }
 
+/// Any other fault of a compile-time template (an unknown filter or test, a wrong number of
+/// arguments) stops the compiler here; g++ shows Message in full, both compilers the line and
+/// the column.
+template <std::uint32_t Line, std::uint32_t Column, fixed_string Message>
+constexpr void error_in_template() {
+    static_assert(Message.size() == 0,
+                  "parley: a compile-time template calls an unknown filter or test, or passes it a wrong number "
+                  "of arguments (the message, line and column are the template arguments above)");
+}
+
+/// A built-in filter or test of environment::plain() and how many arguments it takes besides
+/// its input (`many`: any number). tests/jinja/compiled_test.cpp checks the list against the
+/// run-time engine's.
+struct builtin_signature {
+    std::string_view name;
+    std::uint8_t min = 0, max = 0;
+};
+inline constexpr std::uint8_t many = 255;
+
+inline constexpr builtin_signature builtin_filters[] = {
+    {"abs", 0, 0},        {"attr", 1, 1},        {"batch", 1, 2},       {"capitalize", 0, 0}, {"center", 0, 1},
+    {"count", 0, 0},      {"d", 0, 2},           {"default", 0, 2},     {"dictsort", 0, 3},   {"e", 0, 0},
+    {"escape", 0, 0},     {"filesizeformat", 0, 1}, {"first", 0, 0},    {"float", 0, 1},      {"forceescape", 0, 0},
+    {"format", 0, many},  {"groupby", 1, 3},     {"indent", 0, 3},      {"int", 0, 2},        {"items", 0, 0},
+    {"join", 0, 2},       {"last", 0, 0},        {"length", 0, 0},      {"list", 0, 0},       {"lower", 0, 0},
+    {"map", 0, many},     {"max", 0, 2},         {"min", 0, 2},         {"pprint", 0, 0},     {"random", 0, 0},
+    {"reject", 0, many},  {"rejectattr", 0, many}, {"replace", 2, 3},   {"reverse", 0, 0},    {"round", 0, 2},
+    {"safe", 0, 0},       {"select", 0, many},   {"selectattr", 0, many}, {"slice", 1, 2},    {"sort", 0, 3},
+    {"string", 0, 0},     {"striptags", 0, 0},   {"sum", 0, 2},         {"title", 0, 0},      {"tojson", 0, 1},
+    {"trim", 0, 1},       {"truncate", 0, 4},    {"unique", 0, 2},      {"upper", 0, 0},      {"urlencode", 0, 0},
+    {"urlize", 0, 5},     {"wordcount", 0, 0},   {"wordwrap", 0, 4},    {"xmlattr", 0, 1},
+};
+inline constexpr builtin_signature builtin_tests[] = {
+    {"!=", 1, 1},         {"<", 1, 1},           {"<=", 1, 1},          {"==", 1, 1},         {">", 1, 1},
+    {">=", 1, 1},         {"boolean", 0, 0},     {"callable", 0, 0},    {"defined", 0, 0},    {"divisibleby", 1, 1},
+    {"eq", 1, 1},         {"equalto", 1, 1},     {"escaped", 0, 0},     {"even", 0, 0},       {"false", 0, 0},
+    {"filter", 0, 0},     {"float", 0, 0},       {"ge", 1, 1},          {"greaterthan", 1, 1}, {"gt", 1, 1},
+    {"in", 1, 1},         {"integer", 0, 0},     {"iterable", 0, 0},    {"le", 1, 1},         {"lessthan", 1, 1},
+    {"lower", 0, 0},      {"lt", 1, 1},          {"mapping", 0, 0},     {"ne", 1, 1},         {"none", 0, 0},
+    {"number", 0, 0},     {"odd", 0, 0},         {"sameas", 1, 1},      {"sequence", 0, 0},   {"string", 0, 0},
+    {"test", 0, 0},       {"true", 0, 0},        {"undefined", 0, 0},   {"upper", 0, 0},
+};
+
+template <std::size_t N>
+constexpr const builtin_signature* find_builtin(const builtin_signature (&list)[N], std::string_view name) {
+    for (const builtin_signature& b : list)
+        if (b.name == name) return &b;
+    return nullptr;
+}
+
+/// The first filter or test of a program that is unknown or called with a wrong number of
+/// arguments, and the message; node `none` when there is none.
+struct call_fault {
+    std::uint32_t node = none;
+    ct_text text;
+};
+
+template <class P>
+constexpr call_fault find_call_fault() {
+    constexpr auto& p = P::prog;
+    for (std::uint32_t i = 0; i < p.nodes.size(); ++i) {
+        const node& x = p.nodes[i];
+        if (x.kind != nk::filter && x.kind != nk::test) continue;
+        const bool is_filter = x.kind == nk::filter;
+        const std::string_view kind = is_filter ? "filter" : "test";
+        const std::string_view name = p.sym_name(x.sym);
+        const builtin_signature* b = is_filter ? find_builtin(builtin_filters, name) : find_builtin(builtin_tests, name);
+        const ct_position at = position_of(p.source_view(), x.pos);
+        call_fault f;
+        f.text << "parley: " << at.line << ":" << at.column << ": ";
+        if (!b) {
+            f.node = i;
+            f.text << "unknown " << kind << " '" << name << "'";
+            return f;
+        }
+        std::uint32_t given = 0;
+        bool spread = false;  // *args or **kwargs: the count is known at render time
+        if (x.b != none) {
+            const node& a = p.nodes[x.b];
+            given = a.b + a.d;
+            spread = a.e != none || a.f != none;
+        }
+        if (!spread && (given < b->min || (b->max != many && given > b->max))) {
+            f.node = i;
+            f.text << kind << " '" << name << "' takes ";
+            if (b->min == b->max) f.text << std::uint32_t{b->min};
+            else if (b->max == many) f.text << "at least " << std::uint32_t{b->min};
+            else f.text << std::uint32_t{b->min} << " to " << std::uint32_t{b->max};
+            f.text << (b->max == 1 && b->min == 1 ? " argument" : " arguments") << " (" << given << " given)";
+            return f;
+        }
+    }
+    return {};
+}
+
+template <class P>
+inline constexpr call_fault call_fault_v = find_call_fault<P>();
+
+/// True when every filter and test of the program is known and given a number of arguments it
+/// takes; a compile error otherwise.
+template <class P>
+constexpr bool check_calls() {
+    if constexpr (call_fault_v<P>.node != none) {
+        constexpr ct_position at = position_of(P::prog.source_view(), P::prog.nodes[call_fault_v<P>.node].pos);
+        error_in_template<at.line, at.column, to_fixed_string<call_fault_v<P>.text>()>();
+        return false;
+    } else {
+        return true;
+    }
+}
+
 // ---- the program --------------------------------------------------------------------------------
 
 /// The symbols a template assigns where the generated code does not follow the assignment
@@ -906,7 +1017,10 @@ class compiled_template {
 public:
     /// Parses the template (at compile time when the object is a constant: a syntax error is
     /// then a compile error).
-    constexpr compiled_template() noexcept { static_cast<void>(parsed::prog.root); }
+    constexpr compiled_template() noexcept {
+        static_cast<void>(parsed::prog.root);
+        static_assert(detail::ct::check_calls<parsed>());
+    }
 
     /// True when rendering with a Ctx runs the code generated for this template (every
     /// statement and expression is in the compiled subset); false when it runs the run-time
