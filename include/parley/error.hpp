@@ -32,6 +32,8 @@ enum class errc {
     protocol,  ///< a server's reply breaks the protocol: malformed JSON or SSE, wrong Content-Type, a limit exceeded
     timeout,  ///< a connect, idle-read or total time limit was reached
     tls_verification,  ///< the server's certificate or host name did not verify
+    bad_function_arguments,  ///< a model's function calls did not fit, more often than a bot allows
+    bot_limit,  ///< a bot's bound was reached: function rounds, template switches, the context window
 };
 
 }  // namespace parley
@@ -65,6 +67,8 @@ public:
         case errc::protocol: return "malformed reply from the server";
         case errc::timeout: return "timed out";
         case errc::tls_verification: return "TLS certificate verification failed";
+        case errc::bad_function_arguments: return "the model's function arguments did not fit, too many times";
+        case errc::bot_limit: return "a bot's limit was reached";
         }
         return "unknown parley error";
     }

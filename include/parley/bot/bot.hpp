@@ -1,0 +1,331 @@
+// parley/bot/bot.hpp: the bot: a template set run against a chat_model, with C++ functions the
+// model can call. `co_await bot.run(name, input, history)` follows the algorithm of DESIGN.md
+// (docs/bot.md describes it as implemented).
+#ifndef PARLEY_BOT_BOT_HPP
+#define PARLEY_BOT_BOT_HPP
+
+#include <parley/bot/functions.hpp>
+#include <parley/bot/model.hpp>
+#include <parley/bot/tokens.hpp>
+#include <parley/chat/render.hpp>
+#include <parley/chat/template_set.hpp>
+#include <parley/error.hpp>
+#include <parley/schema/from_json.hpp>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/describe/class.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+// g++ 12 reports a false -Wmismatched-new-delete where it inlines the allocation and the release
+// of an Asio coroutine frame, which both go through Asio's aligned allocator.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace parley {
+
+/// How a bot runs its templates.
+struct bot_options {
+    /// The request parameters used when the conversation has no default-request.
+    request_params defaults;
+    /// How many replies whose function calls went wrong (arguments that do not parse or do not
+    /// fit, an unknown function, an unknown template to switch to) a run accepts; the next one
+    /// fails the run (errc::bad_function_arguments).
+    std::size_t max_bad_argument_turns = 2;
+    /// Most requests made for one `request` message of a template (the function loop); one more
+    /// fails the run (errc::bot_limit).
+    std::size_t max_function_rounds = 10;
+    /// Most template switches (botSwitchTemplate) in one run; one more fails it (errc::bot_limit).
+    std::size_t max_template_switches = 8;
+    /// The models' context sizes (tokens); a model without a size has no limit.
+    context_windows windows = context_windows::known();
+    /// Counts a message's tokens; empty: estimate_tokens.
+    token_counter count_tokens;
+};
+
+/// What one run may do besides its work.
+struct run_options {
+    /// Receives the reply's text as it arrives (the deltas of the first choice); when set, every
+    /// request of the run is streamed.
+    std::function<void(std::string_view)> on_text;
+    /// Receives every event of the streamed replies; when set, every request is streamed.
+    stream_handler on_event;
+};
+
+namespace detail::bot_engine {
+
+/// The messages a request carries: the conversation's non-control messages after its last
+/// truncate, oldest first.
+inline std::vector<message> sendable(const std::vector<message>& conversation) {
+    std::size_t from = 0;
+    for (std::size_t i = conversation.size(); i > 0; --i)
+        if (conversation[i - 1].role == role::truncate) {
+            from = i;
+            break;
+        }
+    std::vector<message> out;
+    for (std::size_t i = from; i < conversation.size(); ++i)
+        if (!is_control(conversation[i].role)) out.push_back(conversation[i]);
+    return out;
+}
+
+/// The message that answers a call: a tool message for a tool call, a function message for the
+/// legacy function call.
+inline message result_message(const std::optional<std::string>& tool_call_id, const std::string& name, std::string content) {
+    message m;
+    if (tool_call_id) {
+        m.role = role::tool;
+        m.tool_call_id = *tool_call_id;
+    } else {
+        m.role = role::function;
+        m.name = name;
+    }
+    m.content = std::move(content);
+    return m;
+}
+
+/// One call of a reply: its id (none for a legacy function call), name and arguments.
+struct pending_call {
+    std::optional<std::string> id;
+    std::string name;
+    std::string arguments;
+};
+
+inline std::vector<pending_call> calls_of(const message& reply) {
+    std::vector<pending_call> out;
+    for (const tool_call& c : reply.tool_calls) out.push_back({c.id, c.function.name, c.function.arguments});
+    if (reply.function_call) out.push_back({std::nullopt, reply.function_call->name, reply.function_call->arguments});
+    return out;
+}
+
+/// botSwitchTemplate's argument.
+struct switch_arguments {
+    std::string name;
+};
+BOOST_DESCRIBE_STRUCT(switch_arguments, (), (name))
+
+inline std::string list_names(const std::vector<std::string>& names) {
+    std::string s;
+    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+    return s.empty() ? std::string("none") : s;
+}
+
+}  // namespace detail::bot_engine
+
+/// A template set run as an assistant: its templates, the model it talks to and the C++
+/// functions the model may call.
+class bot {
+public:
+    /// Throws parley::error (errc::invalid_argument) when `model` is null.
+    bot(template_set templates, std::shared_ptr<chat_model> model, bot_options options = {})
+        : templates_(std::move(templates)), model_(std::move(model)), options_(std::move(options)) {
+        if (!model_) throw error(errc::invalid_argument, "a bot needs a model");
+    }
+
+    /// Registers a C++ function the model may call (see function_registry::add). Its definition
+    /// is sent when a request's `functions` names it and the template set does not define it.
+    /// Not while a run is under way.
+    template <class F>
+    bot& add_function(std::string name, std::string description, F f) {
+        functions_.add(std::move(name), std::move(description), std::move(f));
+        return *this;
+    }
+
+    const template_set& templates() const noexcept { return templates_; }
+    const function_registry& functions() const noexcept { return functions_; }
+    const bot_options& options() const noexcept { return options_; }
+    bot_options& options() noexcept { return options_; }
+    chat_model& model() const noexcept { return *model_; }
+
+    /// Throws parley::error (errc::chat_invalid) when a request of a template names a function
+    /// that neither the set defines nor the bot registers (botSwitchTemplate is known).
+    void check() const {
+        std::vector<std::string> external = functions_.names();
+        external.emplace_back(switch_template_function);
+        templates_.check_functions(external);
+    }
+
+    /// Runs template `template_name` with `input` (the data its texts are rendered with: a
+    /// boost::json::value, a described struct, anything the prompt language reads) on the
+    /// conversation `history`, and returns the conversation with every message the run added.
+    /// The algorithm is DESIGN.md's (docs/bot.md): messages are read up to a `request` and
+    /// appended; the request carries the newest sendable messages that fit the model's context
+    /// window; the reply is appended; the functions it calls run and their results are appended,
+    /// then the request is repeated (the forced call only on the first request) until a reply
+    /// calls no function; botSwitchTemplate continues with another template; then the rest of
+    /// the template is read the same way.
+    /// On failure nothing of the run is kept (the caller's history is not touched) and the error
+    /// is thrown: call_exception for a failed call, template_error for a text that does not
+    /// render, parley::error (errc::chat_invalid for a template or a request that breaks a rule,
+    /// errc::bad_function_arguments when the model's calls went wrong more often than allowed,
+    /// errc::bot_limit for the other bounds), or what a function threw (other than
+    /// function_failure). The bot, and the input's referents, must outlive the run.
+    template <class Input>
+    boost::asio::awaitable<std::vector<message>> run(std::string template_name, Input input,
+                                                      std::vector<message> history, run_options opt = {}) const {
+        std::vector<message> conversation = std::move(history);
+        const conversation_template* current = &templates_.at(template_name);
+        std::size_t from = 0;
+        std::size_t switches = 0;
+        std::vector<std::string> bad_turns;
+        stream_handler handler;
+        if (opt.on_text || opt.on_event)
+            handler = [&opt](const stream_event& e) {
+                if (opt.on_event) opt.on_event(e);
+                if (opt.on_text && e.type == stream_event::kind::text && e.choice == 0) opt.on_text(e.text);
+            };
+
+        for (;;) {
+            // Steps 1 and 2: read up to the next request, render, find the parameters.
+            rendered_request read = render(*current, input, conversation, render_options{options_.defaults, from});
+            for (auto& m : read.added) conversation.push_back(std::move(m));
+            from = read.next;
+            if (!read.at_request) break;  // the end of the template: done
+
+            const std::string* switch_to = nullptr;
+            for (std::size_t round = 0;; ++round) {
+                if (round == options_.max_function_rounds)
+                    throw error(errc::bot_limit, current->name() + ": the model still called functions after " +
+                                                     std::to_string(round) + " requests (max_function_rounds)");
+                // Step 3: the request.
+                chat_request request = make_request(read.params, round == 0, conversation);
+                // Step 4: the reply, the calls.
+                auto reply = co_await model_->chat(std::move(request), handler ? &handler : nullptr);
+                if (!reply) throw call_exception(reply.error());
+                conversation.push_back(reply->message());
+                const std::vector<detail::bot_engine::pending_call> calls = detail::bot_engine::calls_of(conversation.back());
+                if (calls.empty()) break;  // step 5: on with the template
+
+                bool unanswered = false;
+                std::string problems;
+                for (const auto& call : calls) {
+                    function_outcome outcome;
+                    if (call.name == switch_template_function) {
+                        outcome = switch_outcome(call.arguments, switch_to);
+                    } else if (const registered_function* f = functions_.find(call.name)) {
+                        outcome = co_await f->invoke(call.arguments);
+                    } else if (templates_.function(call.name)) {
+                        unanswered = true;  // defined for the model, answered by the caller
+                        continue;
+                    } else {
+                        outcome.status = function_outcome::kind::bad_arguments;
+                        outcome.content = "Error: there is no function named '" + call.name +
+                                          "'. The functions are: " + detail::bot_engine::list_names(known_functions()) + ".";
+                    }
+                    if (outcome.status == function_outcome::kind::bad_arguments)
+                        problems += (problems.empty() ? "" : "\n") + call.name + ": " + outcome.content;
+                    conversation.push_back(detail::bot_engine::result_message(call.id, call.name, std::move(outcome.content)));
+                }
+                if (!problems.empty()) {
+                    bad_turns.push_back(std::move(problems));
+                    if (bad_turns.size() > options_.max_bad_argument_turns) {
+                        std::string text = current->name() + ": the model's function calls went wrong in " +
+                                           std::to_string(bad_turns.size()) + " replies (max_bad_argument_turns is " +
+                                           std::to_string(options_.max_bad_argument_turns) + ")";
+                        for (std::size_t i = 0; i < bad_turns.size(); ++i)
+                            text += "\nreply " + std::to_string(i + 1) + ": " + bad_turns[i];
+                        throw error(errc::bad_function_arguments, text);
+                    }
+                }
+                if (switch_to || unanswered) break;
+            }
+            if (switch_to) {
+                if (++switches > options_.max_template_switches)
+                    throw error(errc::bot_limit, "more than " + std::to_string(options_.max_template_switches) +
+                                                     " template switches in one run (max_template_switches)");
+                current = &templates_.at(*switch_to);
+                from = 0;
+            }
+        }
+        co_return conversation;
+    }
+
+private:
+    /// The request for `params` on `conversation`: the forced call only on the first request,
+    /// the function definitions `functions` names, the newest messages that fit.
+    chat_request make_request(const request_params& params, bool first, const std::vector<message>& conversation) const {
+        chat_request r;
+        r.params = params;
+        if (!first && r.params.call_function && !r.params.call_function->empty() && *r.params.call_function != "*")
+            r.params.call_function = "*";
+        if (r.params.functions)
+            for (const std::string& name : *r.params.functions) r.functions.push_back(definition(name));
+        std::vector<message> messages = detail::bot_engine::sendable(conversation);
+        const std::size_t window = options_.windows.of(r.params.model.value_or(""));
+        if (window != 0) {
+            std::size_t reserved = r.params.max_tokens ? static_cast<std::size_t>(*r.params.max_tokens) : 0;
+            for (const auto& f : r.functions)
+                reserved += (f.name.size() + f.description.size() + boost::json::serialize(f.parameters).size() + 3) / 4;
+            if (reserved >= window)
+                throw error(errc::bot_limit, "the context window of '" + r.params.model.value_or("") + "' (" +
+                                                 std::to_string(window) + " tokens) leaves no room for messages: " +
+                                                 std::to_string(reserved) + " tokens go to max_tokens and the functions");
+            const std::size_t first_kept = fit_to_window(messages, window - reserved, options_.count_tokens);
+            messages.erase(messages.begin(), messages.begin() + static_cast<std::ptrdiff_t>(first_kept));
+        }
+        r.messages = std::move(messages);
+        return r;
+    }
+
+    /// The definition of the function `name`: the set's, a registered function's, or the
+    /// built-in botSwitchTemplate's.
+    function_definition definition(const std::string& name) const {
+        if (const function_definition* d = templates_.function(name)) return *d;
+        if (const registered_function* f = functions_.find(name)) return f->definition;
+        if (name == switch_template_function) return switch_template_definition();
+        throw error(errc::chat_invalid, "'functions' names '" + name +
+                                            "', which neither the template set defines nor the bot registers");
+    }
+
+    std::vector<std::string> known_functions() const {
+        std::vector<std::string> names = functions_.names();
+        names.emplace_back(switch_template_function);
+        return names;
+    }
+
+    /// botSwitchTemplate: `to` points at the template's name when the arguments name one of the set.
+    function_outcome switch_outcome(const std::string& arguments, const std::string*& to) const {
+        function_outcome out;
+        auto args = detail::bot_engine::read_arguments<detail::bot_engine::switch_arguments>(arguments);
+        if (!args) {
+            out.status = function_outcome::kind::bad_arguments;
+            out.content = detail::bot_engine::bad_arguments_text(switch_template_function, args.error_text());
+            return out;
+        }
+        const conversation_template* t = templates_.find(args->name);
+        if (!t) {
+            std::vector<std::string> names;
+            for (const auto& each : templates_.templates()) names.push_back(each.name());
+            out.status = function_outcome::kind::bad_arguments;
+            out.content = "Error: there is no template named '" + args->name +
+                          "'. The templates are: " + detail::bot_engine::list_names(names) + ".";
+            return out;
+        }
+        to = &t->name();
+        out.content = "Switched to template '" + t->name() + "'.";
+        return out;
+    }
+
+    template_set templates_;
+    std::shared_ptr<chat_model> model_;
+    function_registry functions_;
+    bot_options options_;
+};
+
+}  // namespace parley
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#endif

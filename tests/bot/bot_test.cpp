@@ -1,0 +1,966 @@
+// Tests of parley/bot/bot.hpp (and of the registry, the token counting and the in-process model
+// it uses): every step of the bot algorithm against the scripted model, checking the requests
+// it received (messages and parameters) and the conversation the run returns.
+#include <parley/bot/bot.hpp>
+#include <parley/bot.hpp>
+#include <parley/chat/json.hpp>
+#include <parley/chat/yaml.hpp>
+#include <parley/schema/annotations.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_future.hpp>
+#include <boost/describe/class.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace asio = boost::asio;
+
+namespace weather_app {
+
+struct weather_query {
+    std::string city;
+    std::optional<std::string> unit;
+};
+BOOST_DESCRIBE_STRUCT(weather_query, (), (city, unit))
+PARLEY_ANNOTATE(weather_query, "Which city's weather to look up", (city, "The city's name"))
+
+struct weather {
+    std::string city;
+    int celsius = 0;
+};
+BOOST_DESCRIBE_STRUCT(weather, (), (city, celsius))
+
+struct person {
+    std::string persona;
+    std::string question;
+    std::string name;
+};
+BOOST_DESCRIBE_STRUCT(person, (), (persona, question, name))
+
+}  // namespace weather_app
+
+namespace {
+
+using parley::message;
+using parley::role;
+using weather_app::weather;
+using weather_app::weather_query;
+
+template <class T>
+T run_sync(asio::awaitable<T> a) {
+    asio::io_context io;
+    auto f = asio::co_spawn(io, std::move(a), asio::use_future);
+    io.run();
+    return f.get();
+}
+
+message msg(role r, std::string text) { return parley::make_message(r, std::move(text)); }
+
+message control(role r, parley::request_params p = {}) {
+    message m;
+    m.role = r;
+    m.params = std::move(p);
+    return m;
+}
+
+message tool_result(std::string id, std::string content) {
+    message m = msg(role::tool, std::move(content));
+    m.tool_call_id = std::move(id);
+    return m;
+}
+
+message calling(std::vector<parley::tool_call> calls) {
+    message m;
+    m.role = role::assistant;
+    m.tool_calls = std::move(calls);
+    return m;
+}
+
+parley::tool_call call(std::string id, std::string name, std::string arguments) {
+    return parley::tool_call{std::move(id), parley::function_call{std::move(name), std::move(arguments)}};
+}
+
+/// A conversation as JSON text (the chat layer's serialisation), for byte comparisons.
+std::string dump(const std::vector<message>& conversation) {
+    return boost::json::serialize(parley::conversation_to_json(conversation));
+}
+
+parley::template_set load(std::string_view yaml) {
+    parley::yaml_options o;
+    o.external_functions = {"get_weather", "get_weather_async", "forecast", "botSwitchTemplate", "fail_hard", "no_args"};
+    return parley::load_template_set(yaml, "bot_test.yaml", o);
+}
+
+/// A bot over a scripted model, with the weather functions registered.
+struct fixture {
+    std::shared_ptr<parley::scripted_model> script = std::make_shared<parley::scripted_model>();
+    std::shared_ptr<parley::in_process_model> model = std::make_shared<parley::in_process_model>(script);
+    std::vector<weather_query> weather_calls;
+    parley::bot bot;
+
+    explicit fixture(std::string_view yaml, parley::bot_options options = {})
+        : bot(load(yaml), model, std::move(options)) {
+        bot.add_function("get_weather", "Current weather for a city", [this](weather_query q) -> weather {
+            weather_calls.push_back(q);
+            if (q.city == "Atlantis") throw parley::function_failure("no city named Atlantis");
+            return weather{q.city, q.city == "Oslo" ? -3 : 21};
+        });
+        bot.add_function("get_weather_async", "", [this](weather_query q) -> asio::awaitable<weather> {
+            weather_calls.push_back(q);
+            co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
+            co_return weather{q.city, 7};
+        });
+        bot.add_function("fail_hard", "Always throws", [](weather_query) -> std::string {
+            throw std::runtime_error("the weather service is down");
+        });
+        bot.add_function("no_args", "Takes nothing", []() -> std::string { return "plain text"; });
+    }
+
+    template <class Input>
+    std::vector<message> run(std::string name, Input input, std::vector<message> history = {},
+                             parley::run_options opt = {}) {
+        return run_sync(bot.run(std::move(name), std::move(input), std::move(history), std::move(opt)));
+    }
+
+    std::vector<parley::chat_request> requests() const { return script->requests(); }
+};
+
+boost::json::value json_input(std::string_view text) { return boost::json::parse(text); }
+
+constexpr std::string_view simple_set = R"(
+templates:
+  main:
+    messages:
+      - role: system
+        content: "You are {{ persona }}."
+      - role: user
+        content: "{{ question }}"
+      - role: request
+        model: model-a
+        temperature: 0.5
+      - role: assistant
+        content: "Anything else, {{ name }}?"
+  parts:
+    messages:
+      - role: user
+      - role: request
+        model: model-b
+)";
+
+}  // namespace
+
+TEST_CASE("step 1: the template's messages up to the request are rendered, sent and appended, then the rest") {
+    fixture f(simple_set);
+    f.script->push_text("Paris.");
+    const auto out = f.run("main", json_input(R"({"persona": "terse", "question": "Capital of France?", "name": "Ada"})"));
+
+    const auto requests = f.requests();
+    REQUIRE(requests.size() == 1);
+    CHECK(requests[0].messages == std::vector<message>{msg(role::system, "You are terse."),
+                                                       msg(role::user, "Capital of France?")});
+    parley::request_params expected;
+    expected.model = "model-a";
+    expected.temperature = 0.5;
+    CHECK(requests[0].params == expected);
+    CHECK(requests[0].functions.empty());
+
+    const std::vector<message> conversation{msg(role::system, "You are terse."), msg(role::user, "Capital of France?"),
+                                            control(role::request, expected), msg(role::assistant, "Paris."),
+                                            msg(role::assistant, "Anything else, Ada?")};
+    CHECK(out == conversation);
+}
+
+TEST_CASE("step 1: a described struct as input, and the history before the template") {
+    fixture f(simple_set);
+    f.script->push_text("Blue.");
+    const std::vector<message> history{msg(role::user, "Hi"), msg(role::assistant, "Hello")};
+    const auto out = f.run("main", weather_app::person{"kind", "Colour of the sky?", "Bo"}, history);
+    REQUIRE(f.requests().size() == 1);
+    CHECK(f.requests()[0].messages == std::vector<message>{msg(role::user, "Hi"), msg(role::assistant, "Hello"),
+                                                           msg(role::system, "You are kind."),
+                                                           msg(role::user, "Colour of the sky?")});
+    REQUIRE(out.size() == 7);
+    CHECK(std::vector<message>(out.begin(), out.begin() + 2) == history);
+    CHECK(out.back() == msg(role::assistant, "Anything else, Bo?"));
+}
+
+TEST_CASE("step 1: a user message without content takes the input's contentParts") {
+    fixture f(simple_set);
+    f.script->push_text("A cat.");
+    const auto out = f.run("parts", json_input(R"({"contentParts": ["What is this?",
+        {"type": "image_url", "image_url": {"url": "https://example.com/cat.png", "detail": "low"}}]})"));
+    message user;
+    user.role = role::user;
+    user.content = std::vector<parley::content_part>{
+        parley::content_part::make_text("What is this?"),
+        parley::content_part::make_image("https://example.com/cat.png", std::string("low"))};
+    REQUIRE(f.requests().size() == 1);
+    CHECK(f.requests()[0].messages == std::vector<message>{user});
+    REQUIRE(out.size() == 3);
+    CHECK(out[0] == user);
+    CHECK(out[2] == msg(role::assistant, "A cat."));
+}
+
+TEST_CASE("step 2: the nearest default-request, scanning backwards, overridden by the request") {
+    constexpr std::string_view set = R"(
+templates:
+  plain:
+    messages:
+      - role: user
+        content: "{{ q }}"
+      - role: request
+        max_tokens: 50
+  own_default:
+    messages:
+      - role: default-request
+        model: template-model
+        seed: 7
+      - role: user
+        content: "{{ q }}"
+      - role: request
+        seed: 8
+)";
+    SUBCASE("from the history: the newest default-request wins") {
+        fixture f(set);
+        f.script->push_text("ok");
+        parley::request_params older;
+        older.model = "old-model";
+        older.temperature = 1.5;
+        parley::request_params newer;
+        newer.model = "new-model";
+        newer.top_p = 0.25;
+        f.run("plain", json_input(R"({"q": "x"})"),
+              {control(role::default_request, older), msg(role::user, "a"), control(role::default_request, newer),
+               msg(role::assistant, "b")});
+        parley::request_params expected = newer;
+        expected.max_tokens = 50;
+        REQUIRE(f.requests().size() == 1);
+        CHECK(f.requests()[0].params == expected);
+        // control messages are never sent
+        CHECK(f.requests()[0].messages ==
+              std::vector<message>{msg(role::user, "a"), msg(role::assistant, "b"), msg(role::user, "x")});
+    }
+    SUBCASE("the template's own default-request is nearer than the history's") {
+        fixture f(set);
+        f.script->push_text("ok");
+        parley::request_params older;
+        older.model = "old-model";
+        f.run("own_default", json_input(R"({"q": "x"})"), {control(role::default_request, older)});
+        parley::request_params expected;
+        expected.model = "template-model";
+        expected.seed = 8;
+        REQUIRE(f.requests().size() == 1);
+        CHECK(f.requests()[0].params == expected);
+    }
+    SUBCASE("without any default-request: the bot's configured defaults") {
+        parley::bot_options o;
+        o.defaults.model = "configured";
+        o.defaults.max_tokens = 10;
+        fixture f(set, o);
+        f.script->push_text("ok");
+        f.run("plain", json_input(R"({"q": "x"})"));
+        parley::request_params expected;
+        expected.model = "configured";
+        expected.max_tokens = 50;
+        REQUIRE(f.requests().size() == 1);
+        CHECK(f.requests()[0].params == expected);
+    }
+}
+
+TEST_CASE("step 3: a truncate message cuts what is sent, not what is kept") {
+    constexpr std::string_view set = R"(
+templates:
+  fresh:
+    messages:
+      - role: truncate
+      - role: user
+        content: "{{ q }}"
+      - role: request
+        model: m
+)";
+    fixture f(set);
+    f.script->push_text("new answer");
+    const std::vector<message> history{msg(role::user, "old question"), msg(role::assistant, "old answer")};
+    const auto out = f.run("fresh", json_input(R"({"q": "new question"})"), history);
+    REQUIRE(f.requests().size() == 1);
+    CHECK(f.requests()[0].messages == std::vector<message>{msg(role::user, "new question")});
+    parley::request_params p;
+    p.model = "m";
+    CHECK(out == std::vector<message>{history[0], history[1], control(role::truncate), msg(role::user, "new question"),
+                                      control(role::request, p), msg(role::assistant, "new answer")});
+}
+
+TEST_CASE("step 3: the newest messages that fit the model's context window; a tool call stays with its results") {
+    constexpr std::string_view set = R"(
+templates:
+  ask:
+    messages:
+      - role: user
+        content: "{{ q }}"
+      - role: request
+        model: small-model
+        max_tokens: 5
+)";
+    parley::bot_options o;
+    o.windows = parley::context_windows{};
+    o.count_tokens = [](const message&) -> std::size_t { return 10; };  // every message: 10 tokens
+    const std::vector<message> history{msg(role::system, "s"),
+                                       msg(role::user, "u1"),
+                                       calling({call("c1", "get_weather", R"({"city":"Oslo"})"),
+                                                call("c2", "get_weather", R"({"city":"Rome"})")}),
+                                       tool_result("c1", "-3"),
+                                       tool_result("c2", "21"),
+                                       msg(role::assistant, "a1")};
+    SUBCASE("a window for 4 messages: the call would be cut from its results, so the block is left out whole") {
+        o.windows.set("small-", 45);  // 45 - 5 (max_tokens) = 40 tokens: 4 messages
+        fixture f(set, o);
+        f.script->push_text("ok");
+        f.run("ask", json_input(R"({"q": "u2"})"), history);
+        REQUIRE(f.requests().size() == 1);
+        CHECK(f.requests()[0].messages == std::vector<message>{msg(role::assistant, "a1"), msg(role::user, "u2")});
+    }
+    SUBCASE("a window for 5 messages: the call with both results") {
+        o.windows.set("small-", 55);
+        fixture f(set, o);
+        f.script->push_text("ok");
+        f.run("ask", json_input(R"({"q": "u2"})"), history);
+        REQUIRE(f.requests().size() == 1);
+        CHECK(f.requests()[0].messages ==
+              std::vector<message>{history[2], history[3], history[4], history[5], msg(role::user, "u2")});
+    }
+    SUBCASE("the longest prefix decides the size; another model has no limit") {
+        o.windows.set("small-", 1000).set("small-model", 25);  // 20 tokens: 2 messages
+        fixture f(set, o);
+        f.script->push_text("ok");
+        f.run("ask", json_input(R"({"q": "u2"})"), history);
+        REQUIRE(f.requests().size() == 1);
+        CHECK(f.requests()[0].messages == std::vector<message>{msg(role::assistant, "a1"), msg(role::user, "u2")});
+    }
+    SUBCASE("not even the newest message fits: errc::bot_limit, history untouched") {
+        o.windows.set("small-", 14);
+        fixture f(set, o);
+        f.script->push_text("ok");
+        std::vector<message> mine = history;
+        const std::string before = dump(mine);
+        try {
+            mine = f.run("ask", json_input(R"({"q": "u2"})"), mine);
+            FAIL("the run should fail");
+        } catch (const parley::error& e) {
+            CHECK(e.code() == parley::errc::bot_limit);
+        }
+        CHECK(dump(mine) == before);
+        CHECK(f.requests().empty());
+    }
+}
+
+TEST_CASE("fit_to_window and estimate_tokens") {
+    auto ten = [](const message&) -> std::size_t { return 10; };
+    const std::vector<message> m{msg(role::user, "a"), calling({call("c", "f", "{}")}), tool_result("c", "r"),
+                                 msg(role::assistant, "b")};
+    CHECK(parley::fit_to_window(m, 0, ten) == 0);
+    CHECK(parley::fit_to_window(m, 10, ten) == 3);
+    CHECK(parley::fit_to_window(m, 29, ten) == 3);  // the call block needs 20 more
+    CHECK(parley::fit_to_window(m, 30, ten) == 1);
+    CHECK(parley::fit_to_window(m, 40, ten) == 0);
+    // an unanswered call at the end is a block of its own
+    const std::vector<message> open{msg(role::user, "a"), calling({call("c", "f", "{}")})};
+    CHECK(parley::fit_to_window(open, 10, ten) == 1);
+
+    // 4 framing tokens plus one token per 4 bytes, rounded up; 85 per image
+    CHECK(parley::estimate_tokens(msg(role::user, "")) == 4);
+    CHECK(parley::estimate_tokens(msg(role::user, "abcd")) == 5);
+    CHECK(parley::estimate_tokens(msg(role::user, "abcde")) == 6);
+    message image;
+    image.content = std::vector<parley::content_part>{parley::content_part::make_image("u"),
+                                                      parley::content_part::make_text("abcdefgh")};
+    CHECK(parley::estimate_tokens(image) == 4 + 2 + 85);
+
+    const auto known = parley::context_windows::known();
+    CHECK(known.of("gpt-4o-mini-2024-07-18") == 128000);
+    CHECK(known.of("gpt-4-0613") == 8192);
+    CHECK(known.of("claude-3-5-sonnet-latest") == 200000);
+    CHECK(known.of("llama3") == 0);
+}
+
+constexpr std::string_view weather_set = R"(
+templates:
+  weather:
+    messages:
+      - role: system
+        content: Use the functions.
+      - role: user
+        content: "{{ q }}"
+      - role: request
+        model: m
+        functions: [get_weather, get_weather_async]
+        call_function: get_weather
+      - role: user
+        content: Thanks.
+  weather_auto:
+    messages:
+      - role: user
+        content: "{{ q }}"
+      - role: request
+        model: m
+        functions: [get_weather, no_args, forecast]
+        call_function: "*"
+  weather_none:
+    messages:
+      - role: user
+        content: "{{ q }}"
+      - role: request
+        model: m
+        functions: [get_weather]
+        call_function: ""
+functions:
+  - name: forecast
+    description: A forecast, answered by the caller.
+    parameters:
+      type: object
+      properties:
+        days: {type: integer}
+)";
+
+TEST_CASE("step 4: the function loop, the forced call only on the first request") {
+    fixture f(weather_set);
+    f.script->push(parley::tool_call_reply({call("call_1", "get_weather", R"({"city": "Oslo"})")}));
+    f.script->push(parley::tool_call_reply({call("call_2", "get_weather_async", R"({"city": "Rome", "unit": "C"})")}));
+    f.script->push_text("Oslo is cold, Rome is mild.");
+    const auto out = f.run("weather", json_input(R"({"q": "Weather in Oslo and Rome?"})"));
+
+    const auto requests = f.requests();
+    REQUIRE(requests.size() == 3);
+    parley::request_params first;
+    first.model = "m";
+    first.functions = std::vector<std::string>{"get_weather", "get_weather_async"};
+    first.call_function = "get_weather";
+    parley::request_params later = first;
+    later.call_function = "*";
+    CHECK(requests[0].params == first);
+    CHECK(requests[1].params == later);
+    CHECK(requests[2].params == later);
+
+    // the definitions come from the schema layer
+    for (const auto& r : requests) {
+        REQUIRE(r.functions.size() == 2);
+        CHECK(r.functions[0].name == "get_weather");
+        CHECK(r.functions[0].description == "Current weather for a city");
+        CHECK(boost::json::value(r.functions[0].parameters) ==
+              parley::function_signature<weather_query>("get_weather").at("parameters"));
+        CHECK(r.functions[1].name == "get_weather_async");
+        CHECK(r.functions[1].description == "Which city's weather to look up");  // the struct's annotation
+    }
+    CHECK(boost::json::value(requests[0].functions[0].parameters) == boost::json::parse(R"({
+        "type": "object",
+        "properties": {"city": {"type": "string", "description": "The city's name"}, "unit": {"type": "string"}},
+        "required": ["city"], "additionalProperties": false})"));
+
+    REQUIRE(f.weather_calls.size() == 2);
+    CHECK(f.weather_calls[0].city == "Oslo");
+    CHECK(!f.weather_calls[0].unit);
+    CHECK(f.weather_calls[1].city == "Rome");
+    CHECK(f.weather_calls[1].unit == "C");
+
+    // the results, as JSON
+    CHECK(requests[1].messages == std::vector<message>{out[0], out[1], out[3], out[4]});
+    CHECK(requests[2].messages == std::vector<message>{out[0], out[1], out[3], out[4], out[5], out[6]});
+    REQUIRE(out.size() == 9);
+    const message assistant1 = calling({call("call_1", "get_weather", R"({"city": "Oslo"})")});
+    CHECK(out[3] == assistant1);
+    CHECK(out[4].role == role::tool);
+    CHECK(out[4].tool_call_id == "call_1");
+    CHECK(boost::json::parse(out[4].text()) == boost::json::parse(R"({"city": "Oslo", "celsius": -3})"));
+    CHECK(out[6].tool_call_id == "call_2");
+    CHECK(boost::json::parse(out[6].text()) == boost::json::parse(R"({"city": "Rome", "celsius": 7})"));
+    CHECK(out[7] == msg(role::assistant, "Oslo is cold, Rome is mild."));
+    CHECK(out[8] == msg(role::user, "Thanks."));  // the rest of the template, after the loop
+}
+
+TEST_CASE("step 4: a legacy function call is answered by a function message") {
+    fixture f(weather_set);
+    parley::chat_reply legacy;
+    parley::reply_choice c;
+    c.message.role = role::assistant;
+    c.message.function_call = parley::function_call{"get_weather", R"({"city": "Lima"})"};
+    c.finish = parley::finish_reason::function_call;
+    legacy.choices.push_back(c);
+    f.script->push(legacy);
+    f.script->push_text("Warm.");
+    const auto out = f.run("weather_auto", json_input(R"({"q": "Lima?"})"));
+    REQUIRE(out.size() == 5);
+    CHECK(out[2] == c.message);
+    CHECK(out[3].role == role::function);
+    CHECK(out[3].name == "get_weather");
+    CHECK(!out[3].tool_call_id);
+    CHECK(boost::json::parse(out[3].text()) == boost::json::parse(R"({"city": "Lima", "celsius": 21})"));
+    CHECK(out[4] == msg(role::assistant, "Warm."));
+}
+
+TEST_CASE("step 4: every call of a reply is answered, in order; a function without parameters; a string result as it is") {
+    fixture f(weather_set);
+    f.script->push(parley::tool_call_reply({call("a", "no_args", ""), call("b", "get_weather", R"({"city":"Oslo"})")}));
+    f.script->push_text("done");
+    const auto out = f.run("weather_auto", json_input(R"({"q": "?"})"));
+    REQUIRE(out.size() == 6);
+    CHECK(out[3] == tool_result("a", "plain text"));
+    CHECK(out[4].tool_call_id == "b");
+    const auto requests = f.requests();
+    REQUIRE(requests.size() == 2);
+    REQUIRE(requests[0].functions.size() == 3);
+    CHECK(requests[0].functions[1].name == "no_args");
+    CHECK(boost::json::value(requests[0].functions[1].parameters) ==
+          boost::json::parse(R"({"type": "object", "properties": {}})"));
+    // the set's definition of `forecast`
+    CHECK(requests[0].functions[2] == *f.bot.templates().function("forecast"));
+    CHECK(requests[1].params.call_function == "*");
+}
+
+TEST_CASE("step 4: a call of a function the set defines but the bot does not run ends the loop") {
+    fixture f(weather_set);
+    f.script->push(parley::tool_call_reply({call("f1", "forecast", R"({"days": 3})")}));
+    const auto out = f.run("weather_auto", json_input(R"({"q": "Forecast?"})"));
+    CHECK(f.requests().size() == 1);
+    REQUIRE(out.size() == 3);
+    CHECK(out[2] == calling({call("f1", "forecast", R"({"days": 3})")}));  // left for the caller to answer
+}
+
+TEST_CASE("step 5: a reply without a function call goes on with the template") {
+    fixture f(weather_set);
+    f.script->push_text("No need for functions.");
+    const auto out = f.run("weather_none", json_input(R"({"q": "Hi"})"));
+    REQUIRE(f.requests().size() == 1);
+    CHECK(f.requests()[0].params.call_function == "");
+    REQUIRE(out.size() == 3);
+    CHECK(out[2] == msg(role::assistant, "No need for functions."));
+    CHECK(f.weather_calls.empty());
+}
+
+TEST_CASE("bad arguments: the tool message tells the model what is wrong, and the loop goes on") {
+    fixture f(weather_set);
+    SUBCASE("malformed JSON") {
+        f.script->push(parley::tool_call_reply({call("c1", "get_weather", R"({"city": "Oslo")")}));
+        f.script->push(parley::tool_call_reply({call("c2", "get_weather", R"({"city": "Oslo"})")}));
+        f.script->push_text("Cold.");
+        const auto out = f.run("weather_auto", json_input(R"({"q": "?"})"));
+        REQUIRE(out.size() == 7);
+        CHECK(out[3].tool_call_id == "c1");
+        const std::string text(out[3].text());
+        CHECK(text.find("Error: the arguments of get_weather do not fit its parameters:\nexpected valid JSON") == 0);
+        // the schema layer's message for JSON cut short (docs/extraction.md)
+        CHECK(text.find("expected valid JSON, found the end of the text at line 1, column 16, offset 15 "
+                        "(incomplete JSON)") != std::string::npos);
+        CHECK(f.weather_calls.size() == 1);
+        CHECK(out[6] == msg(role::assistant, "Cold."));
+        // the second request carries the error to the model
+        REQUIRE(f.requests().size() == 3);
+        CHECK(f.requests()[1].messages.back() == out[3]);
+    }
+    SUBCASE("arguments that do not fit the schema: every problem, by JSON pointer") {
+        f.script->push(parley::tool_call_reply({call("c1", "get_weather", R"({"town": "Oslo", "unit": 5})")}));
+        f.script->push_text("Sorry.");
+        const auto out = f.run("weather_auto", json_input(R"({"q": "?"})"));
+        REQUIRE(out.size() == 5);
+        CHECK(out[3].tool_call_id == "c1");
+        const std::string text(out[3].text());
+        const std::string head = "Error: the arguments of get_weather do not fit its parameters:\n";
+        const std::string tail = "\nCall get_weather again with arguments that fit its parameters.";
+        CHECK(text.substr(0, head.size()) == head);
+        CHECK(text.size() > tail.size());
+        CHECK(text.substr(text.size() - tail.size()) == tail);
+        // both problems, one line each (docs/extraction.md gives their wording)
+        INFO(text);
+        CHECK(text.find("\n/unit: expected a string or null, found 5\n") != std::string::npos);
+        CHECK(text.find("\n/city: expected a string, found nothing (required member missing)\n") != std::string::npos);
+        CHECK(std::count(text.begin(), text.end(), '\n') == 3);
+        CHECK(f.weather_calls.empty());
+    }
+    SUBCASE("an unknown function") {
+        f.script->push(parley::tool_call_reply({call("c1", "get_wether", R"({"city": "Oslo"})")}));
+        f.script->push_text("Sorry.");
+        const auto out = f.run("weather_auto", json_input(R"({"q": "?"})"));
+        REQUIRE(out.size() == 5);
+        CHECK(out[3] == tool_result("c1", "Error: there is no function named 'get_wether'. The functions are: "
+                                          "get_weather, get_weather_async, fail_hard, no_args, botSwitchTemplate."));
+    }
+    SUBCASE("a function that reports a failure with function_failure") {
+        f.script->push(parley::tool_call_reply({call("c1", "get_weather", R"({"city": "Atlantis"})")}));
+        f.script->push_text("No such city.");
+        const auto out = f.run("weather_auto", json_input(R"({"q": "?"})"));
+        REQUIRE(out.size() == 5);
+        CHECK(out[3] == tool_result("c1", "Error: no city named Atlantis"));
+    }
+}
+
+TEST_CASE("bad arguments: a bounded number of such replies, then the run fails with every attempt's problems") {
+    parley::bot_options o;
+    o.max_bad_argument_turns = 2;
+    fixture f(weather_set, o);
+    f.script->push(parley::tool_call_reply({call("c1", "get_weather", "{")}));
+    f.script->push(parley::tool_call_reply({call("c2", "get_weather", R"({"city": 1})")}));
+    SUBCASE("a third bad reply fails the run") {
+        f.script->push(parley::tool_call_reply({call("c3", "get_weather", R"({"place": "Oslo"})")}));
+        f.script->push_text("never read");
+        std::vector<message> history{msg(role::user, "before")};
+        const std::string before = dump(history);
+        try {
+            history = f.run("weather_auto", json_input(R"({"q": "?"})"), history);
+            FAIL("the run should fail");
+        } catch (const parley::error& e) {
+            CHECK(e.code() == parley::errc::bad_function_arguments);
+            const std::string what = e.what();
+            CHECK(what.find("in 3 replies (max_bad_argument_turns is 2)") != std::string::npos);
+            CHECK(what.find("reply 1: get_weather: Error: the arguments of get_weather do not fit its parameters:\n"
+                            "expected valid JSON") != std::string::npos);
+            CHECK(what.find("reply 2: get_weather: Error: the arguments of get_weather do not fit its parameters:\n"
+                            "/city: expected a string, found 1") != std::string::npos);
+            CHECK(what.find("reply 3: get_weather: Error: the arguments of get_weather do not fit its parameters:\n"
+                            "/city: expected a string, found nothing (required member missing)") != std::string::npos);
+        }
+        CHECK(dump(history) == before);
+        CHECK(f.requests().size() == 3);
+        CHECK(f.script->remaining() == 1);
+    }
+    SUBCASE("a good reply after two bad ones ends well") {
+        f.script->push(parley::tool_call_reply({call("c3", "get_weather", R"({"city": "Oslo"})")}));
+        f.script->push_text("Cold.");
+        const auto out = f.run("weather_auto", json_input(R"({"q": "?"})"));
+        CHECK(out.back() == msg(role::assistant, "Cold."));
+        CHECK(f.requests().size() == 4);
+    }
+    SUBCASE("with a bound of 0 the first bad reply fails the run") {
+        f.bot.options().max_bad_argument_turns = 0;
+        CHECK_THROWS_AS(f.run("weather_auto", json_input(R"({"q": "?"})")), parley::error);
+        CHECK(f.requests().size() == 1);
+    }
+}
+
+TEST_CASE("the function loop is bounded") {
+    parley::bot_options o;
+    o.max_function_rounds = 3;
+    fixture f(weather_set, o);
+    for (int i = 0; i < 4; ++i) f.script->push(parley::tool_call_reply({call("c", "get_weather", R"({"city": "Oslo"})")}));
+    try {
+        f.run("weather_auto", json_input(R"({"q": "?"})"));
+        FAIL("the run should fail");
+    } catch (const parley::error& e) {
+        CHECK(e.code() == parley::errc::bot_limit);
+        CHECK(std::string(e.what()).find("after 3 requests (max_function_rounds)") != std::string::npos);
+    }
+    CHECK(f.requests().size() == 3);
+}
+
+constexpr std::string_view switch_set = R"(
+templates:
+  router:
+    messages:
+      - role: system
+        content: Route the user.
+      - role: user
+        content: "{{ q }}"
+      - role: request
+        model: router-model
+        functions: [botSwitchTemplate]
+        call_function: botSwitchTemplate
+      - role: assistant
+        content: never read after a switch
+  booking:
+    messages:
+      - role: system
+        content: "You book trips for {{ name }}."
+      - role: request
+        model: booking-model
+      - role: assistant
+        content: Booked.
+)";
+
+TEST_CASE("step 4: botSwitchTemplate continues with another template from its first message") {
+    fixture f(switch_set);
+    f.script->push(parley::tool_call_reply({call("s1", "botSwitchTemplate", R"({"name": "booking"})")}));
+    f.script->push_text("Where to?");
+    const auto out = f.run("router", json_input(R"({"q": "Book a trip", "name": "Ada"})"));
+
+    const auto requests = f.requests();
+    REQUIRE(requests.size() == 2);
+    // the built-in definition is sent
+    REQUIRE(requests[0].functions.size() == 1);
+    CHECK(requests[0].functions[0].name == "botSwitchTemplate");
+    CHECK(boost::json::value(requests[0].functions[0].parameters) == boost::json::parse(R"({"type": "object",
+        "properties": {"name": {"type": "string", "description": "The name of the template to continue with"}},
+        "required": ["name"], "additionalProperties": false})"));
+    parley::request_params booking;
+    booking.model = "booking-model";
+    CHECK(requests[1].params == booking);
+    const message switch_call = calling({call("s1", "botSwitchTemplate", R"({"name": "booking"})")});
+    const message switch_result = tool_result("s1", "Switched to template 'booking'.");
+    CHECK(requests[1].messages == std::vector<message>{msg(role::system, "Route the user."), msg(role::user, "Book a trip"),
+                                                       switch_call, switch_result,
+                                                       msg(role::system, "You book trips for Ada.")});
+    REQUIRE(out.size() == 9);
+    CHECK(out[3] == switch_call);
+    CHECK(out[4] == switch_result);
+    CHECK(out[5] == msg(role::system, "You book trips for Ada."));
+    CHECK(out[6] == control(role::request, booking));
+    CHECK(out[7] == msg(role::assistant, "Where to?"));
+    CHECK(out[8] == msg(role::assistant, "Booked."));  // the router's rest is not read
+}
+
+TEST_CASE("botSwitchTemplate to an unknown template is a bad-argument reply") {
+    fixture f(switch_set);
+    f.script->push(parley::tool_call_reply({call("s1", "botSwitchTemplate", R"({"name": "bookings"})")}));
+    f.script->push_text("Sorry.");
+    const auto out = f.run("router", json_input(R"({"q": "?", "name": "Ada"})"));
+    REQUIRE(out.size() == 7);
+    CHECK(out[4] == tool_result("s1", "Error: there is no template named 'bookings'. The templates are: router, booking."));
+    CHECK(out[6] == msg(role::assistant, "never read after a switch"));
+}
+
+TEST_CASE("template switches are bounded") {
+    parley::bot_options o;
+    o.max_template_switches = 2;
+    fixture f(switch_set, o);
+    for (int i = 0; i < 3; ++i)
+        f.script->push(parley::tool_call_reply({call("s", "botSwitchTemplate", R"({"name": "router"})")}));
+    try {
+        f.run("router", json_input(R"({"q": "?"})"));
+        FAIL("the run should fail");
+    } catch (const parley::error& e) {
+        CHECK(e.code() == parley::errc::bot_limit);
+    }
+    CHECK(f.requests().size() == 3);
+}
+
+TEST_CASE("rollback: an error at any step leaves the history byte-identical") {
+    constexpr std::string_view set = R"(
+templates:
+  steps:
+    messages:
+      - role: user
+        content: "{{ q }}{{ first.missing.deeper if fail_first else '' }}"
+      - role: request
+        model: m
+        functions: [get_weather, fail_hard, botSwitchTemplate]
+      - role: assistant
+        content: "{{ second.missing.deeper if fail_rest else 'fine' }}"
+  other:
+    messages:
+      - role: user
+        content: "{{ third.missing.deeper }}"
+)";
+    const std::vector<message> original{msg(role::system, "Be brief."), msg(role::user, "Hi"), msg(role::assistant, "Hello")};
+    const std::string before = dump(original);
+    auto check_rollback = [&](fixture& f, std::string_view input, auto&& check_error) {
+        std::vector<message> history = original;
+        try {
+            history = f.run("steps", json_input(input), history);
+            FAIL("the run should fail");
+        } catch (...) {
+            check_error(std::current_exception());
+        }
+        CHECK(dump(history) == before);
+        CHECK(history == original);
+    };
+    auto template_error = [](std::exception_ptr e) { CHECK_THROWS_AS(std::rethrow_exception(e), parley::template_error); };
+    auto call_failed = [](std::exception_ptr e) {
+        try {
+            std::rethrow_exception(e);
+        } catch (const parley::call_exception& c) {
+            CHECK(c.detail().status == 429);
+        }
+    };
+    parley::call_error rate_limited;
+    rate_limited.code = parley::make_error_code(parley::errc::http_status);
+    rate_limited.status = 429;
+
+    SUBCASE("rendering the first messages") {
+        fixture f(set);
+        check_rollback(f, R"({"q": "x", "fail_first": true})", template_error);
+        CHECK(f.requests().empty());
+    }
+    SUBCASE("the first call fails") {
+        fixture f(set);
+        f.script->push(rate_limited);
+        check_rollback(f, R"({"q": "x"})", call_failed);
+        CHECK(f.requests().size() == 1);
+    }
+    SUBCASE("a later call of the function loop fails") {
+        fixture f(set);
+        f.script->push(parley::tool_call_reply({call("c", "get_weather", R"({"city": "Oslo"})")}));
+        f.script->push(rate_limited);
+        check_rollback(f, R"({"q": "x"})", call_failed);
+        CHECK(f.requests().size() == 2);
+        CHECK(f.weather_calls.size() == 1);
+    }
+    SUBCASE("a function throws") {
+        fixture f(set);
+        f.script->push(parley::tool_call_reply({call("c", "fail_hard", R"({"city": "Oslo"})")}));
+        check_rollback(f, R"({"q": "x"})", [](std::exception_ptr e) {
+            try {
+                std::rethrow_exception(e);
+            } catch (const std::runtime_error& r) {
+                CHECK(std::string(r.what()) == "the weather service is down");
+            }
+        });
+    }
+    SUBCASE("rendering the rest of the template after the reply") {
+        fixture f(set);
+        f.script->push_text("answer");
+        check_rollback(f, R"({"q": "x", "fail_rest": true})", template_error);
+        CHECK(f.requests().size() == 1);
+    }
+    SUBCASE("rendering the template switched to") {
+        fixture f(set);
+        f.script->push(parley::tool_call_reply({call("s", "botSwitchTemplate", R"({"name": "other"})")}));
+        check_rollback(f, R"({"q": "x"})", template_error);
+    }
+    SUBCASE("a reply without choices") {
+        fixture f(set);
+        f.script->push(parley::chat_reply{});
+        check_rollback(f, R"({"q": "x"})", [](std::exception_ptr e) {
+            try {
+                std::rethrow_exception(e);
+            } catch (const parley::error& r) {
+                CHECK(r.code() == parley::errc::protocol);
+            }
+        });
+    }
+    SUBCASE("an unknown template") {
+        fixture f(set);
+        std::vector<message> history = original;
+        CHECK_THROWS_AS(history = f.run("nope", json_input("{}"), history), parley::error);
+        CHECK(dump(history) == before);
+    }
+}
+
+TEST_CASE("streaming: the text arrives in deltas, in order") {
+    fixture f(weather_set);
+    f.model->set_piece_size(4);
+    f.script->push(parley::tool_call_reply({call("c", "get_weather", R"({"city": "Oslo"})")}));
+    f.script->push_text("It is cold in Oslo: -3 °C.");
+    std::vector<std::string> deltas;
+    std::size_t events = 0;
+    parley::run_options opt;
+    opt.on_text = [&](std::string_view d) { deltas.emplace_back(d); };
+    opt.on_event = [&](const parley::stream_event&) { ++events; };
+    const auto out = f.run("weather_auto", json_input(R"({"q": "?"})"), {}, opt);
+    std::string joined;
+    for (const auto& d : deltas) {
+        CHECK(d.size() <= 4 + 1);  // at most 4 bytes, or one whole UTF-8 character
+        joined += d;
+    }
+    CHECK(joined == "It is cold in Oslo: -3 °C.");
+    CHECK(deltas.size() >= 7);
+    CHECK(deltas.front() == "It i");
+    CHECK(out.back() == msg(role::assistant, "It is cold in Oslo: -3 °C."));
+    CHECK(events > deltas.size());  // the tool call's and the finish events too
+}
+
+TEST_CASE("the registry") {
+    parley::function_registry r;
+    r.add("get_weather", "", [](weather_query q) { return q.city; });
+    REQUIRE(r.find("get_weather"));
+    CHECK(r.find("get_weather")->definition.description == "Which city's weather to look up");
+    CHECK(r.names() == std::vector<std::string>{"get_weather"});
+    CHECK_THROWS_AS(r.add("get_weather", "again", [](weather_query) { return 1; }), parley::error);
+    CHECK_THROWS_AS(r.add("botSwitchTemplate", "", [](weather_query) { return 1; }), parley::error);
+    CHECK_THROWS_AS(r.add("bad name", "", [](weather_query) { return 1; }), parley::error);
+    CHECK(r.find("nothing") == nullptr);
+
+    auto outcome = run_sync(r.find("get_weather")->invoke(R"({"city": "Oslo"})"));
+    CHECK(outcome.status == parley::function_outcome::kind::ok);
+    CHECK(outcome.content == "Oslo");
+    outcome = run_sync(r.find("get_weather")->invoke(R"(["Oslo"])"));
+    CHECK(outcome.status == parley::function_outcome::kind::bad_arguments);
+    CHECK(outcome.content.find("expected an object") != std::string::npos);
+
+    CHECK_THROWS_AS(parley::bot(parley::template_set{}, nullptr), parley::error);
+}
+
+TEST_CASE("check(): the functions a template names must be defined or registered") {
+    fixture f(weather_set);
+    CHECK_NOTHROW(f.bot.check());
+    parley::yaml_options o;
+    o.check_functions = false;
+    parley::bot lonely(parley::load_template_set(weather_set, "x.yaml", o), f.model);
+    CHECK_THROWS_AS(lonely.check(), parley::error);
+    f.script->push_text("unused");
+    CHECK_THROWS_AS(run_sync(lonely.run("weather", json_input(R"({"q": "?"})"), {})), parley::error);
+}
+
+namespace docs_example {
+
+struct weather_query {
+    std::string city;
+};
+BOOST_DESCRIBE_STRUCT(weather_query, (), (city))
+
+struct weather {
+    std::string city;
+    int celsius = 0;
+};
+BOOST_DESCRIBE_STRUCT(weather, (), (city, celsius))
+
+constexpr std::string_view assistant_yaml = R"(
+templates:
+  weather:
+    messages:
+      - role: default-request
+        model: gpt-4o-mini
+      - role: system
+        content: You answer questions about the weather in one sentence.
+      - role: user
+        content: "What is the weather in {{ city }}?"
+      - role: request
+        functions: [get_weather]
+        call_function: get_weather
+)";
+
+asio::awaitable<std::vector<parley::message>> ask(parley::bot& bot, std::vector<parley::message> history) {
+    history = co_await bot.run("weather", boost::json::parse(R"({"city": "Oslo"})"), std::move(history));
+    co_return history;
+}
+
+}  // namespace docs_example
+
+TEST_CASE("the example of docs/bot.md") {
+    auto script = std::make_shared<parley::scripted_model>();
+    script->push(parley::tool_call_reply({call("call_1", "get_weather", R"({"city": "Oslo"})")}));
+    script->push_text("It is -3 °C in Oslo.");
+
+    parley::yaml_options options;
+    options.external_functions = {"get_weather"};
+    parley::bot bot(parley::load_template_set(docs_example::assistant_yaml, "assistant.yaml", options),
+                    std::make_shared<parley::in_process_model>(script));
+    bot.add_function("get_weather", "Current weather for a city",
+                     [](docs_example::weather_query q) {
+                         return docs_example::weather{q.city, q.city == "Oslo" ? -3 : 20};
+                     });
+    const auto history = run_sync(docs_example::ask(bot, {}));
+
+    // the conversation as docs/bot.md shows it
+    CHECK(boost::json::value(parley::conversation_to_json(history)) == boost::json::parse(R"([
+  {"role": "default-request", "model": "gpt-4o-mini"},
+  {"role": "system", "content": "You answer questions about the weather in one sentence."},
+  {"role": "user", "content": "What is the weather in Oslo?"},
+  {"role": "request", "functions": ["get_weather"], "call_function": "get_weather"},
+  {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
+    "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}}]},
+  {"role": "tool", "content": "{\"city\":\"Oslo\",\"celsius\":-3}", "tool_call_id": "call_1"},
+  {"role": "assistant", "content": "It is -3 °C in Oslo."}
+])"));
+    // the two requests
+    const auto requests = script->requests();
+    REQUIRE(requests.size() == 2);
+    CHECK(requests[0].params.call_function == "get_weather");
+    CHECK(requests[1].params.call_function == "*");
+    CHECK(requests[1].messages.size() == 4);
+}
