@@ -10,6 +10,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_future.hpp>
 #include <boost/describe/class.hpp>
@@ -18,6 +19,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -963,4 +965,56 @@ TEST_CASE("the example of docs/bot.md") {
     CHECK(requests[0].params.call_function == "get_weather");
     CHECK(requests[1].params.call_function == "*");
     CHECK(requests[1].messages.size() == 4);
+}
+
+namespace {
+
+/// A model of one's own: answers after a timer, and records what it was asked.
+class slow_model final : public parley::chat_model {
+public:
+    explicit slow_model(std::chrono::milliseconds wait) : wait_(wait) {}
+    asio::awaitable<boost::system::result<parley::chat_reply, parley::call_error>> chat(
+        parley::chat_request request, const parley::stream_handler*) override {
+        asked.push_back(std::move(request));
+        asio::steady_timer timer(co_await asio::this_coro::executor, wait_);
+        co_await timer.async_wait(asio::use_awaitable);
+        co_return parley::text_reply("late");
+    }
+    std::vector<parley::chat_request> asked;
+
+private:
+    std::chrono::milliseconds wait_;
+};
+
+}  // namespace
+
+TEST_CASE("a model of one's own; a run abandoned before its end leaves the history as it was") {
+    const std::vector<message> before{msg(role::user, "earlier")};
+    std::vector<message> history = before;
+    SUBCASE("a run that ends") {
+        auto model = std::make_shared<slow_model>(std::chrono::milliseconds(1));
+        parley::bot bot(load(simple_set), model);
+        history = run_sync(bot.run("main", json_input(R"({"persona": "p", "question": "q", "name": "n"})"), history));
+        REQUIRE(model->asked.size() == 1);
+        CHECK(model->asked[0].messages.front() == before.front());
+        CHECK(history.size() == 6);
+    }
+    SUBCASE("a run whose coroutine is destroyed while it waits for the model") {
+        auto model = std::make_shared<slow_model>(std::chrono::hours(1));
+        parley::bot bot(load(simple_set), model);
+        {
+            asio::io_context io;
+            asio::co_spawn(io, bot.run("main", json_input(R"({"persona": "p", "question": "q", "name": "n"})"), history),
+                           [&](std::exception_ptr, std::vector<message> result) { history = std::move(result); });
+            io.run_for(std::chrono::milliseconds(20));
+            CHECK(model->asked.size() == 1);
+        }  // the io_context and the run's frame go
+        CHECK(history == before);
+    }
+}
+
+TEST_CASE("the bot's error codes have messages") {
+    CHECK(parley::make_error_code(parley::errc::bad_function_arguments).message() ==
+          "the model's function arguments did not fit, too many times");
+    CHECK(parley::make_error_code(parley::errc::bot_limit).message() == "a bot's limit was reached");
 }

@@ -1,12 +1,18 @@
-// Tests of parley/bot/client_model.hpp: a bot that talks through a chat_client (here with the
-// scripted API, so that the requests the client passed on can be read back), plain and streamed.
+// Tests of parley/bot/client_model.hpp: a bot that talks through a chat_client, with the
+// client's scripted API (the requests the client passed on are read back) and over HTTP against
+// the fake server of tests/support (the request bodies it received are checked against the wire
+// formats of OpenAI chat completions and Anthropic Messages), plain and streamed.
 #include <parley/bot/client_model.hpp>
 #include <parley/bot/bot.hpp>
 #include <parley/chat/yaml.hpp>
+#include <parley/schema/annotations.hpp>
+
+#include "../support/fake_server.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
+#include <boost/describe/class.hpp>
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
 
@@ -15,6 +21,22 @@
 #include <vector>
 
 namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace wire {
+
+struct weather_query {
+    std::string city;
+};
+BOOST_DESCRIBE_STRUCT(weather_query, (), (city))
+
+struct weather {
+    std::string city;
+    int celsius = 0;
+};
+BOOST_DESCRIBE_STRUCT(weather, (), (city, celsius))
+
+}  // namespace wire
 
 namespace {
 
@@ -90,4 +112,136 @@ TEST_CASE("a bot over a chat_client: a failed call is a call_exception and nothi
         CHECK(x.detail().message == "overloaded");
     }
     CHECK(history == before);
+}
+
+namespace {
+
+constexpr std::string_view weather_set = R"(
+templates:
+  weather:
+    messages:
+      - role: default-request
+        model: wire-model
+        max_tokens: 100
+      - role: system
+        content: Answer in one sentence.
+      - role: user
+        content: "Weather in {{ city }}?"
+      - role: request
+        functions: [get_weather]
+        call_function: get_weather
+)";
+
+parley::net::client_options quick() {
+    parley::net::client_options o;
+    o.timeouts.connect = 5s;
+    o.timeouts.idle = 5s;
+    o.timeouts.total = 30s;
+    return o;
+}
+
+/// The bot of weather_set over a client of `which` API on the fake server, with get_weather.
+parley::bot weather_bot(parley::chat_client& client) {
+    parley::yaml_options o;
+    o.external_functions = {"get_weather"};
+    parley::bot bot(parley::load_template_set(weather_set, "weather.yaml", o),
+                    std::make_shared<parley::client_model>(client));
+    bot.add_function("get_weather", "Current weather for a city",
+                     [](wire::weather_query q) { return wire::weather{q.city, -3}; });
+    return bot;
+}
+
+}  // namespace
+
+TEST_CASE("a bot over HTTP: OpenAI chat completions, tools and tool messages on the wire, streamed text") {
+    parley::test::fake_server server;
+    server.push(parley::test::fake_step::tool_calls({{"call_w", "get_weather", R"({"city": "Oslo"})"}}));
+    server.push(parley::test::fake_step::text("It is -3 degrees in Oslo."));
+    asio::io_context io;
+    parley::client_config config;
+    config.api = parley::api::openai;
+    config.base_url = server.url("/v1");
+    config.api_key = "sk-test-key-0123456789";
+    config.net = quick();
+    parley::chat_client client(io.get_executor(), config);
+    parley::bot bot = weather_bot(client);
+
+    std::vector<std::string> deltas;
+    parley::run_options opt;
+    opt.on_text = [&](std::string_view d) { deltas.emplace_back(d); };
+    const auto out = run_in(io, bot.run("weather", boost::json::parse(R"({"city": "Oslo"})"), {}, opt));
+
+    // the fake server streams text in deltas of 4 bytes
+    std::string joined;
+    for (const auto& d : deltas) joined += d;
+    CHECK(joined == "It is -3 degrees in Oslo.");
+    CHECK(deltas.size() == 7);
+    CHECK(deltas.front() == "It i");
+
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 2);
+    const boost::json::value first = requests[0].json();
+    const boost::json::value second = requests[1].json();
+    CHECK(first.at("model") == "wire-model");
+    CHECK(first.at("max_tokens") == 100);
+    CHECK(first.at("stream") == true);
+    // OpenAI's shapes: tools[].function, a forced tool_choice, then "auto"
+    CHECK(first.at("tools") == boost::json::parse(R"([{"type": "function", "function": {"name": "get_weather",
+        "description": "Current weather for a city", "parameters": {"type": "object",
+        "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false}}}])"));
+    CHECK(first.at("tool_choice") == boost::json::parse(R"({"type": "function", "function": {"name": "get_weather"}})"));
+    CHECK(second.at("tool_choice") == "auto");
+    CHECK(first.at("messages") == boost::json::parse(R"([{"role": "system", "content": "Answer in one sentence."},
+        {"role": "user", "content": "Weather in Oslo?"}])"));
+    const auto& messages = second.at("messages").as_array();
+    REQUIRE(messages.size() == 4);
+    CHECK(messages[2].at("role") == "assistant");
+    CHECK(messages[2].at("tool_calls").at(0).at("id") == "call_w");
+    CHECK(messages[2].at("tool_calls").at(0).at("function").at("name") == "get_weather");
+    CHECK(boost::json::parse(messages[2].at("tool_calls").at(0).at("function").at("arguments").as_string()) ==
+          boost::json::parse(R"({"city": "Oslo"})"));
+    CHECK(messages[3].at("role") == "tool");
+    CHECK(messages[3].at("tool_call_id") == "call_w");
+    CHECK(boost::json::parse(messages[3].at("content").as_string()) == boost::json::parse(R"({"city": "Oslo", "celsius": -3})"));
+
+    REQUIRE(out.size() == 7);
+    CHECK(out[6] == parley::make_message(parley::role::assistant, "It is -3 degrees in Oslo."));
+}
+
+TEST_CASE("a bot over HTTP: Anthropic Messages, tool_use and tool_result on the wire") {
+    parley::test::fake_server server;
+    server.push(parley::test::fake_step::tool_calls({{"toolu_1", "get_weather", R"({"city": "Oslo"})"}}));
+    server.push(parley::test::fake_step::text("Cold."));
+    asio::io_context io;
+    parley::client_config config;
+    config.api = parley::api::anthropic;
+    config.base_url = server.base_url();
+    config.api_key = "sk-ant-test-key-0123456789";
+    config.net = quick();
+    parley::chat_client client(io.get_executor(), config);
+    parley::bot bot = weather_bot(client);
+    const auto out = run_in(io, bot.run("weather", boost::json::parse(R"({"city": "Oslo"})"), {}));
+
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 2);
+    const boost::json::value first = requests[0].json();
+    const boost::json::value second = requests[1].json();
+    // Anthropic's shapes: the system prompt apart, tools with input_schema, tool_choice by name
+    CHECK(first.at("system") == "Answer in one sentence.");
+    CHECK(first.at("tools").at(0).at("name") == "get_weather");
+    CHECK(first.at("tools").at(0).at("input_schema").at("required") == boost::json::parse(R"(["city"])"));
+    CHECK(first.at("tool_choice") == boost::json::parse(R"({"type": "tool", "name": "get_weather"})"));
+    CHECK(second.at("tool_choice") == boost::json::parse(R"({"type": "auto"})"));
+    const auto& messages = second.at("messages").as_array();
+    REQUIRE(messages.size() == 3);
+    CHECK(messages[1].at("role") == "assistant");
+    CHECK(messages[1].at("content").at(0).at("type") == "tool_use");
+    CHECK(messages[1].at("content").at(0).at("id") == "toolu_1");
+    CHECK(messages[1].at("content").at(0).at("input") == boost::json::parse(R"({"city": "Oslo"})"));
+    CHECK(messages[2].at("role") == "user");
+    CHECK(messages[2].at("content").at(0).at("type") == "tool_result");
+    CHECK(messages[2].at("content").at(0).at("tool_use_id") == "toolu_1");
+    REQUIRE(out.size() == 7);
+    CHECK(out[5].tool_call_id == "toolu_1");
+    CHECK(out[6] == parley::make_message(parley::role::assistant, "Cold."));
 }
