@@ -835,6 +835,75 @@ templates:
             }
         });
     }
+    SUBCASE("step 2: the effective parameters break a rule (a forced function that `functions` does not list)") {
+        fixture f(R"(
+templates:
+  steps:
+    messages:
+      - role: default-request
+        model: m
+        functions: [get_weather]
+      - role: user
+        content: hi
+      - role: request
+        call_function: no_args
+)");
+        check_rollback(f, "{}", [](std::exception_ptr e) {
+            try {
+                std::rethrow_exception(e);
+            } catch (const parley::error& r) {
+                CHECK(r.code() == parley::errc::chat_invalid);
+                CHECK(std::string(r.what()).find("'call_function' forces 'no_args', which 'functions' does not list") !=
+                      std::string::npos);
+            }
+        });
+        CHECK(f.requests().empty());
+    }
+    SUBCASE("step 1: a user message without content and an input without contentParts") {
+        fixture f(R"(
+templates:
+  steps:
+    messages:
+      - role: user
+      - role: request
+        model: m
+)");
+        check_rollback(f, R"({"q": "x"})", [](std::exception_ptr e) {
+            try {
+                std::rethrow_exception(e);
+            } catch (const parley::error& r) {
+                CHECK(r.code() == parley::errc::chat_invalid);
+                CHECK(std::string(r.what()).find("contentParts") != std::string::npos);
+            }
+        });
+    }
+    SUBCASE("step 3: `functions` names a function nothing defines") {
+        parley::yaml_options o;
+        o.check_functions = false;
+        auto script = std::make_shared<parley::scripted_model>();
+        parley::bot bot(parley::load_template_set(R"(
+templates:
+  steps:
+    messages:
+      - role: user
+        content: hi
+      - role: request
+        model: m
+        functions: [nowhere]
+)", "x.yaml", o),
+                        std::make_shared<parley::in_process_model>(script));
+        std::vector<message> history = original;
+        try {
+            history = run_sync(bot.run("steps", json_input("{}"), history));
+            FAIL("the run should fail");
+        } catch (const parley::error& e) {
+            CHECK(e.code() == parley::errc::chat_invalid);
+            CHECK(std::string(e.what()) ==
+                  "'functions' names 'nowhere', which neither the template set defines nor the bot registers");
+        }
+        CHECK(dump(history) == before);
+        CHECK(script->requests().empty());
+    }
     SUBCASE("an unknown template") {
         fixture f(set);
         std::vector<message> history = original;
@@ -1017,4 +1086,37 @@ TEST_CASE("the bot's error codes have messages") {
     CHECK(parley::make_error_code(parley::errc::bad_function_arguments).message() ==
           "the model's function arguments did not fit, too many times");
     CHECK(parley::make_error_code(parley::errc::bot_limit).message() == "a bot's limit was reached");
+}
+
+TEST_CASE("a function registered under its own definition takes the arguments as JSON") {
+    fixture f(weather_set);
+    std::vector<boost::json::value> seen;
+    f.bot.add_function(*f.bot.templates().function("forecast"), [&](const boost::json::value& args) -> std::string {
+        seen.push_back(args);
+        const auto* days = args.as_object().if_contains("days");
+        if (!days || !days->is_int64()) throw parley::function_failure("'days' must be an integer");
+        return std::to_string(days->as_int64()) + " days of sun";
+    });
+    f.script->push(parley::tool_call_reply({call("a", "forecast", R"({"days": 3})"), call("b", "forecast", "[1]"),
+                                            call("c", "forecast", "nope"), call("d", "forecast", R"({"days": "3"})")}));
+    f.script->push_text("Sunny.");
+    const auto out = f.run("weather_auto", json_input(R"({"q": "?"})"));
+    REQUIRE(out.size() == 8);
+    CHECK(out[3] == tool_result("a", "3 days of sun"));
+    CHECK(out[4] == tool_result("b", "Error: the arguments of forecast do not fit its parameters:\n"
+                                     "expected an object, found [1]\n"
+                                     "Call forecast again with arguments that fit its parameters."));
+    // text without JSON: the schema layer's no_json problem (docs/extraction.md)
+    CHECK(out[5] == tool_result("c", "Error: the arguments of forecast do not fit its parameters:\n"
+                                     "expected a JSON value, found no JSON in the text\n"
+                                     "Call forecast again with arguments that fit its parameters."));
+    CHECK(out[6] == tool_result("d", "Error: 'days' must be an integer"));
+    CHECK(out[7] == msg(role::assistant, "Sunny."));
+    REQUIRE(seen.size() == 2);
+    CHECK(seen[0] == boost::json::parse(R"({"days": 3})"));
+    // the set's definition is the one sent
+    REQUIRE(f.requests().size() == 2);
+    CHECK(f.requests()[0].functions[2] == *f.bot.templates().function("forecast"));
+    CHECK_THROWS_AS(f.bot.add_function(*f.bot.templates().function("forecast"), [](const boost::json::value&) { return 1; }),
+                    parley::error);
 }

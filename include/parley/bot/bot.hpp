@@ -141,6 +141,15 @@ public:
         return *this;
     }
 
+    /// Registers a C++ function under a definition given as it is, taking its arguments as a
+    /// boost::json::value (see function_registry::add); for instance a function the template
+    /// set defines: `bot.add_function(*bot.templates().function("lookup"), handler)`.
+    template <class F>
+    bot& add_function(function_definition definition, F f) {
+        functions_.add(std::move(definition), std::move(f));
+        return *this;
+    }
+
     const template_set& templates() const noexcept { return templates_; }
     const function_registry& functions() const noexcept { return functions_; }
     const bot_options& options() const noexcept { return options_; }

@@ -144,6 +144,16 @@ boost::asio::awaitable<function_outcome> invoke(std::shared_ptr<F> f, std::strin
                 out.content = bad_arguments_text(name, parsed.error_text());
                 co_return out;
             }
+            if constexpr (std::is_same_v<arg, boost::json::value>) {
+                if (!parsed->is_object()) {
+                    json_problem p;
+                    p.expected = "an object";
+                    p.found = boost::json::serialize(*parsed).substr(0, 80);
+                    out.status = function_outcome::kind::bad_arguments;
+                    out.content = bad_arguments_text(name, p.message());
+                    co_return out;
+                }
+            }
             if constexpr (awaited<result>::is_awaitable) {
                 if constexpr (std::is_void_v<value>) {
                     co_await (*f)(std::move(*parsed));
@@ -215,13 +225,34 @@ public:
     template <class F>
     void add(std::string name, std::string description, F f) {
         using args = typename detail::bot_engine::callable<std::decay_t<F>>::args;
-        if (name == switch_template_function)
-            throw error(errc::invalid_argument, "'" + name + "' is the bot's built-in function; choose another name");
-        if (find(name)) throw error(errc::invalid_argument, "function '" + name + "' is registered twice");
+        check_new(name);
         registered_function r;
         r.definition = detail::bot_engine::definition_of<args>(name, std::move(description));
         auto shared = std::make_shared<std::decay_t<F>>(std::move(f));
         r.invoke = [shared, name](std::string arguments) {
+            return detail::bot_engine::invoke(shared, name, std::move(arguments));
+        };
+        functions_.push_back(std::move(r));
+    }
+
+    /// Registers `f` under a definition given as it is (written by hand, or read from a template
+    /// set's functions), for functions whose parameters no C++ struct describes. `f` takes the
+    /// arguments as a `boost::json::value` (always an object: other JSON, like text that is not
+    /// JSON, is a bad call the model is told about) or nothing, and returns what `add` accepts.
+    /// The arguments are not checked against `definition.parameters`: `f` throws
+    /// function_failure to tell the model what is wrong. Throws parley::error
+    /// (errc::invalid_argument) as `add` does.
+    template <class F>
+    void add(function_definition definition, F f) {
+        using args = typename detail::bot_engine::callable<std::decay_t<F>>::args;
+        static_assert(std::tuple_size_v<args> == 0 ||
+                          std::is_same_v<std::remove_cvref_t<std::tuple_element_t<0, args>>, boost::json::value>,
+                      "a function registered with its own definition takes its arguments as a boost::json::value");
+        check_new(definition.name);
+        registered_function r;
+        r.definition = std::move(definition);
+        auto shared = std::make_shared<std::decay_t<F>>(std::move(f));
+        r.invoke = [shared, name = r.definition.name](std::string arguments) {
             return detail::bot_engine::invoke(shared, name, std::move(arguments));
         };
         functions_.push_back(std::move(r));
@@ -246,6 +277,13 @@ public:
     }
 
 private:
+    void check_new(const std::string& name) const {
+        if (name == switch_template_function)
+            throw error(errc::invalid_argument, "'" + name + "' is the bot's built-in function; choose another name");
+        detail::check_function_name(name);
+        if (find(name)) throw error(errc::invalid_argument, "function '" + name + "' is registered twice");
+    }
+
     std::vector<registered_function> functions_;
 };
 
