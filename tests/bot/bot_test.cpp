@@ -7,6 +7,8 @@
 #include <parley/chat/yaml.hpp>
 #include <parley/schema/annotations.hpp>
 
+#include "../support/jinja_oracle.hpp"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -1119,4 +1121,43 @@ TEST_CASE("a function registered under its own definition takes the arguments as
     CHECK(f.requests()[0].functions[2] == *f.bot.templates().function("forecast"));
     CHECK_THROWS_AS(f.bot.add_function(*f.bot.templates().function("forecast"), [](const boost::json::value&) { return 1; }),
                     parley::error);
+}
+
+TEST_CASE("step 1: the texts the bot sends are rendered as Python Jinja2 renders them") {
+    // Text contents and text parts of a list content, with loops, filters, tests and Python's
+    // formatting of values; the expected texts come from Python Jinja2 (the oracle).
+    const std::string system_text = "{% for c in cities %}{{ loop.index }}. {{ c | title }}"
+                                    "{% if not loop.last %}, {% endif %}{% endfor %}";
+    const std::string part_text = "{{ n * 2.5 }} {{ flag }} {{ cities | length }} {{ 7 // 2 }} {{ none_value }} "
+                                  "{{ cities[1:] }} {{ {'a': [1, 'b']} }}";
+    const std::string assistant_text = "{{ '%-5s|' | format(cities[0]) }}{{ 'x' if flag is sameas true else 'y' }}";
+    const std::string input_text =
+        R"({"cities": ["oslo", "new york", "rome"], "n": 2, "flag": true, "none_value": null})";
+    const boost::json::value input = boost::json::parse(input_text);
+    const auto expected = jinja_oracle::render(
+        {{system_text, input}, {part_text, input}, {assistant_text, input}});
+    REQUIRE(expected.size() == 3);
+    for (const auto& e : expected) REQUIRE_MESSAGE(e.output, e.error);
+
+    auto quoted = [](const std::string& t) { return boost::json::serialize(boost::json::value(t)); };
+    const std::string yaml = "templates:\n  t:\n    messages:\n"
+                             "      - role: system\n        content: " + quoted(system_text) + "\n"
+                             "      - role: user\n        content:\n"
+                             "          - type: text\n            text: " + quoted(part_text) + "\n"
+                             "          - type: image_url\n            image_url: {url: \"https://example.com/{{ n }}.png\"}\n"
+                             "      - role: assistant\n        content: " + quoted(assistant_text) + "\n"
+                             "      - role: request\n        model: m\n";
+    fixture f(yaml);
+    f.script->push_text("ok");
+    f.run("t", input);
+    REQUIRE(f.requests().size() == 1);
+    const auto requests = f.requests();
+    const auto& sent = requests[0].messages;
+    REQUIRE(sent.size() == 3);
+    CHECK(sent[0] == msg(role::system, *expected[0].output));
+    REQUIRE(sent[1].parts().size() == 2);
+    CHECK(sent[1].parts()[0] == parley::content_part::make_text(*expected[1].output));
+    // image parts are not rendered
+    CHECK(sent[1].parts()[1] == parley::content_part::make_image("https://example.com/{{ n }}.png"));
+    CHECK(sent[2] == msg(role::assistant, *expected[2].output));
 }
