@@ -1070,6 +1070,15 @@ TEST_CASE("a model of one's own; a run abandoned before its end leaves the histo
         CHECK(model->asked[0].messages.front() == before.front());
         CHECK(history.size() == 6);
     }
+    SUBCASE("a run without a history starts an empty conversation") {
+        auto model = std::make_shared<slow_model>(std::chrono::milliseconds(1));
+        parley::bot bot(load(simple_set), model);
+        const auto out = run_sync(bot.run("main", json_input(R"({"persona": "p", "question": "q", "name": "n"})")));
+        REQUIRE(model->asked.size() == 1);
+        CHECK(model->asked[0].messages == std::vector<message>{msg(role::system, "You are p."), msg(role::user, "q")});
+        CHECK(out.size() == 5);
+        CHECK(out[3] == msg(role::assistant, "late"));
+    }
     SUBCASE("a run whose coroutine is destroyed while it waits for the model") {
         auto model = std::make_shared<slow_model>(std::chrono::hours(1));
         parley::bot bot(load(simple_set), model);

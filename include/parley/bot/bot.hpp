@@ -1,6 +1,6 @@
 // parley/bot/bot.hpp: the bot: a template set run against a chat_model, with C++ functions the
-// model can call. `co_await bot.run(name, input, history)` follows the algorithm of DESIGN.md
-// (docs/bot.md describes it as implemented).
+// model can call. `co_await bot.run(name, input, history)` follows the bot algorithm, step by
+// step (docs/bot.md).
 #ifndef PARLEY_BOT_BOT_HPP
 #define PARLEY_BOT_BOT_HPP
 
@@ -167,7 +167,7 @@ public:
     /// Runs template `template_name` with `input` (the data its texts are rendered with: a
     /// boost::json::value, a described struct, anything the prompt language reads) on the
     /// conversation `history`, and returns the conversation with every message the run added.
-    /// The algorithm is DESIGN.md's (docs/bot.md): messages are read up to a `request` and
+    /// The algorithm is the one of docs/bot.md: messages are read up to a `request` and
     /// appended; the request carries the newest sendable messages that fit the model's context
     /// window; the reply is appended; the functions it calls run and their results are appended,
     /// then the request is repeated (the forced call only on the first request) until a reply
@@ -181,7 +181,8 @@ public:
     /// function_failure). The bot, and the input's referents, must outlive the run.
     template <class Input>
     boost::asio::awaitable<std::vector<message>> run(std::string template_name, Input input,
-                                                      std::vector<message> history, run_options opt = {}) const {
+                                                      std::vector<message> history = {},
+                                                      run_options opt = {}) const {
         std::vector<message> conversation = std::move(history);
         const conversation_template* current = &templates_.at(template_name);
         std::size_t from = 0;
