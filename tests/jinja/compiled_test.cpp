@@ -169,15 +169,31 @@ struct counter {
     std::uint64_t count = 0;
 };
 BOOST_DESCRIBE_STRUCT(counter, (), (name, count))
+struct holder {
+    counter c;
+    std::vector<std::uint64_t> counts;
+};
+BOOST_DESCRIBE_STRUCT(holder, (), (c, counts))
 }  // namespace ctt
 
-TEST_CASE("compiled: an error while rendering is the run-time engine's, and leaves the caller's buffer as it was") {
-    constexpr auto generated = "{{ name }}: {{ count }}"_prompt;
+TEST_CASE("compiled: a value the run-time engine cannot read makes the template its; errors leave the caller's buffer as it was") {
+    // An unsigned integer beyond the 64-bit range of template integers is an error where the
+    // run-time engine reads it: a template that reads (or prints a struct holding) such a value
+    // takes the run-time engine, so the generated code has no error of its own to raise.
+    constexpr auto name_only = "{{ name }}!"_prompt;
+    constexpr auto reads_count = "{{ name }}: {{ count }}"_prompt;
+    constexpr auto prints_struct = "{{ c }}"_prompt;
+    constexpr auto loops_counts = "{% for n in counts %}{{ loop.index }}{% endfor %}"_prompt;
     constexpr auto interpreted = "{{ name }}: {{ count // 0 }}"_prompt;
-    CHECK(decltype(generated)::is_compiled_for<ctt::counter>);
+    CHECK(decltype(name_only)::is_compiled_for<ctt::counter>);
+    CHECK_FALSE(decltype(reads_count)::is_compiled_for<ctt::counter>);
+    CHECK_FALSE(decltype(prints_struct)::is_compiled_for<ctt::holder>);
+    CHECK_FALSE(decltype(loops_counts)::is_compiled_for<ctt::holder>);
     CHECK_FALSE(decltype(interpreted)::is_compiled_for<ctt::counter>);
-    CHECK(generated.render(ctt::counter{"n", 7}) == "n: 7");
-    // an unsigned count beyond the 64-bit range of template integers, and a division by zero
+    CHECK(reads_count.render(ctt::counter{"n", 7}) == "n: 7");
+    CHECK(prints_struct.render(ctt::holder{{"n", 7}, {1, 2}}) ==
+          decltype(prints_struct)::runtime().render(ctt::holder{{"n", 7}, {1, 2}}));
+    CHECK(loops_counts.render(ctt::holder{{"n", 7}, {1, 2}}) == "12");
     const auto error_of = [](auto render) -> std::string {
         std::string out = "kept";
         try {
@@ -190,9 +206,14 @@ TEST_CASE("compiled: an error while rendering is the run-time engine's, and leav
         return {};
     };
     const ctt::counter huge{"n", ~std::uint64_t{0}};
-    const std::string generated_error = error_of([&](std::string& out) { generated.render_to(out, huge); });
-    CHECK(generated_error == error_of([&](std::string& out) { decltype(generated)::runtime().render_to(out, huge); }));
-    CHECK(generated_error.find("beyond the 64-bit range") != std::string::npos);
+    CHECK(name_only.render(huge) == "n!");
+    const std::string read_error = error_of([&](std::string& out) { reads_count.render_to(out, huge); });
+    CHECK(read_error.find("integer 18446744073709551615 is beyond the 64-bit range") != std::string::npos);
+    const std::string print_error = error_of([&](std::string& out) { prints_struct.render_to(out, ctt::holder{huge, {}}); });
+    CHECK(print_error.find("beyond the 64-bit range") != std::string::npos);
+    const std::string loop_error =
+        error_of([&](std::string& out) { loops_counts.render_to(out, ctt::holder{{"n", 1}, {1, ~std::uint64_t{0}}}); });
+    CHECK(loop_error.find("beyond the 64-bit range") != std::string::npos);
     const std::string interpreted_error =
         error_of([&](std::string& out) { interpreted.render_to(out, ctt::counter{"n", 1}); });
     CHECK(interpreted_error.find("division") != std::string::npos);
@@ -233,6 +254,30 @@ void must_not_compile(const std::string& code, const std::vector<std::string>& e
 }
 
 }  // namespace
+
+TEST_CASE("compiled: a template on the generated path does not make the compiler emit the run-time engine") {
+    // Most of what a compile-time template saves in compile time: the run-time engine's render
+    // code is not instantiated, and the header alone emits none of it. The control (a filter
+    // outside the subset) shows that the listing would show the engine.
+    const auto symbols = [](const std::string& prompt) {
+        const subprocess::compile_result r = subprocess::compile_object_symbols(std::string(fail_prelude) + R"(
+std::string f(const Context& c) {
+    static constexpr auto t = )" + prompt + R"(_prompt;
+    return t.render(c);
+}
+)", "-O1");
+        INFO("compiler output and symbols:\n" << r.output);
+        REQUIRE(r.compiled);
+        return r.output;
+    };
+    const std::string generated = symbols(R"("{% for p in people %}{{ p.name }} ({{ p.age }}){% endfor %}")");
+    CHECK(generated.find("render_state") == std::string::npos);
+    CHECK(generated.find("parley::jinja::parsed_template") == std::string::npos);
+    CHECK(generated.find("str_method") == std::string::npos);
+    const std::string interpreted = symbols(R"("{{ user.name | upper }}")");
+    CHECK(interpreted.find("render_state") != std::string::npos);
+    CHECK(interpreted.find("parley::jinja::parsed_template") != std::string::npos);
+}
 
 TEST_CASE("compiled: a syntax error is a compile error naming the line, the column and what was expected") {
     if (is_clang()) {

@@ -111,6 +111,35 @@ inline compile_result compile_snippet(const std::string& source, const std::stri
     return r;
 }
 
+/// Compiles a translation unit into an object file (C++20, `flags` added) and lists the
+/// symbols it defines, demangled (`nm -C --defined-only`): for tests of what a header makes
+/// the compiler emit. `output` holds the compiler's messages, then nm's listing.
+inline compile_result compile_object_symbols(const std::string& source, const std::string& flags = {}) {
+    const auto file = temp_path("object.cpp");
+    const auto object = temp_path("object.o");
+    const auto log = temp_path("object.log");
+    {
+        std::ofstream f(file);
+        f << source;
+    }
+    const std::string cmd = shell_quote(compiler()) + " -std=c++20 -c " + flags + " -I" +
+                            shell_quote(source_dir() + "/include") + " " + shell_quote(file.string()) + " -o " +
+                            shell_quote(object.string()) + " > " + shell_quote(log.string()) + " 2>&1 && nm -C --defined-only " +
+                            shell_quote(object.string()) + " >> " + shell_quote(log.string()) + " 2>&1";
+    compile_result r;
+    r.compiled = std::system(cmd.c_str()) == 0;
+    std::stringstream text;
+    {
+        std::ifstream f(log);
+        text << f.rdbuf();
+    }
+    r.output = text.str();
+    std::filesystem::remove(file);
+    std::filesystem::remove(object);
+    std::filesystem::remove(log);
+    return r;
+}
+
 }  // namespace subprocess
 
 #endif

@@ -12,15 +12,6 @@
 
 namespace parley::jinja {
 
-namespace detail {
-/// An error raised while evaluating; the renderer adds the template position.
-struct eval_error {
-    errc code;
-    std::string message;
-};
-[[noreturn]] inline void raise(errc code, std::string message) { throw eval_error{code, std::move(message)}; }
-}  // namespace detail
-
 /// Positional and keyword arguments, as passed by the template.
 class arguments {
 public:

@@ -32,6 +32,7 @@
 #include <boost/describe/members.hpp>
 #include <boost/mp11/algorithm.hpp>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -118,6 +119,55 @@ constexpr bool is_sequence = is_range<T>::value && !is_text<T> && !is_string_map
 template <class T>
 using members_of = boost::describe::describe_members<T, boost::describe::mod_public | boost::describe::mod_inherited>;
 
+// The run-time engine raises an error where it reads a value it cannot represent (an unsigned
+// integer beyond the 64-bit signed range), or may raise one (JSON, types with view_traits of
+// their own). The generated code leaves templates that read such values to the run-time
+// engine, so that it never has an error to raise itself: the run-time engine is not even
+// instantiated for a template that takes the generated path.
+
+/// Reading a T (a member, an element, a variable) may raise an error in the run-time engine.
+template <class T>
+constexpr bool raises_on_read() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        return std::is_unsigned_v<T> && sizeof(T) >= sizeof(std::int64_t);
+    } else if constexpr (is_optional<T>::value) {
+        return raises_on_read<typename T::value_type>();
+    } else if constexpr (is_variant<T>::value) {
+        return []<class... A>(std::type_identity<std::variant<A...>>) {
+            return (raises_on_read<A>() || ...);
+        }(std::type_identity<T>{});
+    } else {
+        return is_json<T> || has_view_traits<T>;
+    }
+}
+
+/// Printing a T (Python's str of a list, a dict, an object) may raise: it reads everything
+/// inside. Seen lists the types being visited (a recursive type adds nothing new).
+template <class T, class... Seen>
+constexpr bool raises_when_printed() {
+    if constexpr ((std::is_same_v<T, Seen> || ...)) {
+        return false;
+    } else if constexpr (raises_on_read<T>()) {
+        return true;
+    } else if constexpr (is_optional<T>::value) {
+        return raises_when_printed<typename T::value_type, T, Seen...>();
+    } else if constexpr (is_variant<T>::value) {
+        return []<class... A>(std::type_identity<std::variant<A...>>) {
+            return (raises_when_printed<A, T, Seen...>() || ...);
+        }(std::type_identity<T>{});
+    } else if constexpr (is_described_struct<T>) {
+        return []<template <class...> class L, class... D>(L<D...>) {
+            return (raises_when_printed<plain_t<decltype(std::declval<const T&>().*D::pointer)>, T, Seen...>() || ...);
+        }(members_of<T>{});
+    } else if constexpr (is_string_map<T>::value) {
+        return raises_when_printed<typename T::mapped_type, T, Seen...>();
+    } else if constexpr (is_range<T>::value && !is_text<T>) {
+        return raises_when_printed<plain_t<decltype(*std::begin(std::declval<const T&>()))>, T, Seen...>();
+    } else {
+        return false;
+    }
+}
+
 inline constexpr std::size_t no_member = static_cast<std::size_t>(-1);
 
 template <class T>
@@ -128,6 +178,13 @@ constexpr std::size_t member_index(std::string_view name) {
         ++k;
     });
     return found;
+}
+
+/// Reading member M of T (a member index, or no_member) may raise an error in the run-time engine.
+template <class T, std::size_t M>
+constexpr bool member_raises_on_read() {
+    if constexpr (M == no_member) return false;
+    else return raises_on_read<plain_t<decltype(std::declval<const T&>().*boost::mp11::mp_at_c<members_of<T>, M>::pointer)>>();
 }
 
 constexpr bool is_dict_method_name(std::string_view n) {
@@ -379,7 +436,9 @@ decltype(auto) lookup(const E& env) {
         constexpr std::string_view name = P::prog.sym_name(S);
         if constexpr (is_described_struct<Ctx>) {
             constexpr std::size_t m = member_index<Ctx>(name);
-            if constexpr (m != no_member) {
+            if constexpr (member_raises_on_read<Ctx, m>()) {
+                return unknown_t{};  // left to the run-time engine, which raises its error
+            } else if constexpr (m != no_member) {
                 return (env.ctx.*boost::mp11::mp_at_c<members_of<Ctx>, m>::pointer);
             } else {
                 if constexpr (!assigned_v<P>[S] && !is_global_name(name))
@@ -436,6 +495,8 @@ decltype(auto) member_of(const T& obj) {
         constexpr std::size_t m = member_index<T>(name);
         if constexpr (x.kind == nk::getattr && is_dict_method_name(name)) {
             return unknown_t{};  // Jinja's getattr finds the dict method first
+        } else if constexpr (member_raises_on_read<T, m>()) {
+            return unknown_t{};  // left to the run-time engine, which raises its error
         } else if constexpr (m != no_member) {
             return (obj.*boost::mp11::mp_at_c<members_of<T>, m>::pointer);
         } else {
@@ -505,11 +566,24 @@ bool is_none_value(const T& v) {
     }
 }
 
+/// The characters of string literal I, in an array of their own: the generated code reads
+/// them, not the program (which then stays a compile-time object, never written into the binary).
+template <class P, std::uint32_t I>
+struct literal_chars {
+    static constexpr std::uint32_t size = P::prog.nodes[I].b;
+    static constexpr std::array<char, size + 1> chars = [] {
+        std::array<char, size + 1> a{};
+        for (std::uint32_t k = 0; k < size; ++k) a[k] = P::prog.pool[P::prog.nodes[I].a + k];
+        return a;
+    }();
+    static constexpr std::string_view view{chars.data(), size};
+};
+
 template <class P, std::uint32_t I, class E>
 decltype(auto) eval(const E& env) {
     constexpr node x = P::prog.nodes[I];
     if constexpr (x.kind == nk::k_str) {
-        return P::prog.str(x.a, x.b);
+        return literal_chars<P, I>::view;
     } else if constexpr (x.kind == nk::k_int) {
         return std::int64_t{x.ival};
     } else if constexpr (x.kind == nk::k_true) {
@@ -726,7 +800,9 @@ constexpr bool print_ok() {
         if constexpr (x.c == none) return truth_ok<P, x.a, E>() && print_ok<P, x.b, E>();
         else return truth_ok<P, x.a, E>() && print_ok<P, x.b, E>() && print_ok<P, x.c, E>();
     } else {
-        return is_value<plain_t<type_of<P, I, E>>>;
+        using T = plain_t<type_of<P, I, E>>;
+        if constexpr (is_value<T>) return !raises_when_printed<T>();
+        else return false;
     }
 }
 
@@ -862,7 +938,8 @@ constexpr bool stmt_ok() {
         } else {
             using L = loop_types<P, Seq, E>;
             using Inner = typename L::template inner<P::prog.nodes[x.a].sym>;
-            return body_ok<P, x.d, Inner>() && branch_ok<P, x.e, E>();
+            if constexpr (raises_on_read<typename L::elem>()) return false;
+            else return body_ok<P, x.d, Inner>() && branch_ok<P, x.e, E>();
         }
     } else {
         return false;
@@ -873,7 +950,9 @@ template <class P, std::uint32_t I, class E>
 void exec(std::string& out, const E& env) {
     constexpr node x = P::prog.nodes[I];
     if constexpr (x.kind == nk::text) {
-        out.append(P::prog.text(x.a, x.b));
+        // a view of the written source (or of the program when it holds its own source)
+        static constexpr std::string_view text = P::prog.text(x.a, x.b);
+        out.append(text);
     } else if constexpr (x.kind == nk::print) {
         print<P, x.a>(out, env);
     } else if constexpr (x.kind == nk::if_) {
@@ -1073,13 +1152,11 @@ public:
     void render_to(std::string& out, const Ctx& ctx) const {
         if constexpr (detail::is_described_struct<Ctx>) static_assert(check<Ctx>());
         if constexpr (is_compiled_for<Ctx>) {
+            // The generated code raises no template error (the templates whose values could
+            // raise one take the run-time engine); std::bad_alloc leaves `out` as it was too.
             const std::size_t size = out.size();
             try {
                 detail::ct::run_body<parsed, parsed::prog.root>(out, scope<Ctx>{ctx});
-            } catch (const detail::eval_error&) {
-                // the run-time engine raises the same error, with the template's name and position
-                out.resize(size);
-                runtime().render_to(out, ctx);
             } catch (...) {
                 out.resize(size);
                 throw;

@@ -85,7 +85,7 @@ struct function_obj final : object_obj {
     global_function user;
     const char* type_name() const noexcept override { return "function"; }
     bool callable() const noexcept override { return true; }
-    value call(render_state& st, arguments& args) const override;
+    inline value call(render_state& st, arguments& args) const override;
     void repr(std::string& out) const override { out += "<function " + name + ">"; }
 };
 

@@ -17,6 +17,15 @@ namespace parley::jinja {
 class value;
 class arguments;
 
+namespace detail {
+/// An error raised while evaluating; the renderer adds the template position.
+struct eval_error {
+    errc code;
+    std::string message;
+};
+[[noreturn]] inline void raise(errc code, std::string message) { throw eval_error{code, std::move(message)}; }
+}  // namespace detail
+
 /// What a value is, in Python's terms.
 enum class value_kind : std::uint8_t {
     undefined,  ///< Jinja's Undefined: a missing variable, attribute or item
@@ -319,14 +328,16 @@ struct object_obj : heap_object {
     /// Python type name for messages.
     virtual const char* type_name() const noexcept = 0;
     /// `obj.name`; undefined when missing.
-    virtual value getattr(std::string_view name) const;
+    virtual value getattr(std::string_view) const { return {}; }
     /// `obj[key]`; undefined when missing.
-    virtual value getitem(const value& key) const;
+    virtual value getitem(const value&) const { return {}; }
     virtual bool callable() const noexcept { return false; }
     /// `obj(args)`.
-    virtual value call(render_state& st, arguments& args) const;
+    virtual value call(render_state&, arguments&) const {
+        raise(errc::template_type, std::string("'") + type_name() + "' object is not callable");
+    }
     /// str() and repr()
-    virtual void repr(std::string& out) const;
+    virtual void repr(std::string& out) const { out += std::string("<") + type_name() + " object>"; }
     /// assignment of `obj.name = v` (namespaces only)
     virtual bool setattr(std::string_view, const value&) { return false; }
     /// `obj.name(args)` for methods of the object; false when it has no such method.

@@ -274,13 +274,6 @@ inline bool call_user_method(render_state&, const value& self, std::string_view 
     return true;
 }
 
-inline value object_obj::getattr(std::string_view) const { return {}; }
-inline value object_obj::getitem(const value&) const { return {}; }
-inline value object_obj::call(render_state&, arguments&) const {
-    type_error(std::string("'") + type_name() + "' object is not callable");
-}
-inline void object_obj::repr(std::string& out) const { out += std::string("<") + type_name() + " object>"; }
-
 inline value render_state::percent_format(const value& fmt, const value& args) {
     return percent_format_impl(fmt, args, max_size());
 }

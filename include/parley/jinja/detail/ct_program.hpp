@@ -32,8 +32,12 @@ struct compile_options {
 namespace parley::jinja::detail {
 
 /// The sizes of a parsed program, known once the parser has run in constant evaluation.
+/// `own_source`: the parsed source is kept in the program (its line ends were rewritten);
+/// otherwise it is the written source or a prefix of it (without a final newline), and the
+/// program points into the written one.
 struct ct_sizes {
     std::size_t nodes = 0, lists = 0, pool = 0, symbols = 0, source = 0;
+    bool own_source = false;
 };
 
 /// A program in fixed-size arrays, with the (normalised) source its text nodes point into.
@@ -43,14 +47,17 @@ struct fixed_program {
     std::array<std::uint32_t, S.lists> lists{};
     std::array<char, S.pool> pool{};
     std::array<symbol, S.symbols> symbols{};
-    std::array<char, S.source> source{};
+    std::array<char, S.own_source * S.source> own{};
+    std::string_view written{};  ///< the written source, when the program points into it
     std::uint32_t root = none;
 
     constexpr std::string_view str(std::uint32_t off, std::uint32_t len) const {
         return len ? std::string_view(pool.data() + off, len) : std::string_view();
     }
     constexpr std::string_view text(std::uint32_t off, std::uint32_t len) const {
-        return len ? std::string_view(source.data() + off, len) : std::string_view();
+        if (!len) return {};
+        if constexpr (S.own_source) return std::string_view(own.data() + off, len);
+        else return written.substr(off, len);
     }
     constexpr std::string_view sym_name(std::uint32_t s) const { return str(symbols[s].off, symbols[s].len); }
     constexpr std::uint32_t find_symbol(std::string_view name) const {
@@ -79,11 +86,9 @@ constexpr std::vector<char> normalised_source(std::string_view text, const compi
     return out;
 }
 
-/// Parses `text`; a syntax error stops the compiler with its line, column and message (see
-/// parley/chat/detail/builder_syntax.hpp for how each compiler shows it).
-constexpr program parse_or_report(std::string_view text, const compile_options& o, std::string_view name) {
-    const std::vector<char> src = normalised_source(text, o);
-    const std::string_view s(src.data(), src.size());
+/// Parses `s` (a source already normalised); a syntax error stops the compiler with its line,
+/// column and message (see parley/chat/detail/builder_syntax.hpp for how each compiler shows it).
+constexpr program parse_or_report(std::string_view s, const compile_options& o, std::string_view name) {
     program p;
     if (const syntax_error err = parse_program(s, to_syntax_options(o), p)) {
         parley::detail::syntax_site site;
@@ -94,25 +99,85 @@ constexpr program parse_or_report(std::string_view text, const compile_options& 
     return p;
 }
 
-/// Parses `Source::value` at compile time: `sizes`, then `prog`.
+/// The arrays of the single parse: more than real templates need (the chat templates of the
+/// corpus have a node per 7 bytes of source at most, a pool byte per 1.5). A program that does
+/// not fit is parsed a second time, into arrays of its exact sizes.
+constexpr ct_sizes parse_capacity(std::size_t n) { return {n / 4 + 16, n / 8 + 16, n + 32, n / 8 + 16, 0, false}; }
+
+constexpr ct_sizes sizes_of(const program& p, std::size_t source, bool own_source) {
+    return {p.nodes.size(), p.lists.size(), p.pool.size(), p.symbols.size(), source, own_source};
+}
+
+constexpr bool fits_in(const ct_sizes& s, const ct_sizes& cap) {
+    return s.nodes <= cap.nodes && s.lists <= cap.lists && s.pool <= cap.pool && s.symbols <= cap.symbols;
+}
+
+/// Copies the first n.* entries of `from` (a program, or a larger fixed_program) into `to`.
+template <ct_sizes S, class From>
+constexpr void copy_program(fixed_program<S>& to, const From& from, const ct_sizes& n) {
+    for (std::size_t k = 0; k < n.nodes; ++k) to.nodes[k] = from.nodes[k];
+    for (std::size_t k = 0; k < n.lists; ++k) to.lists[k] = from.lists[k];
+    for (std::size_t k = 0; k < n.pool; ++k) to.pool[k] = from.pool[k];
+    for (std::size_t k = 0; k < n.symbols; ++k) to.symbols[k] = from.symbols[k];
+    to.root = from.root;
+}
+
+/// Parses `Source::value` at compile time, once when the program fits parse_capacity (always,
+/// for real templates): `sizes`, then `prog`.
 template <class Source, compile_options Opt>
 struct ct_parsed {
     static constexpr std::string_view name = "compiled template";
-    static constexpr ct_sizes sizes = [] {
-        const program p = parse_or_report(Source::value, Opt, name);
-        return ct_sizes{p.nodes.size(), p.lists.size(), p.pool.size(), p.symbols.size(),
-                        normalised_source(Source::value, Opt).size()};
+    /// The written source needs its line ends rewritten (it holds a `\r`).
+    static constexpr bool own_source = Source::value.find('\r') != std::string_view::npos;
+    /// The length of the parsed source (without a final newline unless kept).
+    static constexpr std::size_t source_size = [] {
+        if constexpr (own_source) return normalised_source(Source::value, Opt).size();
+        else {
+            constexpr std::string_view w = Source::value;
+            return !Opt.keep_trailing_newline && !w.empty() && w.back() == '\n' ? w.size() - 1 : w.size();
+        }
     }();
+
+    template <ct_sizes S>
+    static constexpr void fill_source(fixed_program<S>& f) {
+        if constexpr (own_source) {
+            const std::vector<char> src = normalised_source(Source::value, Opt);
+            for (std::size_t k = 0; k < S.source; ++k) f.own[k] = src[k];
+        } else {
+            f.written = Source::value;
+        }
+    }
+
+    /// Parses the source (normalised first when it has to be).
+    static constexpr program parse() {
+        if constexpr (own_source) {
+            const std::vector<char> src = normalised_source(Source::value, Opt);
+            return parse_or_report(std::string_view(src.data(), src.size()), Opt, name);
+        } else {
+            return parse_or_report(Source::value.substr(0, source_size), Opt, name);
+        }
+    }
+
+    static constexpr ct_sizes capacity = parse_capacity(Source::value.size());
+
+    struct first_parse {
+        ct_sizes sizes;
+        fixed_program<capacity> prog;  // filled when the program fits
+    };
+    static constexpr first_parse first = [] {
+        first_parse r;
+        const program p = parse();
+        r.sizes = sizes_of(p, source_size, own_source);
+        if (fits_in(r.sizes, capacity)) copy_program(r.prog, p, r.sizes);
+        return r;
+    }();
+
+    static constexpr ct_sizes sizes = first.sizes;
     static constexpr fixed_program<sizes> prog = [] {
-        const program p = parse_or_report(Source::value, Opt, name);
-        const std::vector<char> src = normalised_source(Source::value, Opt);
         fixed_program<sizes> f;
-        for (std::size_t k = 0; k < sizes.nodes; ++k) f.nodes[k] = p.nodes[k];
-        for (std::size_t k = 0; k < sizes.lists; ++k) f.lists[k] = p.lists[k];
-        for (std::size_t k = 0; k < sizes.pool; ++k) f.pool[k] = p.pool[k];
-        for (std::size_t k = 0; k < sizes.symbols; ++k) f.symbols[k] = p.symbols[k];
-        for (std::size_t k = 0; k < sizes.source; ++k) f.source[k] = src[k];
-        f.root = p.root;
+        if constexpr (fits_in(sizes, capacity)) copy_program(f, first.prog, sizes);
+        else copy_program(f, parse(), sizes);
+        fill_source(f);
         return f;
     }();
 };

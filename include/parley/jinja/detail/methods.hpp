@@ -78,7 +78,7 @@ struct bound_method_obj final : object_obj {
     const method_function* user = nullptr;  ///< a method of one's own (owned by the environment)
     const char* type_name() const noexcept override { return "builtin_function_or_method"; }
     bool callable() const noexcept override { return true; }
-    value call(render_state& st, arguments& args) const override;
+    inline value call(render_state& st, arguments& args) const override;
     void repr(std::string& out) const override { out += "<built-in method " + name + ">"; }
 };
 

@@ -42,6 +42,15 @@ public:
     /// Parses the whole source into `p`. Returns false on error (see error()).
     constexpr bool run(program& p) {
         p_ = &p;
+        // room for what real templates need (about a token per 4 bytes of source, a node per 7,
+        // a pool byte per 1.5), so that the vectors rarely grow: growing copies every element,
+        // which is most of a parse's cost in constant evaluation
+        const std::size_t n = s_.size();
+        toks_.reserve(n / 3 + 8);
+        p.nodes.reserve(n / 5 + 8);
+        p.lists.reserve(n / 16 + 8);
+        p.pool.reserve(n + 8);
+        p.symbols.reserve(n / 32 + 16);
         lexer lx(s_, opt_);
         if (!lx.run(toks_)) {
             err_ = lx.error();
