@@ -568,3 +568,66 @@ TEST_CASE("extract: a legacy function_call is read, and answered with a function
     CHECK(requests[1].messages[2].text() ==
           parley::detail::bot_engine::bad_arguments_text("food", parley::from_text<food>(R"({"name": "pie"})").error_text()));
 }
+
+TEST_CASE("extract: a conversation as the prompt, after its last truncate, with its default-request") {
+    scripted s;
+    s.script->push(call_reply("call_9", "food", good_pie));
+    parley::request_params old_params;
+    old_params.model = "old-model";
+    parley::request_params params;
+    params.model = "trip-model";
+    params.functions = std::vector<std::string>{"get_weather"};
+    params.call_function = "*";
+    message old_defaults;
+    old_defaults.role = role::default_request;
+    old_defaults.params = old_params;
+    message defaults;
+    defaults.role = role::default_request;
+    defaults.params = params;
+    message cut;
+    cut.role = role::truncate;
+    message call = parley::make_message(role::assistant, "");
+    call.content = std::monostate{};
+    call.tool_calls = {parley::tool_call{"call_1", {"get_weather", R"({"city": "Oslo"})"}}};
+    message result = parley::make_message(role::tool, "-3");
+    result.tool_call_id = "call_1";
+    const std::vector<message> history = {old_defaults,
+                                          parley::make_message(role::user, "forgotten"),
+                                          cut,
+                                          defaults,
+                                          parley::make_message(role::system, "You plan trips."),
+                                          call,
+                                          result,
+                                          parley::make_message(role::user, "Which food fits a cold day?")};
+    auto r = run_sync(parley::extract<food>(*s.model, history));
+    REQUIRE(r.has_value());
+    const auto requests = s.script->requests();
+    REQUIRE(requests.size() == 1);
+    CHECK(requests[0].params.model == std::optional<std::string>("trip-model"));
+    CHECK(requests[0].params.functions == std::vector<std::string>{"food"});
+    CHECK(requests[0].params.call_function == std::optional<std::string>("food"));
+    const std::vector<message> sent = {history[4], history[5], history[6], history[7]};
+    CHECK(requests[0].messages == sent);
+
+    // the text modes send no functions, even though the default-request lists some
+    s.script->push_text(good_pie);
+    parley::extract_options<food> opt;
+    opt.mode = parley::extract_mode::json_schema;
+    auto t = run_sync(parley::extract<food>(*s.model, history, opt));
+    REQUIRE(t.has_value());
+    const auto again = s.script->requests();
+    REQUIRE(again.size() == 2);
+    CHECK(!again[1].params.functions);
+    CHECK(!again[1].params.call_function);
+    CHECK(again[1].params.response_format);
+
+    // generate sends the conversation as it is, with its parameters
+    auto echo = std::make_shared<parley::echo_model>();
+    parley::in_process_model model(echo);
+    auto g = run_sync(parley::generate(model, history));
+    REQUIRE(g.has_value());
+    CHECK(*g == "Which food fits a cold day?");
+    REQUIRE(echo->requests().size() == 1);
+    CHECK(echo->requests()[0].messages == sent);
+    CHECK(echo->requests()[0].params == params);
+}

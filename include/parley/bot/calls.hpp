@@ -162,6 +162,15 @@ chat_request prompt_request(const conversation_template& t, const Data& data, co
     return chat_request{std::move(r.params), std::move(r.messages), {}};
 }
 
+/// The request a conversation gives: its system, user, assistant, function and tool messages
+/// after its last truncate, with the parameters of its nearest default-request (`params` when it
+/// has none).
+inline chat_request prompt_request(const std::vector<message>& conversation, const request_params& params) {
+    static const conversation_template none("conversation", {});
+    rendered_request r = render(none, boost::json::value(), conversation, render_options{params, 0});
+    return chat_request{std::move(r.params), std::move(r.messages), {}};
+}
+
 /// What one attempt read: a value, or the problems to send back.
 template <class R>
 struct reading {
@@ -326,6 +335,10 @@ boost::asio::awaitable<extract_result<T>> extract_struct(chat_model& model, chat
     std::string name = opt.name.empty() ? std::string(function_name<T>) : opt.name;
     check_function_name(name);
     std::string tool;
+    // the extraction owns these (a conversation's default-request may set them)
+    request.params.functions.reset();
+    request.params.call_function.reset();
+    request.params.response_format.reset();
     switch (opt.mode) {
     case extract_mode::tool_call: {
         boost::json::object signature = function_signature<T>(name);
@@ -397,7 +410,11 @@ boost::asio::awaitable<extract_result<T>> extract_struct(chat_model& model, chat
 
 template <class T>
 boost::asio::awaitable<extract_result<T>> extract(chat_model& model, chat_request request, extract_options<T> opt) {
-    if constexpr (command_vector<T>::value) return extract_commands<T>(model, std::move(request), std::move(opt));
+    if constexpr (command_vector<T>::value) {
+        request.params.functions.reset();
+        request.params.call_function.reset();
+        return extract_commands<T>(model, std::move(request), std::move(opt));
+    }
     else return extract_struct<T>(model, std::move(request), std::move(opt));
 }
 
@@ -530,6 +547,13 @@ boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(
     return detail::calls::generate(model, std::move(request), std::move(opt.on_text));
 }
 
+/// The same with a conversation as the prompt, sent as extract sends one (below).
+inline boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(
+    chat_model& model, const std::vector<message>& conversation, generate_options opt = {}) {
+    chat_request request = detail::calls::prompt_request(conversation, opt.params);
+    return detail::calls::generate(model, std::move(request), std::move(opt.on_text));
+}
+
 /// A T (a described struct) from the model's reply to `prompt` (rendered with `data`), asked for
 /// as `opt.mode` says. A reply that does not fit (not JSON, not a T, rejected by
 /// `opt.validate`) is answered with its problems and the model asked again, at most
@@ -553,6 +577,18 @@ template <class T, class Data>
 boost::asio::awaitable<extract_result<T>> extract(chat_model& model, const conversation_template& prompt, const Data& data,
                                                   extract_options<T> opt = {}) {
     chat_request request = detail::calls::prompt_request(prompt, data, opt.params);
+    return detail::calls::extract<T>(model, std::move(request), std::move(opt));
+}
+
+/// The same with a conversation as the prompt (the history a bot run returned, with a last
+/// user message that asks for the T, for instance): its system, user, assistant, function and
+/// tool messages after its last truncate are sent, with the parameters of its nearest
+/// default-request (`opt.params` when it has none); the extraction sets `functions`,
+/// `call_function` and `response_format` itself.
+template <class T>
+boost::asio::awaitable<extract_result<T>> extract(chat_model& model, const std::vector<message>& conversation,
+                                                  extract_options<T> opt = {}) {
+    chat_request request = detail::calls::prompt_request(conversation, opt.params);
     return detail::calls::extract<T>(model, std::move(request), std::move(opt));
 }
 
