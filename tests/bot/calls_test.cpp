@@ -631,3 +631,30 @@ TEST_CASE("extract: a conversation as the prompt, after its last truncate, with 
     CHECK(echo->requests()[0].messages == sent);
     CHECK(echo->requests()[0].params == params);
 }
+
+TEST_CASE("extract: a refusal counts as a reply that does not fit; a reply without choices is a protocol error") {
+    scripted s;
+    parley::chat_reply refused = parley::text_reply("");
+    refused.choices[0].message.content = std::monostate{};
+    refused.choices[0].refusal = "I cannot help with that.";
+    s.script->push(refused);
+    s.script->push_text(good_pie);
+    parley::extract_options<food> opt;
+    opt.mode = parley::extract_mode::json_schema;
+    auto r = run_sync(parley::extract<food>(*s.model, prompt, data, opt));
+    REQUIRE(r.has_value());
+    const auto requests = s.script->requests();
+    REQUIRE(requests.size() == 2);
+    REQUIRE(requests[1].messages.size() == 3);
+    // the assistant message sent back holds the refusal's text (it needs a content)
+    CHECK(requests[1].messages[1] == parley::make_message(role::assistant, "I cannot help with that."));
+    CHECK(requests[1].messages[2].text() ==
+          "Your reply does not fit the requested JSON:\nthe model refused: I cannot help with that.\n"
+          "Reply again with JSON that fits.");
+
+    s.script->push(parley::chat_reply{});
+    auto e = run_sync(parley::extract<food>(*s.model, prompt, data));
+    REQUIRE(e.has_error());
+    CHECK(e.error().code == make_error_code(parley::errc::protocol));
+    CHECK(e.error().attempts.empty());
+}

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 // g++ 12 reports a false -Wmismatched-new-delete where it inlines the allocation and the release
@@ -200,6 +201,9 @@ boost::asio::awaitable<boost::system::result<R, extraction_failure>> ask(
         // re-ask: the reply, then what was wrong with it
         const std::vector<tool_call> calls = answer.tool_calls;
         const bool legacy_call = calls.empty() && answer.function_call.has_value();
+        // an assistant message needs a content or a call: a refusal's text stands for it
+        if (calls.empty() && !legacy_call && std::holds_alternative<std::monostate>(answer.content))
+            answer.content = refusal.value_or(std::string());
         request.messages.push_back(std::move(answer));
         if (!tool.empty() && legacy_call) {
             message m = make_message(role::function, r.problems);
