@@ -302,11 +302,12 @@ TEST_CASE("extract: JSON in text, prose without JSON is re-asked") {
 }
 
 TEST_CASE("extract: streaming gives growing partial values") {
-    for (auto mode : {parley::extract_mode::tool_call, parley::extract_mode::json_text}) {
+    for (auto mode : {parley::extract_mode::tool_call, parley::extract_mode::json_schema, parley::extract_mode::json_text}) {
         CAPTURE(static_cast<int>(mode));
         scripted s;
         s.model->set_piece_size(5);
         if (mode == parley::extract_mode::tool_call) s.script->push(call_reply("call_1", "food", good_pie));
+        else if (mode == parley::extract_mode::json_schema) s.script->push_text(good_pie);
         else s.script->push_text(std::string("Here you are: ") + good_pie + " That is all.");
         parley::extract_options<food> opt;
         opt.mode = mode;
