@@ -835,41 +835,49 @@ void exec(std::string& out, const E& env);
 template <class P, std::uint32_t I, class E>
 using set_scope = bound<P::prog.nodes[P::prog.nodes[I].a].sym, plain_t<type_of<P, P::prog.nodes[I].b, E>>, E>;
 
+/// The position of the first `set` in list items [K, Count), or Count.
+template <class P, std::uint32_t L, std::uint32_t K, std::uint32_t Count>
+constexpr std::uint32_t next_set() {
+    for (std::uint32_t k = K; k < Count; ++k)
+        if (P::prog.nodes[P::prog.lists[L + k]].kind == nk::set) return k;
+    return Count;
+}
+
 /// Statements L[K..Count) of a list, in scope E (each `set` opens the scope of the rest).
 template <class P, std::uint32_t L, std::uint32_t K, std::uint32_t Count, class E>
 constexpr bool list_ok() {
-    if constexpr (K == Count) {
-        return true;
+    // the statements before the next `set` in one fold (one instantiation, not one per statement)
+    constexpr std::uint32_t J = next_set<P, L, K, Count>();
+    constexpr bool head = []<std::uint32_t... N>(std::integer_sequence<std::uint32_t, N...>) {
+        return (stmt_ok<P, P::prog.lists[L + K + N], E>() && ...);
+    }(std::make_integer_sequence<std::uint32_t, J - K>{});
+    if constexpr (!head || J == Count) {
+        return head;
     } else {
-        constexpr std::uint32_t I = P::prog.lists[L + K];
+        constexpr std::uint32_t I = P::prog.lists[L + J];
         constexpr node x = P::prog.nodes[I];
-        if constexpr (x.kind == nk::set) {
-            if constexpr (P::prog.nodes[x.a].kind != nk::name) return false;
-            else {
-                using T = plain_t<type_of<P, x.b, E>>;
-                if constexpr (is_unknown<T> || is_json<T>) return false;
-                else return list_ok<P, L, K + 1, Count, set_scope<P, I, E>>();
-            }
-        } else {
-            return stmt_ok<P, I, E>() && list_ok<P, L, K + 1, Count, E>();
+        if constexpr (P::prog.nodes[x.a].kind != nk::name) return false;
+        else {
+            using T = plain_t<type_of<P, x.b, E>>;
+            if constexpr (is_unknown<T> || is_json<T>) return false;
+            else return list_ok<P, L, J + 1, Count, set_scope<P, I, E>>();
         }
     }
 }
 
 template <class P, std::uint32_t L, std::uint32_t K, std::uint32_t Count, class E>
 void run_list(std::string& out, const E& env) {
-    if constexpr (K < Count) {
-        constexpr std::uint32_t I = P::prog.lists[L + K];
+    constexpr std::uint32_t J = next_set<P, L, K, Count>();
+    [&]<std::uint32_t... N>(std::integer_sequence<std::uint32_t, N...>) {
+        (exec<P, P::prog.lists[L + K + N]>(out, env), ...);
+    }(std::make_integer_sequence<std::uint32_t, J - K>{});
+    if constexpr (J < Count) {
+        constexpr std::uint32_t I = P::prog.lists[L + J];
         constexpr node x = P::prog.nodes[I];
-        if constexpr (x.kind == nk::set) {
-            using T = plain_t<type_of<P, x.b, E>>;
-            const T& v = eval<P, x.b>(env);
-            const set_scope<P, I, E> inner{v, env};
-            run_list<P, L, K + 1, Count>(out, inner);
-        } else {
-            exec<P, I>(out, env);
-            run_list<P, L, K + 1, Count>(out, env);
-        }
+        using T = plain_t<type_of<P, x.b, E>>;
+        const T& v = eval<P, x.b>(env);
+        const set_scope<P, I, E> inner{v, env};
+        run_list<P, L, J + 1, Count>(out, inner);
     }
 }
 
@@ -990,23 +998,29 @@ constexpr bool check_node();
 
 template <class P, std::uint32_t L, std::uint32_t K, std::uint32_t Count, class E>
 constexpr bool check_items() {
-    if constexpr (K == Count) return true;
-    else return check_node<P, P::prog.lists[L + K], E>() && check_items<P, L, K + 1, Count, E>();
+    return []<std::uint32_t... N>(std::integer_sequence<std::uint32_t, N...>) {
+        return (check_node<P, P::prog.lists[L + K + N], E>() && ...);
+    }(std::make_integer_sequence<std::uint32_t, Count - K>{});
 }
 
 /// The statements of a list; a `set` of a name to a typed value types the name for the rest.
 template <class P, std::uint32_t L, std::uint32_t K, std::uint32_t Count, class E>
 constexpr bool check_list() {
-    if constexpr (K == Count) {
+    constexpr std::uint32_t J = next_set<P, L, K, Count>();
+    []<std::uint32_t... N>(std::integer_sequence<std::uint32_t, N...>) {
+        (check_node<P, P::prog.lists[L + K + N], E>(), ...);
+    }(std::make_integer_sequence<std::uint32_t, J - K>{});
+    if constexpr (J == Count) {
         return true;
     } else {
-        constexpr std::uint32_t I = P::prog.lists[L + K];
+        constexpr std::uint32_t I = P::prog.lists[L + J];
         constexpr node x = P::prog.nodes[I];
-        if constexpr (x.kind == nk::set && P::prog.nodes[x.a].kind == nk::name) {
+        if constexpr (P::prog.nodes[x.a].kind == nk::name) {
             check_node<P, x.b, E>();
-            return check_list<P, L, K + 1, Count, set_scope<P, I, E>>();
+            return check_list<P, L, J + 1, Count, set_scope<P, I, E>>();
         } else {
-            return check_node<P, I, E>() && check_list<P, L, K + 1, Count, E>();
+            check_node<P, I, E>();
+            return check_list<P, L, J + 1, Count, E>();
         }
     }
 }
