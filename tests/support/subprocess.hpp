@@ -85,6 +85,21 @@ struct compile_result {
     std::string output;  ///< everything the compiler wrote
 };
 
+/// Runs a compiler command line whose output goes to the last of `files`; reads that output,
+/// then removes the files.
+inline compile_result run_compiler(const std::string& cmd, const std::vector<std::filesystem::path>& files) {
+    compile_result r;
+    r.compiled = std::system(cmd.c_str()) == 0;
+    std::stringstream text;
+    {
+        std::ifstream f(files.back());
+        text << f.rdbuf();
+    }
+    r.output = text.str();
+    for (const auto& f : files) std::filesystem::remove(f);
+    return r;
+}
+
 /// Compiles a translation unit against the repository's headers (C++20, syntax and templates
 /// only, no code), for tests that a misuse fails with a given message. `flags` are added to the
 /// command line (such as clang++'s -ferror-limit=0 for a snippet with many errors).
@@ -98,17 +113,7 @@ inline compile_result compile_snippet(const std::string& source, const std::stri
     const std::string cmd = shell_quote(compiler()) + " -std=c++20 -fsyntax-only " + flags + " -I" +
                             shell_quote(source_dir() + "/include") + " " + shell_quote(file.string()) + " > " +
                             shell_quote(log.string()) + " 2>&1";
-    compile_result r;
-    r.compiled = std::system(cmd.c_str()) == 0;
-    std::stringstream text;
-    {
-        std::ifstream f(log);
-        text << f.rdbuf();
-    }
-    r.output = text.str();
-    std::filesystem::remove(file);
-    std::filesystem::remove(log);
-    return r;
+    return run_compiler(cmd, {file, log});
 }
 
 /// Compiles a translation unit into an object file (C++20, `flags` added) and lists the
@@ -126,18 +131,7 @@ inline compile_result compile_object_symbols(const std::string& source, const st
                             shell_quote(source_dir() + "/include") + " " + shell_quote(file.string()) + " -o " +
                             shell_quote(object.string()) + " > " + shell_quote(log.string()) + " 2>&1 && nm -C --defined-only " +
                             shell_quote(object.string()) + " >> " + shell_quote(log.string()) + " 2>&1";
-    compile_result r;
-    r.compiled = std::system(cmd.c_str()) == 0;
-    std::stringstream text;
-    {
-        std::ifstream f(log);
-        text << f.rdbuf();
-    }
-    r.output = text.str();
-    std::filesystem::remove(file);
-    std::filesystem::remove(object);
-    std::filesystem::remove(log);
-    return r;
+    return run_compiler(cmd, {file, object, log});
 }
 
 }  // namespace subprocess

@@ -304,7 +304,7 @@ struct call_fault {
 template <class P>
 constexpr call_fault find_call_fault() {
     constexpr auto& p = P::prog;
-    for (std::uint32_t i = 0; i < p.nodes.size(); ++i) {
+    for (std::uint32_t i = 0; i < p.node_count; ++i) {
         const node& x = p.nodes[i];
         if (x.kind != nk::filter && x.kind != nk::test) continue;
         const bool is_filter = x.kind == nk::filter;
@@ -363,7 +363,7 @@ constexpr bool check_calls() {
 template <class P>
 constexpr auto assigned_symbols() {
     constexpr auto& p = P::prog;
-    std::array<bool, p.symbols.size() + 1> r{};
+    std::array<bool, p.symbol_count + 1> r{};
     // marks the names of an assignment target
     auto mark = [&](auto&& self, std::uint32_t i) -> void {
         if (i == none) return;
@@ -402,7 +402,8 @@ constexpr auto assigned_symbols() {
         case nk::block:
         case nk::autoescape:
             // everything assigned inside, at any depth
-            for (const node& y : p.nodes) {
+            for (std::uint32_t k = 0; k < p.node_count; ++k) {
+                const node& y = p.nodes[k];
                 if (y.kind == nk::set || y.kind == nk::set_block || y.kind == nk::for_) mark(mark, y.a);
                 if (y.kind == nk::param || y.kind == nk::macro) r[y.sym] = true;
             }

@@ -41,22 +41,26 @@ struct ct_sizes {
 };
 
 /// A program in fixed-size arrays, with the (normalised) source its text nodes point into.
+/// (Built-in arrays, one element longer than needed so that none is empty: the generated code
+/// indexes them thousands of times in constant expressions, and std::array's operator[] costs
+/// the compiler an overload resolution each time.)
 template <ct_sizes S>
 struct fixed_program {
-    std::array<node, S.nodes> nodes{};
-    std::array<std::uint32_t, S.lists> lists{};
-    std::array<char, S.pool> pool{};
-    std::array<symbol, S.symbols> symbols{};
-    std::array<char, S.own_source * S.source> own{};
+    static constexpr std::size_t node_count = S.nodes, symbol_count = S.symbols;
+    node nodes[S.nodes + 1] = {};
+    std::uint32_t lists[S.lists + 1] = {};
+    char pool[S.pool + 1] = {};
+    symbol symbols[S.symbols + 1] = {};
+    char own[S.own_source * S.source + 1] = {};
     std::string_view written{};  ///< the written source, when the program points into it
     std::uint32_t root = none;
 
     constexpr std::string_view str(std::uint32_t off, std::uint32_t len) const {
-        return len ? std::string_view(pool.data() + off, len) : std::string_view();
+        return len ? std::string_view(pool + off, len) : std::string_view();
     }
     constexpr std::string_view text(std::uint32_t off, std::uint32_t len) const {
         if (!len) return {};
-        if constexpr (S.own_source) return std::string_view(own.data() + off, len);
+        if constexpr (S.own_source) return std::string_view(own + off, len);
         else return written.substr(off, len);
     }
     constexpr std::string_view sym_name(std::uint32_t s) const { return str(symbols[s].off, symbols[s].len); }
