@@ -311,12 +311,15 @@ constexpr call_fault find_call_fault() {
         const std::string_view kind = is_filter ? "filter" : "test";
         const std::string_view name = p.sym_name(x.sym);
         const builtin_signature* b = is_filter ? find_builtin(builtin_filters, name) : find_builtin(builtin_tests, name);
-        const ct_position at = position_of(p.source_view(), x.pos);
         call_fault f;
-        f.text << "parley: " << at.line << ":" << at.column << ": ";
-        if (!b) {
+        // the position is found only for a fault: position_of scans the source from its start
+        auto located = [&]() -> ct_text& {
+            const ct_position at = position_of(p.source_view(), x.pos);
             f.node = i;
-            f.text << "unknown " << kind << " '" << name << "'";
+            return f.text << "parley: " << at.line << ":" << at.column << ": ";
+        };
+        if (!b) {
+            located() << "unknown " << kind << " '" << name << "'";
             return f;
         }
         std::uint32_t given = 0;
@@ -327,8 +330,7 @@ constexpr call_fault find_call_fault() {
             spread = a.e != none || a.f != none;
         }
         if (!spread && (given < b->min || (b->max != many && given > b->max))) {
-            f.node = i;
-            f.text << kind << " '" << name << "' takes ";
+            located() << kind << " '" << name << "' takes ";
             if (b->min == b->max) f.text << std::uint32_t{b->min};
             else if (b->max == many) f.text << "at least " << std::uint32_t{b->min};
             else f.text << std::uint32_t{b->min} << " to " << std::uint32_t{b->max};

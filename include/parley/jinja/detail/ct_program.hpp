@@ -9,7 +9,6 @@
 #include <parley/jinja/detail/lexer.hpp>
 #include <parley/jinja/detail/parser.hpp>
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
