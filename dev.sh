@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Developer entry points for parley on Debian 12.
-#   ./dev.sh demo   install what is missing, build the parley program, render a ChatML conversation
+#   ./dev.sh demo   install what is missing, build and run the travel assistant (examples/assistant)
 #   ./dev.sh test   install what is missing, then build and test with g++ and with clang++
 set -euo pipefail
 
@@ -18,7 +18,8 @@ packages=(
 
 usage() {
     echo "usage: $0 demo|test" >&2
-    echo "  demo  build the parley program and render examples/chat-templates/chatml.jinja" >&2
+    echo "  demo  build and run the travel assistant of examples/assistant (offline unless OPENAI_BASE_URL" >&2
+    echo "        or OPENAI_API_KEY is set)" >&2
     echo "  test  build and run every test with the gcc and clang presets" >&2
 }
 
@@ -68,13 +69,15 @@ set_configure_args() {
     fi
 }
 
+# The travel assistant: a YAML template set run by parley::bot with two C++ functions, a template
+# switch and extract<itinerary>; offline against the fake model server unless OPENAI_BASE_URL or
+# OPENAI_API_KEY is set.
 demo() {
     cmake --preset gcc "${configure_args[@]}"
-    cmake --build --preset gcc --target parley-cli
+    cmake --build --preset gcc --target parley-example-assistant
     echo
-    echo "\$ build/gcc/tools/parley/parley jinja --env hf examples/chat-templates/chatml.jinja examples/chat-templates/conversation.json"
-    build/gcc/tools/parley/parley jinja --env hf \
-        examples/chat-templates/chatml.jinja examples/chat-templates/conversation.json
+    echo "\$ build/gcc/examples/assistant/assistant"
+    build/gcc/examples/assistant/assistant
 }
 
 # Configures, builds and tests one preset; returns nonzero at the first step that fails.
