@@ -16,13 +16,13 @@ using namespace parley;
 
 namespace {
 
-message control(role r) {
+message control_message(role r) {
     message m;
     m.role = r;
     return m;
 }
 message request_with_model(role r, std::string model) {
-    message m = control(r);
+    message m = control_message(r);
     m.params.model = std::move(model);
     return m;
 }
@@ -41,7 +41,7 @@ BOOST_DESCRIBE_STRUCT(with_parts, (), (contentParts))
 }  // namespace
 
 TEST_CASE("render: reads up to and including the first request, renders texts with the data") {
-    message req = control(role::request);
+    message req = control_message(role::request);
     req.params.temperature = 0.2;
     const conversation_template t("ask", {request_with_model(role::default_request, "gpt-4o-mini"),
                                             make_message(role::system, "You are brief."),
@@ -74,7 +74,7 @@ TEST_CASE("render: reads up to and including the first request, renders texts wi
 }
 
 TEST_CASE("render: the nearest default-request wins; the defaults apply only without one") {
-    const conversation_template t("t", {make_message(role::user, "hi"), control(role::request)});
+    const conversation_template t("t", {make_message(role::user, "hi"), control_message(role::request)});
     request_params defaults;
     defaults.model = "default-model";
     defaults.temperature = 1;
@@ -92,7 +92,7 @@ TEST_CASE("render: chat_memory is the conversation so far, after the last trunca
     const conversation_template t("t", {make_message(role::user, "second"),
                 make_message(role::user,
                              "{% for m in chat_memory %}{{ m.role }}={{ m.content }};{% endfor %} n={{ chat_memory|length }}")});
-    std::vector<message> history{make_message(role::user, "dropped"), control(role::truncate),
+    std::vector<message> history{make_message(role::user, "dropped"), control_message(role::truncate),
                                  make_message(role::system, "sys"), request_with_model(role::default_request, "m"),
                                  make_message(role::assistant, "first")};
     const auto r = render(t, boost::json::object{}, history);
@@ -177,9 +177,9 @@ TEST_CASE("render: a user message without content takes the data's contentParts"
 }
 
 TEST_CASE("render: a forced function the effective functions do not list is an error") {
-    message d = control(role::default_request);
+    message d = control_message(role::default_request);
     d.params.functions = std::vector<std::string>{"a"};
-    message req = control(role::request);
+    message req = control_message(role::request);
     req.params.call_function = "b";
     const conversation_template t("t", {d, make_message(role::user, "x"), req});
     CHECK_THROWS_WITH_AS(render(t, boost::json::object{}),
@@ -188,7 +188,7 @@ TEST_CASE("render: a forced function the effective functions do not list is an e
 }
 
 TEST_CASE("conversation_template: rules and template syntax are checked when it is made") {
-    CHECK_THROWS_WITH_AS(conversation_template("bad", {make_message(role::user, "ok"), control(role::function)}),
+    CHECK_THROWS_WITH_AS(conversation_template("bad", {make_message(role::user, "ok"), control_message(role::function)}),
                          "bad, message 1: a function message needs a 'name' (the function's name)", parley::error);
     try {
         conversation_template("broken", {make_message(role::system, "ok"), make_message(role::user, "Hi {{ name ")});

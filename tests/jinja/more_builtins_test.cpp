@@ -22,7 +22,7 @@ namespace {
 namespace pj = parley::jinja;
 namespace pd = parley::jinja::detail;
 
-std::string render(const pj::environment& env, std::string_view source) {
+std::string render_text(const pj::environment& env, std::string_view source) {
     return env.parse(source, "test").render(boost::json::object{});
 }
 
@@ -157,7 +157,7 @@ TEST_CASE("lipsum paragraphs honour min and max, and refuse an empty range") {
 
 TEST_CASE("lipsum() in templates: <p> wrapping, blank-line separation, Markup") {
     const auto env = pj::environment::plain();
-    const std::string html = render(env, "{{ lipsum(4) }}");
+    const std::string html = render_text(env, "{{ lipsum(4) }}");
     const auto lines = split(html, "\n");
     REQUIRE(lines.size() == 4);
     for (const auto& line : lines) {
@@ -170,7 +170,7 @@ TEST_CASE("lipsum() in templates: <p> wrapping, blank-line separation, Markup") 
         CHECK(words.size() >= 20);
         CHECK(words.size() <= 99);
     }
-    const std::string text = render(env, "{{ lipsum(3, false, min=10, max=12) }}");
+    const std::string text = render_text(env, "{{ lipsum(3, false, min=10, max=12) }}");
     const auto paragraphs = split(text, "\n\n");
     REQUIRE(paragraphs.size() == 3);
     for (const auto& p : paragraphs) {
@@ -179,14 +179,14 @@ TEST_CASE("lipsum() in templates: <p> wrapping, blank-line separation, Markup") 
         CHECK(n >= 10);
         CHECK(n <= 11);
     }
-    CHECK(render(env, "{{ lipsum() is escaped }} {{ lipsum(html=false) is escaped }}") == "True False");
+    CHECK(render_text(env, "{{ lipsum() is escaped }} {{ lipsum(html=false) is escaped }}") == "True False");
     // autoescaping keeps the Markup result as it is
     pj::options o;
     o.autoescape = true;
-    const std::string escaped = render(pj::environment(o), "{{ lipsum(1) }}");
+    const std::string escaped = render_text(pj::environment(o), "{{ lipsum(1) }}");
     CHECK(escaped.substr(0, 3) == "<p>");
     // the source is random: two default texts of 5 paragraphs are (almost surely) different
-    CHECK(render(env, "{{ lipsum() }}") != render(env, "{{ lipsum() }}"));
+    CHECK(render_text(env, "{{ lipsum() }}") != render_text(env, "{{ lipsum() }}"));
 }
 
 TEST_CASE("random picks every item of a sequence over many renders") {
@@ -195,7 +195,7 @@ TEST_CASE("random picks every item of a sequence over many renders") {
     for (int i = 0; i < 300; ++i) seen.insert(t.render(boost::json::object{}));
     // 6 combinations; missing one of them in 300 draws has a probability below 1e-20
     CHECK(seen == std::set<std::string>{"1a", "1b", "2a", "2b", "3a", "3b"});
-    CHECK(render(pj::environment::plain(), "[{{ []|random }}]") == "[]");
+    CHECK(render_text(pj::environment::plain(), "[{{ []|random }}]") == "[]");
 }
 
 TEST_CASE("'is filter' and 'is test' see filters and tests added by the user") {
@@ -203,24 +203,24 @@ TEST_CASE("'is filter' and 'is test' see filters and tests added by the user") {
     const std::string probe =
         "{{ 'shout' is filter }} {{ 'shout' is test }} {{ 'loud' is test }} {{ 'loud' is filter }} "
         "{{ 'upper' is filter }} {{ 'upper' is test }}";
-    CHECK(render(env, probe) == "False False False False True True");
+    CHECK(render_text(env, probe) == "False False False False True True");
     env.add_filter("shout", [](const pj::value& v, const pj::arguments&) { return v; });
     env.add_test("loud", [](const pj::value&, const pj::arguments&) { return true; });
-    CHECK(render(env, probe) == "True False True False True True");
-    CHECK(render(env, "{% if 'shout' is filter %}{{ 'x'|shout }}{% endif %}") == "x");
-    CHECK_THROWS_AS(render(env, "{{ 'upper' is filter(1) }}"), parley::error);
+    CHECK(render_text(env, probe) == "True False True False True True");
+    CHECK(render_text(env, "{% if 'shout' is filter %}{{ 'x'|shout }}{% endif %}") == "x");
+    CHECK_THROWS_AS(render_text(env, "{{ 'upper' is filter(1) }}"), parley::error);
 }
 
 TEST_CASE("xmlattr and urlize return Markup when the environment autoescapes") {
     pj::options o;
     o.autoescape = true;
     const pj::environment env(o);
-    CHECK(render(env, "<a{{ {'title': '<&>', 'skip': none}|xmlattr }}>") == "<a title=\"&lt;&amp;&gt;\">");
-    CHECK(render(env, "{{ 'x < www.example.com'|urlize }}") ==
+    CHECK(render_text(env, "<a{{ {'title': '<&>', 'skip': none}|xmlattr }}>") == "<a title=\"&lt;&amp;&gt;\">");
+    CHECK(render_text(env, "{{ 'x < www.example.com'|urlize }}") ==
           "x &lt; <a href=\"https://www.example.com\" rel=\"noopener\">www.example.com</a>");
-    CHECK(render(env, "{{ {'a': 1}|xmlattr is escaped }} {{ 'a'|urlize is escaped }}") == "True True");
+    CHECK(render_text(env, "{{ {'a': 1}|xmlattr is escaped }} {{ 'a'|urlize is escaped }}") == "True True");
     const auto plain = pj::environment::plain();
-    CHECK(render(plain, "{{ {'a': 1}|xmlattr is escaped }} {{ 'a'|urlize is escaped }}") == "False False");
+    CHECK(render_text(plain, "{{ {'a': 1}|xmlattr is escaped }} {{ 'a'|urlize is escaped }}") == "False False");
 }
 
 TEST_CASE("urlize recognises the scheme prefixes extra_schemes accepts") {

@@ -28,7 +28,7 @@
 
 namespace {
 
-namespace pj = parley::jinja::detail;
+namespace pd = parley::jinja::detail;
 
 // ---------------------------------------------------------------------------------------------
 // Running the reference
@@ -295,18 +295,18 @@ struct generator {
     /// A substring of s (at code point boundaries) or a fresh string.
     std::string part_of(const std::string& s, bool with_invalid) {
         if (s.empty() || chance(25)) return any(with_invalid, 3);
-        const std::size_t len = pj::utf8_length(s);
+        const std::size_t len = pd::utf8_length(s);
         const std::size_t b = below(len);
         const std::size_t e = b + below(std::min<std::size_t>(len - b, 4) + 1);
-        const std::size_t bb = pj::utf8_offset(s, b);
-        return s.substr(bb, pj::utf8_offset(s, e) - bb);
+        const std::size_t bb = pd::utf8_offset(s, b);
+        return s.substr(bb, pd::utf8_offset(s, e) - bb);
     }
 
     char32_t code_point() {
         std::string s = any(false, 1);
         if (s.empty()) return U'*';
         std::size_t i = 0;
-        return pj::utf8_decode(s, i);
+        return pd::utf8_decode(s, i);
     }
 
     double bits_double() {
@@ -361,13 +361,13 @@ TEST_CASE("pystr: every code point has Python's character classes and case mappi
 
     using predicate = bool (*)(char32_t);
     const predicate predicates[10] = {
-        pj::py_isspace, pj::py_isprintable, pj::py_isalpha, pj::py_isdigit, pj::py_isdecimal,
-        pj::py_isnumeric, pj::py_isalnum,   pj::py_isupper, pj::py_islower, pj::py_is_word,
+        pd::py_isspace, pd::py_isprintable, pd::py_isalpha, pd::py_isdigit, pd::py_isdecimal,
+        pd::py_isnumeric, pd::py_isalnum,   pd::py_isupper, pd::py_islower, pd::py_is_word,
     };
     const char* predicate_names[11] = {"isspace", "isprintable", "isalpha", "isdigit", "isdecimal", "isnumeric",
                                        "isalnum", "isupper",     "islower", "\\w",     "istitle"};
     using mapping = void (*)(std::string&, std::string_view);
-    const mapping maps[5] = {pj::py_upper, pj::py_lower, pj::py_casefold, pj::py_title, pj::py_swapcase};
+    const mapping maps[5] = {pd::py_upper, pd::py_lower, pd::py_casefold, pd::py_title, pd::py_swapcase};
     const char* map_names[5] = {"upper", "lower", "casefold", "title", "swapcase"};
 
     std::size_t mismatches = 0;
@@ -378,10 +378,10 @@ TEST_CASE("pystr: every code point has Python's character classes and case mappi
     for (char32_t cp = 0; cp < 0x110000; ++cp) {
         if (cp >= 0xD800 && cp <= 0xDFFF) continue;
         ch.clear();
-        pj::utf8_append(ch, cp);
+        pd::utf8_append(ch, cp);
         for (std::size_t p = 0; p < 11; ++p) {
             const bool expected = planes[p * count + index] != 0;
-            const bool actual = p < 10 ? predicates[p](cp) : pj::py_str_istitle(ch);
+            const bool actual = p < 10 ? predicates[p](cp) : pd::py_str_istitle(ch);
             if (actual != expected && ++mismatches <= 12)
                 FAIL_CHECK("U+" << std::hex << static_cast<unsigned long>(cp) << " " << predicate_names[p]
                                 << ": python says " << expected);
@@ -407,17 +407,17 @@ TEST_CASE("pystr: UTF-8 length, offsets and predicates") {
     batch b;
     for (int i = 0; i < 400; ++i) {
         const std::string s = g.any(true, 16);
-        b.add("length", {tok_s(s)}, [s] { return tok_i(static_cast<long>(pj::utf8_length(s))); });
-        const long cp = g.between(0, static_cast<long>(pj::utf8_length(s)) + 2);
+        b.add("length", {tok_s(s)}, [s] { return tok_i(static_cast<long>(pd::utf8_length(s))); });
+        const long cp = g.between(0, static_cast<long>(pd::utf8_length(s)) + 2);
         b.add("offset", {tok_s(s), tok_i(cp)},
-              [s, cp] { return tok_i(static_cast<long>(pj::utf8_offset(s, static_cast<std::size_t>(cp)))); });
+              [s, cp] { return tok_i(static_cast<long>(pd::utf8_offset(s, static_cast<std::size_t>(cp)))); });
     }
     using string_predicate = bool (*)(std::string_view);
     const std::pair<const char*, string_predicate> predicates[] = {
-        {"isspace", pj::py_str_isspace},     {"isalpha", pj::py_str_isalpha}, {"isdigit", pj::py_str_isdigit},
-        {"isalnum", pj::py_str_isalnum},     {"isdecimal", pj::py_str_isdecimal},
-        {"isnumeric", pj::py_str_isnumeric}, {"islower", pj::py_str_islower}, {"isupper", pj::py_str_isupper},
-        {"istitle", pj::py_str_istitle},
+        {"isspace", pd::py_str_isspace},     {"isalpha", pd::py_str_isalpha}, {"isdigit", pd::py_str_isdigit},
+        {"isalnum", pd::py_str_isalnum},     {"isdecimal", pd::py_str_isdecimal},
+        {"isnumeric", pd::py_str_isnumeric}, {"islower", pd::py_str_islower}, {"isupper", pd::py_str_isupper},
+        {"istitle", pd::py_str_istitle},
     };
     for (const auto& [name, fn] : predicates) {
         for (int i = 0; i < 400; ++i) {
@@ -430,7 +430,7 @@ TEST_CASE("pystr: UTF-8 length, offsets and predicates") {
             }
             if (g.chance(20)) {  // title-like text
                 std::string t;
-                pj::py_title(t, s);
+                pd::py_title(t, s);
                 s = t;
             }
             b.add(name, {tok_s(s)}, [s, fn = fn] { return tok_b(fn(s)); });
@@ -445,9 +445,9 @@ TEST_CASE("pystr: case mapping") {
     batch b;
     using fn = void (*)(std::string&, std::string_view);
     const std::pair<const char*, fn> funcs[] = {
-        {"upper", pj::py_upper},           {"lower", pj::py_lower},     {"casefold", pj::py_casefold},
-        {"swapcase", pj::py_swapcase},     {"capitalize", pj::py_capitalize}, {"title", pj::py_title},
-        {"jinja_title", pj::jinja_title},  {"jinja_capitalize", pj::jinja_capitalize},
+        {"upper", pd::py_upper},           {"lower", pd::py_lower},     {"casefold", pd::py_casefold},
+        {"swapcase", pd::py_swapcase},     {"capitalize", pd::py_capitalize}, {"title", pd::py_title},
+        {"jinja_title", pd::jinja_title},  {"jinja_capitalize", pd::jinja_capitalize},
     };
     for (const auto& [name, f] : funcs) {
         for (int i = 0; i < 700; ++i) {
@@ -472,21 +472,21 @@ TEST_CASE("pystr: repr, JSON and HTML escaping of strings") {
         const std::string s = g.chance(40)   ? g.any(false, 12)
                               : g.chance(50) ? g.text({&quotes}, 6)
                                              : g.text({&punct, &controls, &spaces, &other, &emoji}, 10);
-        b.add("str_repr", {tok_s(s)}, [s] { return str_of(pj::py_str_repr, s); });
+        b.add("str_repr", {tok_s(s)}, [s] { return str_of(pd::py_str_repr, s); });
         b.add("json_string", {tok_s(s), tok_b(true)}, [s] {
             std::string o;
-            pj::json_string(o, s, true);
+            pd::json_string(o, s, true);
             return tok_s(o);
         });
         // Invalid bytes are copied through, as Python does with surrogateescape.
         const std::string t = g.chance(50) ? s : g.any(true, 12);
         b.add("json_string", {tok_s(t), tok_b(false)}, [t] {
             std::string o;
-            pj::json_string(o, t, false);
+            pd::json_string(o, t, false);
             return tok_s(o);
         });
         const std::string h = g.text({&punct, &html_bits, &latin1, &invalid}, 8);
-        b.add("html_escape", {tok_s(h)}, [h] { return str_of(pj::html_escape, h); });
+        b.add("html_escape", {tok_s(h)}, [h] { return str_of(pd::html_escape, h); });
     }
     b.check();
     MESSAGE(b.size() << " cases compared");
@@ -502,19 +502,19 @@ TEST_CASE("pystr: strip, split, rsplit and splitlines") {
         const bool left = g.chance(70);
         const bool right = g.chance(70);
         b.add("strip", {tok_s(s), tok_opt(chars), tok_b(left), tok_b(right)}, [=] {
-            return tok_s(pj::py_strip(s, chars ? std::optional<std::string_view>(*chars) : std::nullopt, left, right));
+            return tok_s(pd::py_strip(s, chars ? std::optional<std::string_view>(*chars) : std::nullopt, left, right));
         });
         std::optional<std::string> sep;
         if (g.chance(55)) sep = g.chance(70) ? g.part_of(s, true) : g.any(true, 2);
         const long maxsplit = g.between(-2, 4);
         const auto sep_view = sep ? std::optional<std::string_view>(*sep) : std::nullopt;
         b.add("split", {tok_s(s), tok_opt(sep), tok_i(maxsplit)},
-              [=] { return tok_list(pj::py_split(s, sep_view, maxsplit)); });
+              [=] { return tok_list(pd::py_split(s, sep_view, maxsplit)); });
         b.add("rsplit", {tok_s(s), tok_opt(sep), tok_i(maxsplit)},
-              [=] { return tok_list(pj::py_rsplit(s, sep_view, maxsplit)); });
+              [=] { return tok_list(pd::py_rsplit(s, sep_view, maxsplit)); });
         const std::string l = g.text({&ascii_lower, &spaces, &spaces, &invalid, &emoji}, 12);
         const bool keepends = g.chance(50);
-        b.add("splitlines", {tok_s(l), tok_b(keepends)}, [=] { return tok_list(pj::py_splitlines(l, keepends)); });
+        b.add("splitlines", {tok_s(l), tok_b(keepends)}, [=] { return tok_list(pd::py_splitlines(l, keepends)); });
     }
     b.check();
     MESSAGE(b.size() << " cases compared");
@@ -526,20 +526,20 @@ TEST_CASE("pystr: find, rfind, count and replace") {
     for (int i = 0; i < 800; ++i) {
         const std::string s = g.chance(30) ? g.text({&ascii_lower, &hyphens}, 14) : g.any(true, 14);
         const std::string sub = g.chance(10) ? std::string() : g.part_of(s, true);
-        const long len = static_cast<long>(pj::utf8_length(s));
+        const long len = static_cast<long>(pd::utf8_length(s));
         std::optional<long> start;
         std::optional<long> end;
         if (g.chance(50)) start = g.between(-len - 3, len + 3);
         if (g.chance(40)) end = g.between(-len - 3, len + 3);
         const std::vector<std::string> args = {tok_s(s), tok_s(sub), tok_opt_i(start), tok_opt_i(end)};
-        b.add("find", args, [=] { return tok_i(pj::py_find(s, sub, start, end)); });
-        b.add("rfind", args, [=] { return tok_i(pj::py_rfind(s, sub, start, end)); });
-        b.add("count", args, [=] { return tok_i(pj::py_count(s, sub, start, end)); });
+        b.add("find", args, [=] { return tok_i(pd::py_find(s, sub, start, end)); });
+        b.add("rfind", args, [=] { return tok_i(pd::py_rfind(s, sub, start, end)); });
+        b.add("count", args, [=] { return tok_i(pd::py_count(s, sub, start, end)); });
         const std::string repl = g.any(false, 3);
         const long count = g.between(-1, 3);
         b.add("replace", {tok_s(s), tok_s(sub), tok_s(repl), tok_i(count)}, [=] {
             std::string o;
-            pj::py_replace(o, s, sub, repl, count);
+            pd::py_replace(o, s, sub, repl, count);
             return tok_s(o);
         });
     }
@@ -552,10 +552,10 @@ TEST_CASE("pystr: center, ljust, rjust and zfill") {
     batch b;
     using pad = void (*)(std::string&, std::string_view, long, char32_t);
     const std::pair<const char*, pad> funcs[] = {
-        {"center", pj::py_center}, {"ljust", pj::py_ljust}, {"rjust", pj::py_rjust}};
+        {"center", pd::py_center}, {"ljust", pd::py_ljust}, {"rjust", pd::py_rjust}};
     for (int i = 0; i < 500; ++i) {
         const std::string s = g.any(true, 8);
-        const long width = g.between(-2, static_cast<long>(pj::utf8_length(s)) + 8);
+        const long width = g.between(-2, static_cast<long>(pd::utf8_length(s)) + 8);
         const char32_t fill = g.chance(40) ? U' ' : g.code_point();
         for (const auto& [name, f] : funcs) {
             b.add(name, {tok_s(s), tok_i(width), tok_c(fill)}, [=, f = f] {
@@ -566,10 +566,10 @@ TEST_CASE("pystr: center, ljust, rjust and zfill") {
         }
         std::string z = g.chance(50) ? g.text({&digits, &punct, &latin1}, 5) : g.any(true, 5);
         if (g.chance(40)) z.insert(0, g.chance(50) ? "-" : "+");
-        const long zw = g.between(-1, static_cast<long>(pj::utf8_length(z)) + 5);
+        const long zw = g.between(-1, static_cast<long>(pd::utf8_length(z)) + 5);
         b.add("zfill", {tok_s(z), tok_i(zw)}, [=] {
             std::string o;
-            pj::py_zfill(o, z, zw);
+            pd::py_zfill(o, z, zw);
             return tok_s(o);
         });
     }
@@ -595,7 +595,7 @@ TEST_CASE("pystr: Jinja wordwrap") {
         b.add("wordwrap", {tok_s(s), tok_i(width), tok_b(break_long), tok_s(wrapstring), tok_b(break_hyphens)},
               [=] {
                   std::string o;
-                  pj::jinja_wordwrap(o, s, width, break_long, wrapstring, break_hyphens);
+                  pd::jinja_wordwrap(o, s, width, break_long, wrapstring, break_hyphens);
                   return tok_s(o);
               });
     }
@@ -610,7 +610,7 @@ TEST_CASE("pystr: Jinja wordcount, striptags, urlencode quoting and truncate") {
     const pool ends = {"...", "", "\u2026", " >>", "..."};
     for (int i = 0; i < 800; ++i) {
         const std::string w = g.chance(50) ? g.prose(true, 8) : g.any(true, 12);
-        b.add("wordcount", {tok_s(w)}, [=] { return tok_i(pj::jinja_wordcount(w)); });
+        b.add("wordcount", {tok_s(w)}, [=] { return tok_i(pd::jinja_wordcount(w)); });
 
         std::string h;
         const std::size_t pieces = g.below(12);
@@ -627,25 +627,25 @@ TEST_CASE("pystr: Jinja wordcount, striptags, urlencode quoting and truncate") {
             h += ref + (g.chance(60) ? ";" : " ");
         }
         if (g.chance(10)) h += g.pick(invalid);
-        b.add("striptags", {tok_s(h)}, [=] { return str_of(pj::jinja_striptags, h); });
+        b.add("striptags", {tok_s(h)}, [=] { return str_of(pd::jinja_striptags, h); });
 
         const std::string q = g.any(true, 10) + (g.chance(30) ? g.pick(punct) : "");
         const std::string safe = g.pick(safes);
         b.add("url_quote", {tok_s(q), tok_s(safe)}, [=] {
             std::string o;
-            pj::url_quote(o, q, safe);
+            pd::url_quote(o, q, safe);
             return tok_s(o);
         });
 
         const std::string t = g.prose(true, 10);
         const std::string end = g.pick(ends);
-        const long end_len = static_cast<long>(pj::utf8_length(end));
-        const long length = g.chance(5) ? end_len - 1 : g.between(end_len, static_cast<long>(pj::utf8_length(t)) + 6);
+        const long end_len = static_cast<long>(pd::utf8_length(end));
+        const long length = g.chance(5) ? end_len - 1 : g.between(end_len, static_cast<long>(pd::utf8_length(t)) + 6);
         const long leeway = g.chance(5) ? -1 : g.between(0, 6);
         const bool killwords = g.chance(40);
         b.add("truncate", {tok_s(t), tok_i(length), tok_b(killwords), tok_s(end), tok_i(leeway)}, [=] {
             std::string o;
-            pj::jinja_truncate(o, t, length, killwords, end, leeway);
+            pd::jinja_truncate(o, t, length, killwords, end, leeway);
             return tok_s(o);
         });
     }
@@ -678,12 +678,12 @@ TEST_CASE("pystr: float repr, JSON floats and round") {
     for (const double v : values) {
         b.add("float_repr", {tok_d(v)}, [v] {
             std::string o;
-            pj::py_float_repr(o, v);
+            pd::py_float_repr(o, v);
             return tok_s(o);
         });
         b.add("json_float", {tok_d(v)}, [v] {
             std::string o;
-            pj::json_float(o, v);
+            pd::json_float(o, v);
             return tok_s(o);
         });
     }
@@ -704,7 +704,7 @@ TEST_CASE("pystr: float repr, JSON floats and round") {
             rounds.push_back({v, nd});
     }
     for (const auto& [v, nd] : rounds) {
-        b.add("round", {tok_d(v), tok_i(nd)}, [v = v, nd = nd] { return tok_d(pj::py_round(v, nd)); });
+        b.add("round", {tok_d(v), tok_i(nd)}, [v = v, nd = nd] { return tok_d(pd::py_round(v, nd)); });
     }
     b.check();
     MESSAGE(b.size() << " cases compared");
@@ -715,18 +715,18 @@ TEST_CASE("pystr: invalid UTF-8 is decoded one byte at a time and copied through
     // The decoding contract (not a Python behaviour: Python has no invalid str).
     for (const std::string& bad : invalid) {
         std::size_t i = 0;
-        const char32_t c = pj::utf8_decode(bad, i);
+        const char32_t c = pd::utf8_decode(bad, i);
         CHECK(c == 0xFFFD);
         CHECK(i == 1);
-        CHECK(pj::utf8_length(bad) == bad.size());
+        CHECK(pd::utf8_length(bad) == bad.size());
     }
     {
         const std::string s = "\xe2\x82\xac";  // a valid sequence is one unit
         std::size_t i = 0;
-        CHECK(pj::utf8_decode(s, i) == 0x20AC);
+        CHECK(pd::utf8_decode(s, i) == 0x20AC);
         CHECK(i == 3);
         i = 5;
-        CHECK(pj::utf8_decode(s, i) == 0xFFFD);  // past the end: no crash, still advances
+        CHECK(pd::utf8_decode(s, i) == 0xFFFD);  // past the end: no crash, still advances
         CHECK(i == 6);
     }
     // Random bytes through every function: no crash, no endless loop, and the mappings that copy
@@ -737,42 +737,42 @@ TEST_CASE("pystr: invalid UTF-8 is decoded one byte at a time and copied through
         const std::size_t len = g.below(24);
         for (std::size_t k = 0; k < len; ++k) s += static_cast<char>(g.rng() & 0xFF);
         out.clear();
-        pj::py_upper(out, s);
-        pj::py_lower(out, s);
-        pj::py_casefold(out, s);
-        pj::py_swapcase(out, s);
-        pj::py_title(out, s);
-        pj::py_capitalize(out, s);
-        pj::jinja_title(out, s);
-        pj::py_str_repr(out, s);
-        pj::json_string(out, s, true);
-        pj::json_string(out, s, false);
-        pj::html_escape(out, s);
-        pj::jinja_wordwrap(out, s, 1 + static_cast<long>(g.below(8)), g.chance(50), "\n", g.chance(50));
-        pj::jinja_striptags(out, s);
-        pj::url_quote(out, s, "/");
-        pj::py_center(out, s, 30, U'\u00b7');
-        pj::py_replace(out, s, s.substr(0, g.below(3)), "x", -1);
-        (void)pj::py_strip(s, std::nullopt, true, true);
-        (void)pj::py_strip(s, s.substr(0, g.below(4)), true, true);
-        (void)pj::py_split(s, std::nullopt, -1);
-        (void)pj::py_rsplit(s, std::nullopt, -1);
+        pd::py_upper(out, s);
+        pd::py_lower(out, s);
+        pd::py_casefold(out, s);
+        pd::py_swapcase(out, s);
+        pd::py_title(out, s);
+        pd::py_capitalize(out, s);
+        pd::jinja_title(out, s);
+        pd::py_str_repr(out, s);
+        pd::json_string(out, s, true);
+        pd::json_string(out, s, false);
+        pd::html_escape(out, s);
+        pd::jinja_wordwrap(out, s, 1 + static_cast<long>(g.below(8)), g.chance(50), "\n", g.chance(50));
+        pd::jinja_striptags(out, s);
+        pd::url_quote(out, s, "/");
+        pd::py_center(out, s, 30, U'\u00b7');
+        pd::py_replace(out, s, s.substr(0, g.below(3)), "x", -1);
+        (void)pd::py_strip(s, std::nullopt, true, true);
+        (void)pd::py_strip(s, s.substr(0, g.below(4)), true, true);
+        (void)pd::py_split(s, std::nullopt, -1);
+        (void)pd::py_rsplit(s, std::nullopt, -1);
         if (s.size() > 2) {
-            (void)pj::py_split(s, s.substr(1, 2), -1);
-            (void)pj::py_rsplit(s, s.substr(1, 2), -1);
+            (void)pd::py_split(s, s.substr(1, 2), -1);
+            (void)pd::py_rsplit(s, s.substr(1, 2), -1);
         }
-        (void)pj::py_splitlines(s, true);
-        (void)pj::py_find(s, s.substr(g.below(s.size() + 1), 2), std::nullopt, std::nullopt);
-        (void)pj::py_rfind(s, s.substr(g.below(s.size() + 1), 2), -3, std::nullopt);
-        (void)pj::py_count(s, s.substr(g.below(s.size() + 1), 1), std::nullopt, std::nullopt);
-        (void)pj::jinja_wordcount(s);
-        (void)pj::py_str_istitle(s);
+        (void)pd::py_splitlines(s, true);
+        (void)pd::py_find(s, s.substr(g.below(s.size() + 1), 2), std::nullopt, std::nullopt);
+        (void)pd::py_rfind(s, s.substr(g.below(s.size() + 1), 2), -3, std::nullopt);
+        (void)pd::py_count(s, s.substr(g.below(s.size() + 1), 1), std::nullopt, std::nullopt);
+        (void)pd::jinja_wordcount(s);
+        (void)pd::py_str_istitle(s);
 
         const std::string a = g.any(false, 5);
         const std::string z = g.any(false, 5);
         const std::string& bad = g.pick(invalid);
         using mapping = void (*)(std::string&, std::string_view);
-        for (const mapping f : {mapping(pj::py_upper), mapping(pj::py_casefold), mapping(pj::html_escape)}) {
+        for (const mapping f : {mapping(pd::py_upper), mapping(pd::py_casefold), mapping(pd::html_escape)}) {
             std::string whole;
             f(whole, a + bad + z);
             std::string parts;

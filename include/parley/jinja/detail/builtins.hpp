@@ -260,7 +260,7 @@ inline value bound_method_obj::call(render_state& st, arguments& args) const {
     } else if (call_method(st, self, name, args, r, st.opt().sandboxed)) {
         return r;
     }
-    type_error("'" + std::string(detail::type_name(self)) + "' object has no attribute " + quoted(name));
+    type_error("'" + std::string(detail::type_name(self)) + "' object has no attribute " + single_quoted(name));
 }
 
 inline bool call_user_method(render_state&, const value& self, std::string_view name, const arguments& args,

@@ -88,7 +88,7 @@ inline value percent_format_impl(const value& fmt, const value& args, std::size_
             if (close == std::string_view::npos) raise(errc::template_value, "incomplete format key");
             if (!args.is_mapping_like()) type_error("format requires a mapping");
             value key = value::view_of(f.substr(i + 1, close - i - 1));
-            if (!mapping_find(args, key, arg)) raise(errc::template_value, "KeyError: " + quoted(key.as_string()));
+            if (!mapping_find(args, key, arg)) raise(errc::template_value, "KeyError: " + single_quoted(key.as_string()));
             have_arg = true;
             used_mapping = true;
             i = close + 1;

@@ -83,7 +83,7 @@ struct bound_method_obj final : object_obj {
 };
 
 [[noreturn]] inline void unsafe(const value& self, std::string_view name) {
-    raise(errc::template_security, "access to attribute " + quoted(name) + " of '" + type_name(self) +
+    raise(errc::template_security, "access to attribute " + single_quoted(name) + " of '" + type_name(self) +
                                        "' object is unsafe.");
 }
 
@@ -118,7 +118,7 @@ inline value get_attribute(const value& obj, std::string_view name, bool sandbox
     }
     if (has_method(obj, name)) {
         if (sandboxed && is_mutating(obj, name)) {  // prints as nothing, fails when called
-            value u = value::undefined_message("access to attribute " + quoted(name) + " of '" + type_name(obj) +
+            value u = value::undefined_message("access to attribute " + single_quoted(name) + " of '" + type_name(obj) +
                                                "' object is unsafe.");
             return strict ? u.as_strict() : u;
         }
@@ -163,7 +163,7 @@ inline value get_item(const value& obj, const value& key, bool sandboxed, bool s
         // the template or the context) outlives the undefined value; a computed one is copied.
         if (key.owns_text())
             u = value::undefined_message("'" + std::string(type_name(obj)) + " object' has no attribute " +
-                                         quoted(key.as_string()));
+                                         single_quoted(key.as_string()));
         else
             u = value::undefined(undefined_form::attribute, key.as_string(), type_name(obj));
     } else if (key.is_integer()) {
@@ -275,7 +275,7 @@ inline value str_format(const value& fmt, const arguments& args, bool sandboxed)
             v = args[k];
         } else {
             v = args.keyword(head);
-            if (v.is_undefined()) raise(errc::template_value, "KeyError: " + quoted(head));
+            if (v.is_undefined()) raise(errc::template_value, "KeyError: " + single_quoted(head));
         }
         // .attr and [key] chains
         while (e < field.size()) {
@@ -449,7 +449,7 @@ inline value str_method(const value& self, std::string_view name, const argument
             return self.substr(0, s.size() - x.size()).with_markup(false);
         return self.with_markup(false);
     }
-    type_error("'str' object has no attribute " + quoted(name));
+    type_error("'str' object has no attribute " + single_quoted(name));
 }
 
 inline value list_method(render_state& st, const value& self, std::string_view name, arguments& args, bool sandboxed) {
@@ -523,7 +523,7 @@ inline value list_method(render_state& st, const value& self, std::string_view n
         });
         return value(nullptr);
     }
-    type_error(std::string("'") + type_name(self) + "' object has no attribute " + quoted(name));
+    type_error(std::string("'") + type_name(self) + "' object has no attribute " + single_quoted(name));
 }
 
 inline value dict_method(const value& self, std::string_view name, arguments& args, bool sandboxed) {
@@ -595,7 +595,7 @@ inline value dict_method(const value& self, std::string_view name, arguments& ar
         items.clear();
         return value(nullptr);
     }
-    type_error("'dict' object has no attribute " + quoted(name));
+    type_error("'dict' object has no attribute " + single_quoted(name));
 }
 
 /// Calls `self.name(args)` when self has such a built-in method; returns false otherwise.

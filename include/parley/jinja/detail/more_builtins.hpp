@@ -43,7 +43,7 @@ inline double file_size_of(const value& v) {
     if (v.is_string()) {
         double d;
         if (parse_py_float(v.as_string(), d)) return d;
-        raise(errc::template_value, "could not convert string to float: " + quoted(v.as_string()));
+        raise(errc::template_value, "could not convert string to float: " + single_quoted(v.as_string()));
     }
     if (v.is_undefined()) fail_undefined(v);
     type_error(std::string("float() argument must be a string or a real number, not '") + type_name(v) + "'");
@@ -114,7 +114,7 @@ inline value f_xmlattr(render_state& st, const value& v, arguments& a) {
         for (char c : k)
             if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '/' || c == '>' ||
                 c == '=')
-                raise(errc::template_value, "Invalid character in attribute name: " + quoted(k));
+                raise(errc::template_value, "Invalid character in attribute name: " + single_quoted(k));
         if (!rv.empty()) rv += ' ';
         append_escaped(rv, key);
         rv += "=\"";
@@ -187,7 +187,7 @@ inline value f_urlize(render_state& st, const value& v, arguments& a) {
             const value s = schemes[i];
             if (!s.is_string()) type_error("expected string or bytes-like object, got '" + std::string(type_name(s)) + "'");
             if (!is_uri_scheme_prefix(s.as_string()))
-                raise(errc::template_value, quoted(s.as_string()) + " is not a valid URI scheme prefix.");
+                raise(errc::template_value, single_quoted(s.as_string()) + " is not a valid URI scheme prefix.");
             if (!once) o.extra_schemes.emplace_back(s.as_string());
         }
     }

@@ -53,7 +53,7 @@ inline bool same_sequence_type(const value& a, const value& b) noexcept {
     return t != seq_type::other && t == sequence_type(b);
 }
 
-inline std::string quoted(std::string_view s) {
+inline std::string single_quoted(std::string_view s) {
     std::string r;
     py_str_repr(r, s);
     return r;
@@ -64,10 +64,10 @@ inline std::string quoted(std::string_view s) {
     std::string m;
     const std::string_view name = u.undefined_name();
     switch (u.undefined_form()) {
-    case undefined_form::name: m = quoted(name) + " is undefined"; break;
+    case undefined_form::name: m = single_quoted(name) + " is undefined"; break;
     case undefined_form::attribute:
         m = "'" + std::string(u.undefined_type() ? u.undefined_type() : "object") + " object' has no attribute " +
-            quoted(name);
+            single_quoted(name);
         break;
     case undefined_form::item:
         m = std::string(u.undefined_type() ? u.undefined_type() : "object") + " object has no element " +

@@ -46,13 +46,13 @@ public:
     /// Applies a filter given by name at run time (`map('upper')`).
     value apply_filter(std::string_view name, const value& input, arguments& args) {
         auto it = env_.filters.find(name);
-        if (it == env_.filters.end()) raise(errc::template_unknown_name, "unknown filter " + quoted(name));
+        if (it == env_.filters.end()) raise(errc::template_unknown_name, "unknown filter " + single_quoted(name));
         return run_filter(it->second, input, args);
     }
     /// Applies a test given by name at run time (`select('odd')`).
     bool apply_test(std::string_view name, const value& input, arguments& args) {
         auto it = env_.tests.find(name);
-        if (it == env_.tests.end()) raise(errc::template_unknown_name, "unknown test " + quoted(name));
+        if (it == env_.tests.end()) raise(errc::template_unknown_name, "unknown test " + single_quoted(name));
         return run_test(it->second, input, args);
     }
     value run_filter(const filter_entry& f, const value& input, arguments& args) {
@@ -601,7 +601,7 @@ private:
 
     value eval_filter(const node& x, const value& input) {
         const filter_entry* f = t_.filters_[x.sym];
-        if (!f) fail_at(x, errc::template_unknown_name, "unknown filter " + quoted(sym(x.sym)));
+        if (!f) fail_at(x, errc::template_unknown_name, "unknown filter " + single_quoted(sym(x.sym)));
         arguments args;
         if (x.b != none) eval_args(n(x.b), args);
         return run_filter(*f, input, args);
@@ -609,7 +609,7 @@ private:
 
     bool eval_test(const node& x) {
         const test_entry* t = t_.tests_[x.sym];
-        if (!t) fail_at(x, errc::template_unknown_name, "unknown test " + quoted(sym(x.sym)));
+        if (!t) fail_at(x, errc::template_unknown_name, "unknown test " + single_quoted(sym(x.sym)));
         const value input = eval(n(x.a));
         arguments args;
         if (x.b != none) eval_args(n(x.b), args);
