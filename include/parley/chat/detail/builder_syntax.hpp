@@ -216,11 +216,9 @@ constexpr void report_syntax_error(syntax_site s, const jinja::detail::syntax_er
             line_start = k + 1;
         }
     }
-    std::uint32_t column = 1;
-    for (std::size_t k = line_start; k < err.pos && k < s.source.size(); ++k)
-        if ((static_cast<unsigned char>(s.source[k]) & 0xc0) != 0x80) ++column;
+    const std::size_t end = err.pos < s.source.size() ? err.pos : s.source.size();
     s.line = line;
-    s.column = column;
+    s.column = 1 + static_cast<std::uint32_t>(jinja::detail::utf8_units(s.source.substr(line_start, end - line_start)));
     s.what = err.what;
     s.quoted = err.arg_len ? s.source.substr(err.arg_pos, err.arg_len) : std::string_view();
     s.then = err.what2;

@@ -185,7 +185,8 @@ struct ct_parsed {
     }();
 };
 
-/// Line and column (1-based, columns in code points) of a source offset.
+/// Line and column (1-based, columns in code points as the run-time engine counts them) of a
+/// source offset.
 struct ct_position {
     std::uint32_t line = 1, column = 1;
 };
@@ -198,8 +199,8 @@ constexpr ct_position position_of(std::string_view s, std::uint32_t pos) {
             line_start = k + 1;
         }
     }
-    for (std::size_t k = line_start; k < pos && k < s.size(); ++k)
-        if ((static_cast<unsigned char>(s[k]) & 0xc0) != 0x80) ++r.column;
+    const std::size_t end = pos < s.size() ? pos : s.size();
+    r.column = 1 + static_cast<std::uint32_t>(utf8_units(s.substr(line_start, end - line_start)));
     return r;
 }
 

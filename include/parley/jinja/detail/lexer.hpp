@@ -112,6 +112,30 @@ constexpr std::size_t rstrip_end(std::string_view s, std::size_t begin, std::siz
     return last;
 }
 
+/// Code points of `s` as the run-time engine counts them for columns (parley/jinja/detail/pystr.hpp's
+/// utf8_length): a valid UTF-8 sequence is one, and so is each byte that does not start one
+/// (Python decodes it as U+FFFD).
+constexpr std::size_t utf8_units(std::string_view s) noexcept {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < s.size(); ++count) {
+        const auto at = [&](std::size_t k) { return static_cast<unsigned>(static_cast<unsigned char>(s[i + k])); };
+        const auto cont = [&](std::size_t k) { return (at(k) & 0xC0u) == 0x80u; };
+        const unsigned b0 = at(0);
+        const std::size_t n = s.size() - i;
+        std::size_t len = 1;
+        if (b0 >= 0xC2 && b0 < 0xE0) {
+            if (n >= 2 && cont(1)) len = 2;
+        } else if (b0 >= 0xE0 && b0 < 0xF5) {
+            const unsigned lo = b0 == 0xE0 ? 0xA0 : b0 == 0xF0 ? 0x90 : 0x80;
+            const unsigned hi = b0 == 0xED ? 0x9F : b0 == 0xF4 ? 0x8F : 0xBF;
+            const std::size_t want = b0 < 0xF0 ? 3 : 4;
+            if (n >= want && at(1) >= lo && at(1) <= hi && cont(2) && (want == 3 || cont(3))) len = want;
+        }
+        i += len;
+    }
+    return count;
+}
+
 /// Whether the source must be rewritten before lexing: `\r` line ends, or a trailing newline
 /// that Jinja removes.
 constexpr bool needs_normalising(std::string_view s, bool keep_trailing_newline) noexcept {

@@ -56,7 +56,7 @@ inline bool below_power(double x, bool binary, int power) {
     std::uint64_t five = 1;
     for (int k = 0; k < 3 * power; ++k) five *= 5;
     const double y = std::ldexp(x, -3 * power);
-    if (y >= 18446744073709551616.0) return false;
+    if (!(y < 18446744073709551616.0)) return false;  // also NaN, below no power in Python
     if (y < 0) return true;
     return static_cast<std::uint64_t>(std::floor(y)) < five;
 }

@@ -1,0 +1,55 @@
+// Regression tests of the run-time engine for inputs found by the fuzz targets (fuzz/, see
+// docs/reliability.md): each failed under the sanitizers, or gave a wrong result, before its fix.
+#include <parley/jinja.hpp>
+
+#include <parley/jinja/detail/ct_program.hpp>
+
+#include <boost/json/object.hpp>
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace {
+
+std::string fuzz_finding_render(std::string_view source) {
+    return parley::jinja::environment::plain().parse(source, "finding").render(boost::json::object{});
+}
+
+}  // namespace
+
+TEST_CASE("fuzz finding: filesizeformat of NaN and infinity is in the largest unit, as in Python") {
+    // The unit search converted NaN to an integer (undefined behaviour) and picked the smallest
+    // unit; Python's comparisons with NaN are all false, so it ends with the last unit.
+    CHECK(fuzz_finding_render("{{ 'nan'|filesizeformat }}") == "nan YB");
+    CHECK(fuzz_finding_render("{{ '-nan'|filesizeformat(true) }}") == "nan YiB");
+    CHECK(fuzz_finding_render("{{ 'inf'|filesizeformat }}|{{ 'Infinity'|filesizeformat(true) }}") ==
+          "inf YB|inf YiB");
+}
+
+TEST_CASE("fuzz finding: the compile-time front end places a syntax error after invalid UTF-8 where the run-time "
+          "engine does") {
+    // An overlong sequence and a stray continuation byte: four code points (U+FFFD each) for the
+    // run-time engine, as for Python; the compile-time front end counted the bytes that are not
+    // continuation bytes (one).
+    const std::string_view source = "[{{ ''\xe0\x82\x82\xa7[{{ \"\"}} a {% if x";
+    std::uint32_t runtime_column = 0, ct_column = 0;
+    try {
+        parley::jinja::environment::plain().parse(source, "finding");
+    } catch (const parley::template_error& e) {
+        CHECK(e.code() == parley::errc::template_syntax);
+        runtime_column = e.where().column;
+    }
+    try {
+        parley::jinja::detail::parse_or_report(source, {}, "finding");
+    } catch (const parley::template_error& e) {
+        CHECK(e.code() == parley::errc::template_syntax);
+        ct_column = e.where().column;
+    }
+    CHECK(runtime_column == 29);
+    CHECK(ct_column == runtime_column);
+    // the position of a compile-time template's other errors (unknown filters, calls)
+    CHECK(parley::jinja::detail::position_of(source, 28).column == 29);
+    CHECK(parley::jinja::detail::position_of("a\n\xc3\xa9\xff|", 5).column == 3);
+}
