@@ -676,7 +676,7 @@ templates:
         functions: [botSwitchTemplate]
         call_function: botSwitchTemplate
       - role: assistant
-        content: never read after a switch
+        content: read when the template switched to ends
   booking:
     messages:
       - role: system
@@ -687,7 +687,7 @@ templates:
         content: Booked.
 )";
 
-TEST_CASE("step 4: botSwitchTemplate continues with another template from its first message") {
+TEST_CASE("step 4: botSwitchTemplate suspends the template and continues with another one from its first message") {
     fixture f(switch_set);
     f.script->push(parley::tool_call_reply({call("s1", "botSwitchTemplate", R"({"name": "booking"})")}));
     f.script->push_text("Where to?");
@@ -709,13 +709,128 @@ TEST_CASE("step 4: botSwitchTemplate continues with another template from its fi
     CHECK(requests[1].messages == std::vector<message>{msg(role::system, "Route the user."), msg(role::user, "Book a trip"),
                                                        switch_call, switch_result,
                                                        msg(role::system, "You book trips for Ada.")});
-    REQUIRE(out.size() == 9);
+    REQUIRE(out.size() == 10);
     CHECK(out[3] == switch_call);
     CHECK(out[4] == switch_result);
     CHECK(out[5] == msg(role::system, "You book trips for Ada."));
     CHECK(out[6] == control(role::request, booking));
     CHECK(out[7] == msg(role::assistant, "Where to?"));
-    CHECK(out[8] == msg(role::assistant, "Booked."));  // the router's rest is not read
+    CHECK(out[8] == msg(role::assistant, "Booked."));
+    // booking has ended: the router goes on after its request
+    CHECK(out[9] == msg(role::assistant, "read when the template switched to ends"));
+}
+
+constexpr std::string_view resume_set = R"(
+templates:
+  router:
+    messages:
+      - role: system
+        content: Route the user.
+      - role: user
+        content: "{{ q }}"
+      - role: request
+        model: router-model
+        functions: [botSwitchTemplate]
+        call_function: botSwitchTemplate
+      - role: assistant
+        content: "Back at the router, {{ name }}."
+      - role: user
+        content: "{{ followup }}"
+      - role: request
+        model: router-model
+  booking:
+    messages:
+      - role: system
+        content: "You book trips for {{ name }}."
+      - role: request
+        model: booking-model
+        functions: [botSwitchTemplate]
+      - role: assistant
+        content: Booked.
+  payment:
+    messages:
+      - role: system
+        content: You take payments.
+      - role: request
+        model: payment-model
+)";
+
+TEST_CASE("botSwitchTemplate: the suspended template's messages after its request are read when the one switched to ends") {
+    fixture f(resume_set);
+    f.script->push(parley::tool_call_reply({call("s1", "botSwitchTemplate", R"({"name": "booking"})")}));
+    f.script->push_text("Where to?");
+    f.script->push_text("Nothing else here.");
+    const auto out = f.run("router", json_input(R"({"q": "Book a trip", "name": "Ada", "followup": "Thanks"})"));
+
+    parley::request_params router_forced;
+    router_forced.model = "router-model";
+    router_forced.functions = std::vector<std::string>{"botSwitchTemplate"};
+    router_forced.call_function = "botSwitchTemplate";
+    parley::request_params booking;
+    booking.model = "booking-model";
+    booking.functions = std::vector<std::string>{"botSwitchTemplate"};
+    parley::request_params router_plain;
+    router_plain.model = "router-model";
+
+    const message switch_call = calling({call("s1", "botSwitchTemplate", R"({"name": "booking"})")});
+    const message switch_result = tool_result("s1", "Switched to template 'booking'.");
+    const std::vector<message> conversation{msg(role::system, "Route the user."),
+                                            msg(role::user, "Book a trip"),
+                                            control(role::request, router_forced),
+                                            switch_call,
+                                            switch_result,
+                                            msg(role::system, "You book trips for Ada."),
+                                            control(role::request, booking),
+                                            msg(role::assistant, "Where to?"),
+                                            msg(role::assistant, "Booked."),
+                                            msg(role::assistant, "Back at the router, Ada."),
+                                            msg(role::user, "Thanks"),
+                                            control(role::request, router_plain),
+                                            msg(role::assistant, "Nothing else here.")};
+    CHECK(dump(out) == dump(conversation));
+    CHECK(out == conversation);
+
+    const auto requests = f.requests();
+    REQUIRE(requests.size() == 3);
+    CHECK(requests[0].params == router_forced);
+    CHECK(requests[0].messages == std::vector<message>{msg(role::system, "Route the user."), msg(role::user, "Book a trip")});
+    CHECK(requests[1].params == booking);
+    CHECK(requests[1].messages == std::vector<message>{msg(role::system, "Route the user."), msg(role::user, "Book a trip"),
+                                                       switch_call, switch_result,
+                                                       msg(role::system, "You book trips for Ada.")});
+    // the router's second request: everything so far, its messages after the first request last
+    CHECK(requests[2].params == router_plain);
+    CHECK(requests[2].functions.empty());
+    CHECK(requests[2].messages == std::vector<message>{msg(role::system, "Route the user."), msg(role::user, "Book a trip"),
+                                                       switch_call, switch_result,
+                                                       msg(role::system, "You book trips for Ada."),
+                                                       msg(role::assistant, "Where to?"), msg(role::assistant, "Booked."),
+                                                       msg(role::assistant, "Back at the router, Ada."),
+                                                       msg(role::user, "Thanks")});
+}
+
+TEST_CASE("botSwitchTemplate: suspended templates go on innermost first") {
+    fixture f(resume_set);
+    f.script->push(parley::tool_call_reply({call("s1", "botSwitchTemplate", R"({"name": "booking"})")}));
+    f.script->push(parley::tool_call_reply({call("s2", "botSwitchTemplate", R"({"name": "payment"})")}));
+    f.script->push_text("Card number?");
+    f.script->push_text("Bye.");
+    const auto out = f.run("router", json_input(R"({"q": "Book and pay", "name": "Bo", "followup": "Done"})"));
+
+    const auto requests = f.requests();
+    REQUIRE(requests.size() == 4);
+    CHECK(requests[0].params.model == "router-model");
+    CHECK(requests[1].params.model == "booking-model");
+    CHECK(requests[2].params.model == "payment-model");
+    CHECK(requests[3].params.model == "router-model");
+    // payment ends, then booking's rest, then the router's rest
+    std::vector<message> tail(out.end() - 6, out.end());
+    parley::request_params router_plain;
+    router_plain.model = "router-model";
+    CHECK(tail == std::vector<message>{msg(role::assistant, "Card number?"), msg(role::assistant, "Booked."),
+                                       msg(role::assistant, "Back at the router, Bo."), msg(role::user, "Done"),
+                                       control(role::request, router_plain), msg(role::assistant, "Bye.")});
+    CHECK(std::count_if(out.begin(), out.end(), [](const message& m) { return m == msg(role::assistant, "Booked."); }) == 1);
 }
 
 TEST_CASE("botSwitchTemplate to an unknown template is a bad-argument reply") {
@@ -725,7 +840,7 @@ TEST_CASE("botSwitchTemplate to an unknown template is a bad-argument reply") {
     const auto out = f.run("router", json_input(R"({"q": "?", "name": "Ada"})"));
     REQUIRE(out.size() == 7);
     CHECK(out[4] == tool_result("s1", "Error: there is no template named 'bookings'. The templates are: router, booking."));
-    CHECK(out[6] == msg(role::assistant, "never read after a switch"));
+    CHECK(out[6] == msg(role::assistant, "read when the template switched to ends"));
 }
 
 TEST_CASE("template switches are bounded") {

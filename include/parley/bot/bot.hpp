@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -171,8 +172,9 @@ public:
     /// appended; the request carries the newest sendable messages that fit the model's context
     /// window; the reply is appended; the functions it calls run and their results are appended,
     /// then the request is repeated (the forced call only on the first request) until a reply
-    /// calls no function; botSwitchTemplate continues with another template; then the rest of
-    /// the template is read the same way.
+    /// calls no function; botSwitchTemplate suspends the template and continues with another one
+    /// from its first message, and the suspended template goes on when that one ends; then the
+    /// rest of the template is read the same way.
     /// On failure nothing of the run is kept (the caller's history is not touched) and the error
     /// is thrown: call_exception for a failed call, template_error for a text that does not
     /// render, parley::error (errc::chat_invalid for a template or a request that breaks a rule,
@@ -187,6 +189,9 @@ public:
         const conversation_template* current = &templates_.at(template_name);
         std::size_t from = 0;
         std::size_t switches = 0;
+        // The templates a botSwitchTemplate suspended, innermost last, each with the index of its
+        // first message not read yet: when the template switched to ends, the suspended one goes on.
+        std::vector<std::pair<const conversation_template*, std::size_t>> suspended;
         std::vector<std::string> bad_turns;
         stream_handler handler;
         if (opt.on_text || opt.on_event)
@@ -200,7 +205,12 @@ public:
             rendered_request read = render(*current, input, conversation, render_options{options_.defaults, from});
             for (auto& m : read.added) conversation.push_back(std::move(m));
             from = read.next;
-            if (!read.at_request) break;  // the end of the template: done
+            if (!read.at_request) {  // the end of the template: back to the one it suspended, or done
+                if (suspended.empty()) break;
+                std::tie(current, from) = suspended.back();
+                suspended.pop_back();
+                continue;
+            }
 
             const std::string* switch_to = nullptr;
             for (std::size_t round = 0;; ++round) {
@@ -253,6 +263,7 @@ public:
                 if (++switches > options_.max_template_switches)
                     throw error(errc::bot_limit, "more than " + std::to_string(options_.max_template_switches) +
                                                      " template switches in one run (max_template_switches)");
+                suspended.emplace_back(current, from);
                 current = &templates_.at(*switch_to);
                 from = 0;
             }
