@@ -390,6 +390,20 @@ TEST_CASE("errors: YAML syntax, with the parser's position") {
     }
 }
 
+TEST_CASE("errors: a ',' outside a flow collection is a syntax error, not a parser that never returns") {
+    // yaml-cpp 0.7's LoadAll loops for ever on these (found by fuzz/yaml_fuzz.cpp): without the
+    // loader's own document count this test does not end.
+    CHECK(set_error(",\n", errc::yaml_syntax) == "1:1: YAML syntax error: unexpected ',' outside a flow collection");
+    CHECK(template_error_of(",- role: bot\n", errc::yaml_syntax) ==
+          "1:1: YAML syntax error: unexpected ',' outside a flow collection");
+    CHECK(template_error_of("- role: user\n  content: hi\n,\n", errc::yaml_syntax) ==
+          "3:1: YAML syntax error: unexpected ',' outside a flow collection");
+    CHECK(set_error("templates: {}\n---\n,\n", errc::yaml_syntax) ==
+          "3:1: YAML syntax error: unexpected ',' outside a flow collection");
+    CHECK(template_error_of("- role: user\n  content: hi\n---\n- role: user\n") ==
+          "4:1: a file holds one YAML document; this is a second one");
+}
+
 TEST_CASE("template errors: the template's own line:col placed in the YAML file, for every scalar style") {
     // plain
     CHECK(text_error("- role: user\n  content: Hi {{ name | }}\n") == "2:25: expected a name, got '}}'");

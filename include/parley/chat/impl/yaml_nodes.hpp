@@ -11,12 +11,16 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/mark.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <array>
 #include <iterator>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -70,6 +74,36 @@ std::string yaml_or_list(const Range& words) {
     }
     return s;
 }
+
+/// Parser events that only note where the second document's first node is.
+class yaml_document_counter final : public YAML::EventHandler {
+public:
+    YAML::Mark second_mark;  ///< the first node of the second document (its `---` line is not a node)
+
+    void OnDocumentStart(const YAML::Mark&) override { ++documents_; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+    void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { node(m); }
+    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+        node(m);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+        node(m);
+    }
+    void OnMapEnd() override {}
+
+private:
+    void node(const YAML::Mark& m) {
+        if (documents_ == 2 && !marked_) {
+            second_mark = m;
+            marked_ = true;
+        }
+    }
+    int documents_ = 0;
+    bool marked_ = false;
+};
 
 /// Reads the nodes of a YAML text; every error is a yaml_error located in the text.
 class yaml_node_reader {
@@ -138,9 +172,18 @@ protected:
         if (src_.size() > opt_.limits.max_bytes)
             fail(opt_.limits.max_bytes, "the text is longer than the limit of " + std::to_string(opt_.limits.max_bytes) +
                                             " bytes", errc::template_limit);
-        std::vector<YAML::Node> docs;
+        // yaml-cpp 0.7's LoadAll never returns on some malformed texts (a ',' outside a flow
+        // collection: its parser reports an empty document without consuming the token, again and
+        // again; jbeder/yaml-cpp#1040). So a parser that stops after two documents tells whether
+        // there is a second one, and the first is loaded alone.
+        YAML::Node doc;
+        std::optional<YAML::Mark> second;
         try {
-            docs = YAML::LoadAll(std::string(src_));
+            std::istringstream in{std::string(src_)};
+            YAML::Parser parser(in);
+            yaml_document_counter counter;
+            if (parser.HandleNextDocument(counter) && parser.HandleNextDocument(counter)) second = counter.second_mark;
+            if (!second) doc = YAML::Load(std::string(src_));
         } catch (const YAML::DeepRecursion& e) {
             fail(static_cast<std::size_t>(std::max(e.mark.pos, 0)), "the YAML nests too deeply for the parser",
                  errc::template_limit);
@@ -154,8 +197,14 @@ protected:
         } catch (const YAML::Exception& e) {
             fail(0, std::string("YAML syntax error: ") + e.what(), errc::yaml_syntax);
         }
-        if (docs.size() > 1) fail(offset(docs[1]), "a file holds one YAML document; this is a second one");
-        return docs.empty() ? YAML::Node() : docs[0];
+        if (second) {
+            const std::size_t at = second->pos < 0 ? 0 : static_cast<std::size_t>(second->pos);
+            // where yaml-cpp's parser is stuck, its "document" starts at a ','
+            if (at < src_.size() && src_[at] == ',')
+                fail(at, "YAML syntax error: unexpected ',' outside a flow collection", errc::yaml_syntax);
+            fail(at, "a file holds one YAML document; this is a second one");
+        }
+        return doc;
     }
 
     // Counts a node and checks the limits; `depth` is the number of maps and lists around it.
