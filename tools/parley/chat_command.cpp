@@ -1,4 +1,5 @@
 // `parley chat`: sends one user message to a model and prints the reply.
+#include "cli_provider.hpp"
 #include "commands.hpp"
 
 #include <parley/chat/json.hpp>
@@ -9,8 +10,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
-#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace parley_cli {
@@ -44,55 +45,30 @@ int chat_main(const std::vector<std::string>& args) {
     std::optional<std::string> base_url, model, provider, system, ca_file;
     bool stream = false, json = false;
     std::vector<std::string> prompt;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&](std::optional<std::string>& slot) {
-            if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
-            slot = args[++i];
-        };
-        try {
-            if (a == "--base-url") value(base_url);
-            else if (a == "--model") value(model);
-            else if (a == "--provider") value(provider);
-            else if (a == "--system") value(system);
-            else if (a == "--ca-file") value(ca_file);
-            else if (a == "--stream") stream = true;
-            else if (a == "--json") json = true;
-            else if (a == "-h" || a == "--help") {
-                std::cout << chat_usage;
-                return 0;
-            } else if (a.size() > 1 && a[0] == '-' && a != "--") throw std::invalid_argument("unknown option " + a);
-            else if (a == "--") {
-                prompt.insert(prompt.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
-                break;
-            } else prompt.push_back(a);
-        } catch (const std::invalid_argument& e) {
-            std::cerr << "error: " << e.what() << "\n" << chat_usage;
-            return 2;
+    std::optional<parley::api> which;
+    try {
+        auto words = option_list()
+                         .value("--base-url", base_url)
+                         .value("--model", model)
+                         .value("--provider", provider)
+                         .value("--system", system)
+                         .value("--ca-file", ca_file)
+                         .flag("--stream", stream)
+                         .flag("--json", json)
+                         .parse(args);
+        if (!words) {
+            std::cout << chat_usage;
+            return 0;
         }
-    }
-    if (prompt.size() != 1) {
-        std::cerr << "error: give exactly one PROMPT (quote it)\n" << chat_usage;
+        prompt = std::move(*words);
+        if (prompt.size() != 1) throw usage_error("give exactly one PROMPT (quote it)");
+        which = provider_option(provider, false);
+    } catch (const usage_error& e) {
+        std::cerr << "error: " << e.what() << "\n" << chat_usage;
         return 2;
     }
-    std::optional<parley::api> which;
-    if (provider) {
-        which = parley::api_from_name(*provider);
-        if (!which || *which == parley::api::scripted) {
-            std::cerr << "error: --provider must be openai, anthropic or echo, not '" << *provider << "'\n";
-            return 2;
-        }
-    }
     try {
-        parley::client_config config = parley::config_from_environment(which);
-        if (base_url) {
-            if (!which) config = parley::config_from_environment(parley::api::openai);
-            config.base_url = *base_url;
-        }
-        if (config.api == parley::api::echo && !provider)
-            std::cerr << "parley: no API configured (OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, "
-                         "ANTHROPIC_BASE_URL, --provider, --base-url): the echo model answers\n";
-        if (ca_file) config.net.tls.ca_file = *ca_file;
+        parley::client_config config = client_config_of(which, base_url, ca_file, "the echo model");
 
         parley::chat_request request;
         if (model) request.params.model = *model;

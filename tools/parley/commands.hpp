@@ -19,6 +19,11 @@ extern const char* const fake_server_usage;
 int chat_main(const std::vector<std::string>& args);
 extern const char* const chat_usage;
 
+/// `parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history FILE] [--base-url URL] [--model NAME]
+/// [--provider openai|anthropic|echo|scripted] [--script FILE.json] [--stream] [--ca-file PEM] PROMPT`
+int run_main(const std::vector<std::string>& args);
+extern const char* const run_usage;
+
 }  // namespace parley_cli
 
 #endif

@@ -1,5 +1,6 @@
 // `parley fake-server`: the fake OpenAI / Anthropic model server of tests/support/fake_server.hpp,
 // run from the command line for offline development (docs/fake-server.md).
+#include "cli_options.hpp"
 #include "commands.hpp"
 
 #include "../../tests/support/fake_server.hpp"
@@ -58,30 +59,31 @@ unsigned long parse_number(const std::string& option, const std::string& text, u
 int fake_server_main(const std::vector<std::string>& args) {
     parley::test::fake_server_options options;
     options.record = false;  // a long-running server keeps nothing
-    std::optional<std::string> script_file, cert_file, key_file;
+    std::optional<std::string> script_file, cert_file, key_file, port, host, threads, proxy_auth, api_key;
     bool log = false;
     try {
-        for (std::size_t i = 0; i < args.size(); ++i) {
-            const std::string& a = args[i];
-            auto value = [&]() -> const std::string& {
-                if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
-                return args[++i];
-            };
-            if (a == "--port") options.port = static_cast<unsigned short>(parse_number(a, value(), 65535));
-            else if (a == "--host") options.host = value();
-            else if (a == "--script") script_file = value();
-            else if (a == "--tls-cert") cert_file = value();
-            else if (a == "--tls-key") key_file = value();
-            else if (a == "--threads") options.threads = parse_number(a, value(), 256);
-            else if (a == "--proxy") options.proxy = true;
-            else if (a == "--proxy-auth") options.proxy_authorization = value();
-            else if (a == "--api-key") options.api_key = value();
-            else if (a == "--log") log = true;
-            else if (a == "-h" || a == "--help") {
-                std::cout << fake_server_usage;
-                return 0;
-            } else throw std::invalid_argument((a.empty() || a[0] != '-' ? "unexpected argument " : "unknown option ") + a);
+        const auto words = option_list()
+                               .value("--port", port)
+                               .value("--host", host)
+                               .value("--script", script_file)
+                               .value("--tls-cert", cert_file)
+                               .value("--tls-key", key_file)
+                               .value("--threads", threads)
+                               .flag("--proxy", options.proxy)
+                               .value("--proxy-auth", proxy_auth)
+                               .value("--api-key", api_key)
+                               .flag("--log", log)
+                               .parse(args);
+        if (!words) {
+            std::cout << fake_server_usage;
+            return 0;
         }
+        if (!words->empty()) throw usage_error("unexpected argument " + words->front());
+        if (port) options.port = static_cast<unsigned short>(parse_number("--port", *port, 65535));
+        if (host) options.host = *host;
+        if (threads) options.threads = parse_number("--threads", *threads, 256);
+        if (proxy_auth) options.proxy_authorization = *proxy_auth;
+        if (api_key) options.api_key = *api_key;
         if (cert_file.has_value() != key_file.has_value())
             throw std::invalid_argument("--tls-cert and --tls-key go together");
         if (options.threads == 0) throw std::invalid_argument("--threads must be at least 1");

@@ -5,6 +5,9 @@
 //   parley render TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history JSON_FILE]
 //   parley chat [--base-url URL] [--model NAME] [--provider openai|anthropic|echo] [--system TEXT] [--stream] [--json] [--ca-file PEM] PROMPT
 //   parley fake-server [--port N] [--host ADDRESS] [--script FILE.json] [--tls-cert PEM --tls-key PEM] [--threads N]
+//   parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history FILE] [--base-url URL] [--model NAME]
+//              [--provider openai|anthropic|echo|scripted] [--script FILE.json] [--stream] [--ca-file PEM] PROMPT
+#include "cli_options.hpp"
 #include "commands.hpp"
 
 #include <parley/jinja.hpp>
@@ -14,13 +17,12 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <iterator>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -35,12 +37,6 @@ constexpr const char* usage =
     "  --now TIME   the time strftime_now() sees (UTC), instead of the clock\n"
     "  --batch      read JSON lines {\"template\", \"context\", \"env\"} from standard input and\n"
     "               write one line {\"output\": ...} or {\"error\": ...} for each\n";
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + path);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 std::optional<std::chrono::system_clock::time_point> parse_time(const std::string& s) {
     std::tm tm{};
@@ -92,28 +88,28 @@ int run_batch(const std::string& default_env, const std::optional<std::chrono::s
 }
 
 int jinja_main(const std::vector<std::string>& args) {
-    std::string env = "hf";
+    std::optional<std::string> env_name, now_text;
     bool batch = false;
-    std::optional<std::chrono::system_clock::time_point> now;
     std::vector<std::string> files;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--env" && i + 1 < args.size()) env = args[++i];
-        else if (a.rfind("--env=", 0) == 0) env = a.substr(6);
-        else if (a == "--now" && i + 1 < args.size()) {
-            now = parse_time(args[++i]);
-            if (!now) {
-                std::cerr << "error: --now expects YYYY-MM-DDTHH:MM:SS\n";
-                return 2;
-            }
-        } else if (a == "--batch") batch = true;
-        else if (a == "-h" || a == "--help") {
+    try {
+        auto words = parley_cli::option_list().value("--env", env_name).value("--now", now_text).flag("--batch", batch).parse(args);
+        if (!words) {
             std::cout << usage;
             return 0;
-        } else if (!a.empty() && a[0] == '-') {
-            std::cerr << "error: unknown option " << a << "\n" << usage;
+        }
+        files = std::move(*words);
+    } catch (const parley_cli::usage_error& e) {
+        std::cerr << "error: " << e.what() << "\n" << usage;
+        return 2;
+    }
+    const std::string env = env_name.value_or("hf");
+    std::optional<std::chrono::system_clock::time_point> now;
+    if (now_text) {
+        now = parse_time(*now_text);
+        if (!now) {
+            std::cerr << "error: --now expects YYYY-MM-DDTHH:MM:SS\n";
             return 2;
-        } else files.push_back(a);
+        }
     }
     if (env != "hf" && env != "plain") {
         std::cerr << "error: --env must be hf or plain\n";
@@ -125,9 +121,9 @@ int jinja_main(const std::vector<std::string>& args) {
         return 2;
     }
     try {
-        const std::string source = read_file(files[0]);
+        const std::string source = parley_cli::read_text(files[0]);
         boost::json::value ctx = boost::json::object();
-        if (files.size() == 2) ctx = boost::json::parse(read_file(files[1]));
+        if (files.size() == 2) ctx = parley_cli::read_json(files[1]);
         const std::string out = make_env(env, now).parse(source, files[0]).render(ctx);
         std::fwrite(out.data(), 1, out.size(), stdout);
         return 0;
@@ -143,14 +139,15 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "-h" || args[0] == "--help") {
         std::cout << usage << '\n' << parley_cli::render_usage << '\n' << parley_cli::chat_usage << '\n'
-                  << parley_cli::fake_server_usage;
+                  << parley_cli::run_usage << '\n' << parley_cli::fake_server_usage;
         return args.empty() ? 2 : 0;
     }
     if (args[0] == "jinja") return jinja_main({args.begin() + 1, args.end()});
     if (args[0] == "render") return parley_cli::render_main({args.begin() + 1, args.end()});
     if (args[0] == "chat") return parley_cli::chat_main({args.begin() + 1, args.end()});
+    if (args[0] == "run") return parley_cli::run_main({args.begin() + 1, args.end()});
     if (args[0] == "fake-server") return parley_cli::fake_server_main({args.begin() + 1, args.end()});
     std::cerr << "error: unknown command " << args[0] << "\n" << usage << '\n' << parley_cli::render_usage << '\n'
-              << parley_cli::chat_usage << '\n' << parley_cli::fake_server_usage;
+              << parley_cli::chat_usage << '\n' << parley_cli::run_usage << '\n' << parley_cli::fake_server_usage;
     return 2;
 }

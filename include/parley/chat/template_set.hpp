@@ -13,6 +13,7 @@
 #include <cctype>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace parley {
@@ -23,6 +24,15 @@ struct function_definition {
     std::string description;
     boost::json::object parameters;
     friend bool operator==(const function_definition&, const function_definition&) = default;
+};
+
+/// How a program runs a function of a set itself (YAML `command` and `timeout` of a function
+/// definition; `parley run` follows it, see docs/yaml-format.md). Not part of the definition the
+/// model sees.
+struct function_command {
+    std::string command;  ///< a shell command (`/bin/sh -c`); the arguments are its standard input
+    double timeout = 0;  ///< seconds the command may take; 0: the runner's default
+    friend bool operator==(const function_command&, const function_command&) = default;
 };
 
 /// Named conversation templates (in the order they were added) and function definitions.
@@ -41,6 +51,30 @@ public:
             throw error(errc::chat_invalid, describe(chat_rule::bad_function_name, role::assistant, f.name));
         if (function(f.name)) throw error(errc::chat_invalid, "function '" + f.name + "' is defined twice");
         functions_.push_back(std::move(f));
+    }
+
+    /// Says how function `name` of the set runs as a command; throws parley::error
+    /// (errc::chat_invalid) when the set does not define `name`, when `c.command` is empty or when
+    /// `c.timeout` is negative or not finite.
+    void set_command(std::string_view name, function_command c) {
+        if (!function(name))
+            throw error(errc::chat_invalid, "a command for function '" + std::string(name) + "', which the set does not define");
+        if (c.command.empty()) throw error(errc::chat_invalid, "the command of function '" + std::string(name) + "' is empty");
+        if (!(c.timeout >= 0) || c.timeout > 1e9)
+            throw error(errc::chat_invalid, "the timeout of function '" + std::string(name) +
+                                                "' must be a number of seconds from 0 to 1e9");
+        for (auto& [n, existing] : commands_)
+            if (n == name) {
+                existing = std::move(c);
+                return;
+            }
+        commands_.emplace_back(std::string(name), std::move(c));
+    }
+    /// The command of function `name`, or null when it has none.
+    const function_command* command(std::string_view name) const noexcept {
+        for (const auto& [n, c] : commands_)
+            if (n == name) return &c;
+        return nullptr;
     }
 
     const std::vector<conversation_template>& templates() const noexcept { return templates_; }
@@ -122,6 +156,7 @@ private:
 
     std::vector<conversation_template> templates_;
     std::vector<function_definition> functions_;
+    std::vector<std::pair<std::string, function_command>> commands_;  ///< by function name, in the order set
 };
 
 }  // namespace parley

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -379,7 +380,10 @@ private:
             function_definition def;
             std::size_t name_at = offset(n);
             bool has_name = false;
-            static constexpr std::string_view keys[] = {"name", "description", "parameters"};
+            std::optional<function_command> command;
+            std::optional<std::size_t> timeout_at;
+            double timeout = 0;
+            static constexpr std::string_view keys[] = {"name", "description", "parameters", "command", "timeout"};
             for (const field& k : fields(n, f.depth + 1)) {
                 check_known(k, keys, "in a function definition");
                 if (k.name == "name") {
@@ -388,15 +392,32 @@ private:
                     has_name = true;
                 } else if (k.name == "description") {
                     def.description = text(k);
+                } else if (k.name == "command") {
+                    command.emplace();
+                    command->command = text(k, "a shell command (a string)");
+                    if (command->command.find_first_not_of(" \t\r\n") == std::string::npos)
+                        fail(offset(k), "'command' is empty: give the shell command that runs the function");
+                } else if (k.name == "timeout") {
+                    timeout = number(k);
+                    timeout_at = offset(k);
+                    if (!(timeout > 0) || timeout > 1e9)
+                        fail(offset(k), "'timeout' expects a number of seconds above 0 (up to 1e9), found '" +
+                                            shorten(k.value.Scalar()) + "'");
                 } else {
                     def.parameters = json_object(k, "a JSON schema (a map, or a string of JSON text)");
                 }
             }
             if (!has_name) fail(offset(n), "a function definition needs a 'name'");
+            if (timeout_at && !command) fail(*timeout_at, "'timeout' is the time limit of a 'command', and the function has none");
+            const std::string name = def.name;
             try {
                 set.add(std::move(def));
             } catch (const error& e) {  // an invalid or a repeated name
                 fail(name_at, e.what());
+            }
+            if (command) {
+                command->timeout = timeout;
+                set.set_command(name, std::move(*command));
             }
         }
     }

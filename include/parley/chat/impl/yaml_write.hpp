@@ -382,6 +382,10 @@ inline std::string dump_yaml(const template_set& set) {
                 w.entry("parameters", 4);
                 w.json_value(f.parameters, 6);
             }
+            if (const function_command* c = set.command(f.name)) {
+                w.string_entry("command", c->command, 4);
+                if (c->timeout > 0) w.out += "    timeout: " + detail::yaml_double(c->timeout) + '\n';
+            }
         }
     }
     return std::move(w.out);

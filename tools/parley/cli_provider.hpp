@@ -1,0 +1,48 @@
+// The model options the commands that call models share (`parley chat`, `parley run`):
+// --provider, --base-url, --ca-file and the environment of the official SDKs.
+#ifndef PARLEY_TOOLS_CLI_PROVIDER_HPP
+#define PARLEY_TOOLS_CLI_PROVIDER_HPP
+
+#include "cli_options.hpp"
+
+#include <parley/provider/chat_client.hpp>
+
+#include <iostream>
+#include <optional>
+#include <string>
+
+namespace parley_cli {
+
+/// The API `--provider NAME` names (nothing without the option). Throws usage_error for a name
+/// that is not one of openai, anthropic, echo (and scripted when `scripted_allowed`).
+inline std::optional<parley::api> provider_option(const std::optional<std::string>& name, bool scripted_allowed) {
+    if (!name) return std::nullopt;
+    const std::optional<parley::api> which = parley::api_from_name(*name);
+    if (!which || (*which == parley::api::scripted && !scripted_allowed))
+        throw usage_error(std::string("--provider must be openai, anthropic") + (scripted_allowed ? ", echo or scripted" : " or echo") +
+                          ", not '" + *name + "'");
+    return which;
+}
+
+/// The client configuration of the options and the environment: the provider's API (else OpenAI
+/// when OPENAI_API_KEY or OPENAI_BASE_URL is set, or --base-url is given, else Anthropic when
+/// ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL is set, else echo), its base URL and key, the extra
+/// CA file. With nothing configured, says on stderr that `fallback` answers.
+inline parley::client_config client_config_of(std::optional<parley::api> which, const std::optional<std::string>& base_url,
+                                              const std::optional<std::string>& ca_file, const char* fallback) {
+    parley::client_config config = parley::config_from_environment(which);
+    if (base_url) {
+        if (!which) config = parley::config_from_environment(parley::api::openai);
+        config.base_url = *base_url;
+    }
+    if (config.api == parley::api::echo && !which)
+        std::cerr << "parley: no API configured (OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, "
+                     "ANTHROPIC_BASE_URL, --provider, --base-url): "
+                  << fallback << " answers\n";
+    if (ca_file) config.net.tls.ca_file = *ca_file;
+    return config;
+}
+
+}  // namespace parley_cli
+
+#endif

@@ -1,0 +1,620 @@
+// `parley run`: a template set run as an assistant with parley::bot: the functions it declares
+// run as shell commands or as built-in demo functions, the conversation is kept in a history
+// file written atomically (docs/cli.md).
+#include "cli_provider.hpp"
+#include "commands.hpp"
+
+#include "../../tests/support/fake_server.hpp"
+
+#include <parley/bot/bot.hpp>
+#include <parley/bot/client_model.hpp>
+#include <parley/chat/json.hpp>
+#include <parley/chat/pretty_json.hpp>
+#include <parley/chat/yaml.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+extern char** environ;
+
+// g++ 12 reports a false -Wmismatched-new-delete where it inlines the allocation and the release
+// of an Asio coroutine frame, which both go through Asio's aligned allocator.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace parley_cli {
+
+const char* const run_usage =
+    "usage: parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history FILE]\n"
+    "                  [--base-url URL] [--model NAME] [--provider openai|anthropic|echo|scripted]\n"
+    "                  [--script FILE.json] [--stream] [--ca-file PEM] PROMPT\n"
+    "\n"
+    "Runs a template of a set (docs/yaml-format.md) as an assistant (docs/bot.md): renders it with\n"
+    "the data, whose `input` is PROMPT, calls the model, runs the functions it calls, switches\n"
+    "templates, and prints the text of each reply. Functions run their `command` (the arguments\n"
+    "as JSON on standard input, the result from standard output) or are built in: get_time,\n"
+    "calculator.\n"
+    "  --template NAME   the template to run (needed when the set has several)\n"
+    "  --data FILE       more data for the texts: a JSON object without `input` (default {})\n"
+    "  --history FILE    the conversation so far (a JSON array of messages), read when the file\n"
+    "                    exists and replaced atomically with the whole conversation after the run\n"
+    "  --provider NAME   the wire API: openai (and compatible servers), anthropic, or in process\n"
+    "                    echo or scripted (with --script)\n"
+    "  --base-url URL    the API's base URL (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL)\n"
+    "  --model NAME      the model of every request, in place of the templates' (PARLEY_MODEL:\n"
+    "                    the model of requests that name none)\n"
+    "  --script FILE     the replies of the scripted model (the reply steps of a fake-server\n"
+    "                    script, docs/fake-server.md)\n"
+    "  --stream          print the replies as they arrive\n"
+    "  --ca-file PEM     also trust the CAs in this file\n"
+    "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY. With nothing configured, the echo model\n"
+    "answers (and says so on stderr). Exit status: 0, 1 when the run fails (the history file is\n"
+    "left as it was), 2 for a wrong command line.\n";
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double default_timeout = 30;  // seconds a function's command may take
+constexpr std::size_t max_command_output = std::size_t(1) << 20;  // bytes of standard output
+constexpr std::size_t max_command_errors = std::size_t(1) << 16;  // bytes of standard error kept
+
+std::string seconds_text(double s) {
+    std::ostringstream out;
+    out << s << " s";
+    return out.str();
+}
+
+// --- function commands ------------------------------------------------------------------------
+
+/// How a command ended.
+struct command_outcome {
+    bool timed_out = false;
+    bool too_much_output = false;
+    int exit_status = 0;  // when it exited
+    int signal = 0;  // when a signal ended it
+    std::string out;
+    std::string err;
+};
+
+class pipe_pair {
+public:
+    pipe_pair() {
+        if (::pipe2(fd_, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+    }
+    ~pipe_pair() {
+        close(0);
+        close(1);
+    }
+    pipe_pair(const pipe_pair&) = delete;
+    pipe_pair& operator=(const pipe_pair&) = delete;
+    int operator[](int i) const noexcept { return fd_[i]; }
+    void close(int i) noexcept {
+        if (fd_[i] >= 0) ::close(fd_[i]);
+        fd_[i] = -1;
+    }
+
+private:
+    int fd_[2] = {-1, -1};
+};
+
+/// Runs `command` with /bin/sh -c in `dir`, `input` on its standard input, and kills its process
+/// group when it is still running after `timeout` seconds or writes more than
+/// max_command_output bytes.
+command_outcome run_shell(const std::string& command, const std::string& dir, const std::string& input,
+                          const std::string& function, double timeout) {
+    pipe_pair in, out, err;
+    // Everything the child needs is made before fork: the program may have other threads.
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e; ++e)
+        if (std::strncmp(*e, "PARLEY_FUNCTION=", 16) != 0) env_strings.emplace_back(*e);
+    env_strings.push_back("PARLEY_FUNCTION=" + function);
+    std::vector<char*> envp;
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
+    const pid_t parent = ::getpid();
+
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error(std::string("cannot start a process: ") + std::strerror(errno));
+    if (pid == 0) {
+        ::setpgid(0, 0);
+#ifdef __linux__
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // parley killed: the command goes too
+        if (::getppid() != parent) ::_exit(125);
+#else
+        (void)parent;
+#endif
+        struct sigaction dfl {};
+        dfl.sa_handler = SIG_DFL;
+        ::sigaction(SIGPIPE, &dfl, nullptr);
+        ::dup2(in[0], 0);
+        ::dup2(out[1], 1);
+        ::dup2(err[1], 2);
+        if (!dir.empty() && ::chdir(dir.c_str()) != 0) {
+            const char msg[] = "parley run: cannot enter the directory of the template file\n";
+            [[maybe_unused]] auto n = ::write(2, msg, sizeof msg - 1);
+            ::_exit(126);
+        }
+        ::execve("/bin/sh", const_cast<char* const*>(argv), envp.data());
+        ::_exit(127);
+    }
+    ::setpgid(pid, pid);  // also here: the group exists before either side goes on
+    in.close(0);
+    out.close(1);
+    err.close(1);
+    for (int fd : {in[1], out[0], err[0]}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+
+    command_outcome o;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+    auto left_ms = [&] {
+        const auto d = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        return d < 0 ? 0 : static_cast<int>(std::min<long long>(d, 1000));
+    };
+    std::size_t written = 0;
+    if (input.empty()) in.close(1);
+    bool kill_it = false;
+    while (in[1] >= 0 || out[0] >= 0 || err[0] >= 0) {
+        if (std::chrono::steady_clock::now() >= deadline) {
+            o.timed_out = kill_it = true;
+            break;
+        }
+        pollfd fds[3];
+        nfds_t n = 0;
+        if (in[1] >= 0) fds[n++] = {in[1], POLLOUT, 0};
+        if (out[0] >= 0) fds[n++] = {out[0], POLLIN, 0};
+        if (err[0] >= 0) fds[n++] = {err[0], POLLIN, 0};
+        const int r = ::poll(fds, n, left_ms());
+        if (r < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+        for (nfds_t i = 0; r > 0 && i < n; ++i) {
+            if (fds[i].revents == 0) continue;
+            if (fds[i].fd == in[1]) {
+                const ssize_t w = ::write(in[1], input.data() + written, input.size() - written);
+                if (w > 0) written += static_cast<std::size_t>(w);
+                if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == input.size()) in.close(1);
+                continue;
+            }
+            const bool is_out = fds[i].fd == out[0];
+            char buf[65536];
+            const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+            if (got > 0) {
+                std::string& to = is_out ? o.out : o.err;
+                const std::size_t limit = is_out ? max_command_output : max_command_errors;
+                to.append(buf, static_cast<std::size_t>(std::min<ssize_t>(got, static_cast<ssize_t>(limit + 1 - std::min(limit + 1, to.size())))));
+                if (is_out && to.size() > max_command_output) o.too_much_output = kill_it = true;
+            } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+                (is_out ? out : err).close(0);
+            }
+        }
+        if (o.too_much_output) break;
+    }
+    int status = 0;
+    while (!kill_it) {  // the output is closed; wait for the exit until the deadline
+        const pid_t w = ::waitpid(pid, &status, WNOHANG);
+        if (w == pid) break;
+        if (w < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+        if (std::chrono::steady_clock::now() >= deadline) o.timed_out = kill_it = true;
+        else ::usleep(5000);
+    }
+    if (kill_it) {
+        ::kill(-pid, SIGKILL);
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    if (WIFEXITED(status)) o.exit_status = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) o.signal = WTERMSIG(status);
+    return o;
+}
+
+/// The last line of a command's standard error, for messages.
+std::string last_line(std::string_view err) {
+    while (!err.empty() && (err.back() == '\n' || err.back() == '\r' || err.back() == ' ')) err.remove_suffix(1);
+    const std::size_t nl = err.rfind('\n');
+    std::string_view line = nl == std::string_view::npos ? err : err.substr(nl + 1);
+    if (line.size() > 500) line = line.substr(0, 500);
+    return std::string(line);
+}
+
+/// A function that runs its command: a failure (exit status, signal, time-out, too much output)
+/// is a function_failure, which the model is told about.
+auto command_function(std::string name, parley::function_command c, std::string dir) {
+    return [name = std::move(name), c = std::move(c), dir = std::move(dir)](const boost::json::value& args) -> std::string {
+        const double timeout = c.timeout > 0 ? c.timeout : default_timeout;
+        command_outcome o = run_shell(c.command, dir, boost::json::serialize(args) + "\n", name, timeout);
+        if (!o.err.empty()) {
+            std::cerr << o.err;
+            if (o.err.back() != '\n') std::cerr << '\n';
+        }
+        const std::string what = "the command of " + name;
+        if (o.timed_out) throw parley::function_failure(what + " did not finish within " + seconds_text(timeout) + " and was stopped");
+        if (o.too_much_output)
+            throw parley::function_failure(what + " wrote more than " + std::to_string(max_command_output) + " bytes and was stopped");
+        const std::string why = last_line(o.err);
+        if (o.signal) throw parley::function_failure(what + " was killed by signal " + std::to_string(o.signal) + (why.empty() ? "" : ": " + why));
+        if (o.exit_status != 0)
+            throw parley::function_failure(what + " failed with exit status " + std::to_string(o.exit_status) + (why.empty() ? "" : ": " + why));
+        if (!o.out.empty() && o.out.back() == '\n') o.out.pop_back();
+        if (!o.out.empty() && o.out.back() == '\r') o.out.pop_back();
+        return std::move(o.out);
+    };
+}
+
+// --- built-in functions -----------------------------------------------------------------------
+
+/// get_time: the current time, UTC.
+std::string get_time(const boost::json::value&) {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    ::gmtime_r(&now, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    boost::json::object o;
+    o["utc"] = text;
+    o["unix"] = static_cast<std::int64_t>(now);
+    return boost::json::serialize(o);
+}
+
+/// The calculator's arithmetic: numbers, + - * / and parentheses, unary signs.
+class arithmetic {
+public:
+    explicit arithmetic(std::string_view text) : s_(text) {}
+
+    double evaluate() {
+        if (s_.size() > 1000) fail("the expression is longer than 1000 characters");
+        const double v = sum();
+        skip();
+        if (i_ < s_.size()) fail("unexpected '" + std::string(1, s_[i_]) + "' at offset " + std::to_string(i_));
+        return v;
+    }
+
+private:
+    [[noreturn]] static void fail(const std::string& what) { throw parley::function_failure("calculator: " + what); }
+    void skip() {
+        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
+    }
+    bool take(char c) {
+        skip();
+        if (i_ < s_.size() && s_[i_] == c) return ++i_, true;
+        return false;
+    }
+    double sum() {
+        double v = product();
+        for (;;) {
+            if (take('+')) v += product();
+            else if (take('-')) v -= product();
+            else return v;
+        }
+    }
+    double product() {
+        double v = factor();
+        for (;;) {
+            if (take('*')) v *= factor();
+            else if (take('/')) {
+                const std::size_t at = i_;
+                const double d = factor();
+                if (d == 0) fail("division by zero at offset " + std::to_string(at));
+                v /= d;
+            } else return v;
+        }
+    }
+    double factor() {
+        if (++depth_ > 64) fail("the expression is nested more than 64 levels deep");
+        double v = 0;
+        if (take('-')) v = -factor();
+        else if (take('+')) v = factor();
+        else if (take('(')) {
+            v = sum();
+            if (!take(')')) fail(i_ < s_.size() ? "expected ')' at offset " + std::to_string(i_) : std::string("expected ')' at the end"));
+        } else {
+            skip();
+            const auto [end, ec] = std::from_chars(s_.data() + i_, s_.data() + s_.size(), v);
+            if (ec != std::errc())
+                fail(i_ < s_.size() ? "expected a number at offset " + std::to_string(i_) + ", found '" + std::string(1, s_[i_]) + "'"
+                                    : std::string("expected a number at the end"));
+            i_ = static_cast<std::size_t>(end - s_.data());
+        }
+        --depth_;
+        return v;
+    }
+
+    std::string_view s_;
+    std::size_t i_ = 0;
+    int depth_ = 0;
+};
+
+/// calculator: {"expression": "..."} gives {"result": number}.
+std::string calculator(const boost::json::value& args) {
+    const auto* e = args.as_object().if_contains("expression");
+    if (!e || !e->is_string()) throw parley::function_failure("calculator: 'expression' must be a string");
+    const double v = arithmetic(e->get_string()).evaluate();
+    char text[64];
+    const auto r = std::to_chars(text, text + sizeof text, v);
+    return "{\"result\": " + std::string(text, r.ptr) + "}";
+}
+
+struct builtin {
+    const char* name;
+    const char* description;
+    const char* parameters;
+    std::string (*run)(const boost::json::value&);
+};
+
+const builtin builtins[] = {
+    {"get_time", "The current date and time (UTC).", R"({"type": "object", "properties": {}})", &get_time},
+    {"calculator", "Evaluates an arithmetic expression: numbers, + - * / and parentheses.",
+     R"({"type": "object", "properties": {"expression": {"type": "string", "description": "The expression, such as (2 + 3) * 4"}},
+        "required": ["expression"]})",
+     &calculator},
+};
+
+// --- models -----------------------------------------------------------------------------------
+
+/// The scripted model's replies: the reply steps of a fake-server script.
+std::shared_ptr<parley::scripted_model> script_from_file(const std::string& file) {
+    parley::test::fake_script script;
+    try {
+        script = parley::test::fake_script_from_file(file);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(file + ": " + e.what());
+    }
+    auto model = std::make_shared<parley::scripted_model>();
+    for (std::size_t i = 0; i < script.steps.size(); ++i) {
+        const auto& step = script.steps[i];
+        const std::string where = file + ": steps[" + std::to_string(i) + "]: ";
+        if (!step.reply || step.status != 0 || !step.replay.empty() || step.fault != parley::test::fake_fault::none)
+            throw std::runtime_error(where + "the scripted model plays reply steps only (no status, replay or fault)");
+        if (step.reply->choices.empty()) throw std::runtime_error(where + "a reply needs text, tool calls or choices");
+        parley::chat_reply reply;
+        reply.model = step.reply->model;
+        for (std::size_t c = 0; c < step.reply->choices.size(); ++c) {
+            const auto& from = step.reply->choices[c];
+            parley::reply_choice choice;
+            choice.index = c;
+            choice.message.role = parley::role::assistant;
+            if (!from.text.empty() || (from.tool_calls.empty() && from.refusal.empty())) choice.message.content = from.text;
+            for (std::size_t t = 0; t < from.tool_calls.size(); ++t) {
+                const auto& call = from.tool_calls[t];
+                choice.message.tool_calls.push_back(parley::tool_call{
+                    call.id.empty() ? "call_" + std::to_string(i + 1) + "_" + std::to_string(t + 1) : call.id,
+                    parley::function_call{call.name, call.arguments}});
+            }
+            if (!from.refusal.empty()) choice.refusal = from.refusal;
+            const std::string& f = from.finish;
+            choice.finish = f.empty() ? (from.tool_calls.empty() ? parley::finish_reason::stop : parley::finish_reason::tool_calls)
+                            : f == "stop" || f == "end_turn" || f == "stop_sequence" ? parley::finish_reason::stop
+                            : f == "length" || f == "max_tokens"                     ? parley::finish_reason::length
+                            : f == "tool_calls" || f == "tool_use"                   ? parley::finish_reason::tool_calls
+                            : f == "content_filter" || f == "refusal"                ? parley::finish_reason::content_filter
+                                                                                     : parley::finish_reason::other;
+            choice.finish_text = f.empty() ? std::string(parley::finish_reason_name(choice.finish)) : f;
+            reply.choices.push_back(std::move(choice));
+        }
+        model->push(std::move(reply));
+    }
+    return model;
+}
+
+/// The model as the command line configures it: `--model` in every request (PARLEY_MODEL where
+/// a request names none); prints the text of each reply (`--stream`: a new line after the
+/// streamed text) and its calls on stderr.
+class cli_model final : public parley::chat_model {
+public:
+    cli_model(std::shared_ptr<parley::chat_model> inner, std::optional<std::string> model,
+              std::optional<std::string> fallback_model, std::shared_ptr<bool> streamed)
+        : inner_(std::move(inner)), model_(std::move(model)), fallback_(std::move(fallback_model)), streamed_(std::move(streamed)) {}
+
+    boost::asio::awaitable<boost::system::result<parley::chat_reply, parley::call_error>> chat(
+        parley::chat_request request, const parley::stream_handler* on_event) override {
+        if (model_) request.params.model = *model_;
+        else if (!request.params.model && fallback_) request.params.model = *fallback_;
+        auto reply = co_await inner_->chat(std::move(request), on_event);
+        if (reply && !reply->choices.empty()) {
+            if (*streamed_) std::cout << '\n';
+            else if (!reply->text().empty() && !on_event) std::cout << reply->text() << '\n';
+            *streamed_ = false;
+            std::cout.flush();
+            const parley::message& m = reply->message();
+            for (const auto& c : m.tool_calls) std::cerr << "[tool call] " << c.function.name << ' ' << c.function.arguments << '\n';
+            if (m.function_call) std::cerr << "[function call] " << m.function_call->name << ' ' << m.function_call->arguments << '\n';
+        }
+        co_return reply;
+    }
+
+private:
+    std::shared_ptr<parley::chat_model> inner_;
+    std::optional<std::string> model_, fallback_;
+    std::shared_ptr<bool> streamed_;
+};
+
+// --- the history file -------------------------------------------------------------------------
+
+[[noreturn]] void fail_errno(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
+
+/// Replaces `path` with `text` so that no reader and no crash ever sees a part of it: the text
+/// goes to a new file in the same directory, which is flushed to disk and renamed over `path`.
+void write_atomically(const std::string& path, const std::string& text) {
+    const fs::path target(path);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::string name = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) fail_errno("cannot create a temporary file in " + dir.string());
+    try {
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0) {
+            ::fchmod(fd, st.st_mode & 07777);
+        } else {
+            const mode_t mask = ::umask(0);
+            ::umask(mask);
+            ::fchmod(fd, 0666 & ~mask);
+        }
+        for (std::size_t done = 0; done < text.size();) {
+            const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) fail_errno("cannot write " + name);
+            done += static_cast<std::size_t>(w);
+        }
+        if (::fsync(fd) != 0) fail_errno("cannot flush " + name);
+        if (::close(fd) != 0) {
+            ::unlink(name.c_str());
+            fail_errno("cannot write " + name);
+        }
+    } catch (...) {
+        ::close(fd);
+        ::unlink(name.c_str());
+        throw;
+    }
+    if (::rename(name.c_str(), path.c_str()) != 0) {
+        const int e = errno;
+        ::unlink(name.c_str());
+        errno = e;
+        fail_errno("cannot replace " + path);
+    }
+    if (const int d = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY); d >= 0) {  // the rename itself, on disk
+        ::fsync(d);
+        ::close(d);
+    }
+}
+
+}  // namespace
+
+int run_main(const std::vector<std::string>& args) {
+    std::optional<std::string> name, data_file, history_file, base_url, model, provider, script, ca_file;
+    bool stream = false;
+    std::vector<std::string> words;
+    std::optional<parley::api> which;
+    try {
+        auto parsed = option_list()
+                          .value("--template", name)
+                          .value("--data", data_file)
+                          .value("--history", history_file)
+                          .value("--base-url", base_url)
+                          .value("--model", model)
+                          .value("--provider", provider)
+                          .value("--script", script)
+                          .value("--ca-file", ca_file)
+                          .flag("--stream", stream)
+                          .parse(args);
+        if (!parsed) {
+            std::cout << run_usage;
+            return 0;
+        }
+        words = std::move(*parsed);
+        if (words.size() != 2) throw usage_error("give the template file and exactly one PROMPT (quote it)");
+        which = provider_option(provider, true);
+        if (which == parley::api::scripted && !script) throw usage_error("--provider scripted needs --script FILE.json");
+        if (script && which != parley::api::scripted) throw usage_error("--script goes with --provider scripted");
+    } catch (const usage_error& e) {
+        std::cerr << "error: " << e.what() << "\n" << run_usage;
+        return 2;
+    }
+    const std::string& file = words[0];
+    try {
+        std::signal(SIGPIPE, SIG_IGN);  // a command that does not read its input
+        parley::yaml_options yaml;
+        for (const auto& b : builtins) yaml.external_functions.emplace_back(b.name);
+        yaml.external_functions.emplace_back(parley::switch_template_function);
+        parley::template_set set = parley::load_template_set_file(file, yaml);
+        const std::string template_name = select_template(set, name, file).name();
+
+        boost::json::value data = read_data(data_file);
+        if (data.as_object().contains("input"))
+            throw usage_error(*data_file + " has a key 'input', which PROMPT gives: rename it");
+        data.as_object()["input"] = words[1];
+        std::vector<parley::message> history;
+        if (history_file) {
+            if (fs::exists(*history_file)) history = read_history(*history_file);
+            else if (const fs::path dir = fs::path(*history_file).parent_path(); !dir.empty() && !fs::is_directory(dir))
+                throw std::runtime_error(*history_file + ": the directory " + dir.string() + " does not exist");
+        }
+
+        std::shared_ptr<parley::chat_model> inner;
+        std::shared_ptr<parley::chat_client> client;
+        boost::asio::io_context io;
+        if (which == parley::api::scripted) {
+            inner = std::make_shared<parley::in_process_model>(script_from_file(*script));
+        } else {
+            parley::client_config config = client_config_of(which, base_url, ca_file, "the echo model");
+            if (config.api == parley::api::echo) {
+                inner = std::make_shared<parley::in_process_model>(std::make_shared<parley::echo_model>());
+            } else {
+                client = std::make_shared<parley::chat_client>(io.get_executor(), std::move(config));
+                inner = std::make_shared<parley::client_model>(client);
+            }
+        }
+        std::optional<std::string> fallback_model;
+        if (const char* m = std::getenv("PARLEY_MODEL"); m && *m) fallback_model = m;
+        auto streamed = std::make_shared<bool>(false);
+        parley::bot bot(set, std::make_shared<cli_model>(inner, model, fallback_model, streamed));
+
+        const std::string dir = fs::absolute(fs::path(file)).parent_path().string();
+        for (const auto& def : set.functions()) {
+            if (const parley::function_command* c = set.command(def.name)) {
+                bot.add_function(def, command_function(def.name, *c, dir));
+                continue;
+            }
+            const builtin* b = nullptr;
+            for (const auto& each : builtins)
+                if (def.name == each.name) b = &each;
+            if (!b) {
+                std::string names;
+                for (const auto& each : builtins) names += (names.empty() ? "" : ", ") + std::string(each.name);
+                throw std::runtime_error(file + ": function '" + def.name + "' has no 'command', and parley run has no built-in function of that name (" + names + ")");
+            }
+            bot.add_function(def, b->run);
+        }
+        for (const auto& b : builtins)
+            if (!set.function(b.name))
+                bot.add_function(parley::function_definition{b.name, b.description, boost::json::parse(b.parameters).as_object()}, b.run);
+
+        parley::run_options opt;
+        if (stream)
+            opt.on_text = [streamed](std::string_view delta) {
+                std::cout << delta;
+                std::cout.flush();
+                if (!delta.empty()) *streamed = true;
+            };
+        auto done = boost::asio::co_spawn(io, bot.run(template_name, data, std::move(history), std::move(opt)), boost::asio::use_future);
+        io.run();
+        const std::vector<parley::message> conversation = done.get();
+        if (history_file) write_atomically(*history_file, parley::pretty_json(parley::conversation_to_json(conversation)) + "\n");
+        return 0;
+    } catch (const usage_error& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+}  // namespace parley_cli
