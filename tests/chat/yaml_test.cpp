@@ -344,7 +344,8 @@ TEST_CASE("errors: the set's structure, names and functions") {
     CHECK(set_error("functions:\n  - name: a b\n") == "2:11: a function name matches ^[a-zA-Z0-9_-]{1,64}$, found 'a b'");
     CHECK(set_error("functions:\n  - description: x\n") == "2:5: a function definition needs a 'name'");
     CHECK(set_error("functions:\n  - name: f\n    params: {}\n") ==
-          "3:5: unknown key 'params' in a function definition (expected name, description or parameters)");
+          "3:5: unknown key 'params' in a function definition (expected name, description, parameters, command or "
+          "timeout)");
     CHECK(set_error("functions:\n  - name: f\n    parameters: [a]\n") ==
           "3:17: 'parameters' expects a JSON schema (a map, or a string of JSON text), found a list");
     CHECK(set_error("functions:\n  - name: f\n    parameters: '[1]'\n") ==
@@ -354,6 +355,37 @@ TEST_CASE("errors: the set's structure, names and functions") {
     CHECK(set_error("templates: {}\n---\ntemplates: {}\n") == "3:1: a file holds one YAML document; this is a second one");
     CHECK(set_error("templates:\n  a:\n    - role: user\n      content: hi\n  1: []\n  ? [x]\n  : []\n") ==
           "6:5: a key is a string, found a list");
+}
+
+TEST_CASE("function commands: `command` and `timeout` of a definition, kept apart from what the model sees") {
+    const template_set set = load_template_set(
+        "functions:\n  - name: f\n    description: d\n    command: echo \"$x\" | tr a b\n    timeout: 2.5\n"
+        "  - name: g\n    command: 'true'\n  - name: h\n");
+    REQUIRE(set.command("f"));
+    CHECK(*set.command("f") == function_command{"echo \"$x\" | tr a b", 2.5});
+    CHECK(*set.command("g") == function_command{"true", 0});
+    CHECK(set.command("h") == nullptr);
+    CHECK(*set.function("f") == function_definition{"f", "d", {}});
+    const std::string yaml = dump_yaml(set);
+    CHECK(yaml.find("    command: echo \"$x\" | tr a b\n    timeout: 2.5\n") != std::string::npos);
+    CHECK(load_template_set(yaml) == set);
+    template_set other = set;
+    other.set_command("g", {"false", 1});
+    CHECK_FALSE(other == set);
+
+    CHECK(set_error("functions:\n  - name: f\n    command: 'true'\n    timeout: 0\n") ==
+          "4:14: 'timeout' expects a number of seconds above 0 (up to 1e9), found '0'");
+    CHECK(set_error("functions:\n  - name: f\n    command: 'true'\n    timeout: soon\n") ==
+          "4:14: 'timeout' expects a number, found 'soon'");
+    CHECK(set_error("functions:\n  - name: f\n    timeout: 3\n") ==
+          "3:14: 'timeout' is the time limit of a 'command', and the function has none");
+    CHECK(set_error("functions:\n  - name: f\n    command: ' '\n") ==
+          "3:14: 'command' is empty: give the shell command that runs the function");
+    CHECK(set_error("functions:\n  - name: f\n    command: [ls]\n") ==
+          "3:14: 'command' expects a shell command (a string), found a list");
+    template_set s;
+    CHECK_THROWS_WITH_AS(s.set_command("f", {"true", 0}), "a command for function 'f', which the set does not define",
+                         parley::error);
 }
 
 TEST_CASE("errors: function names in requests must be defined by the set (or given from outside)") {
@@ -768,6 +800,11 @@ TEST_CASE("docs/yaml-format.md: its examples load as the page says") {
             const auto r = render(set.at("ask"), boost::json::parse(R"({"ask": "Why?", "times": 1})"));
             CHECK(r.messages[1].text() == "# Question\n\nWhy? (asked 1 times)");
             ++checked;
+        } else if (block.rfind("functions:", 0) == 0) {
+            const template_set set = load_template_set(block, "example.yaml");
+            REQUIRE(set.command("lookup_order"));
+            CHECK(*set.command("lookup_order") == function_command{"./lookup_order.py --json", 5});
+            ++checked;
         } else if (block.rfind("# look_up.yaml", 0) == 0) {
             CHECK(load_template(block, "look_up").messages().size() == 3);
             ++checked;
@@ -790,5 +827,5 @@ TEST_CASE("docs/yaml-format.md: its examples load as the page says") {
             ++checked;
         }
     }
-    CHECK(checked == 5);
+    CHECK(checked == 6);
 }
