@@ -142,7 +142,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // ---- the fixed-size program, as ct_parsed builds it ----
     const pjd::ct_sizes sizes = pjd::sizes_of(*ct.prog, parsed_source.size(), own_source);
     const pjd::ct_sizes capacity = pjd::parse_capacity(written.size());
-    auto fixed = std::make_unique<pjd::fixed_program<fuzz_capacity>>();
+    // one program for every input (about a megabyte): copy_program fills, and same_program
+    // reads, only the first entries of each array
+    static const auto fixed = std::make_unique<pjd::fixed_program<fuzz_capacity>>();
     if (pjd::fits_in(sizes, capacity)) {
         pjd::copy_program(*fixed, *ct.prog, sizes);
     } else {

@@ -13,12 +13,14 @@
 # executions and outcome) and exits with 1 when any target found something.
 #
 # Environment: PARLEY_FUZZ_SEED (default 1), PARLEY_FUZZ_TIMEOUT (seconds per input, default
-# 20), PARLEY_FUZZ_RSS_MB (default 2048), PARLEY_FUZZ_BUILD_JOBS (default 1),
-# PARLEY_SHARED_DIR (the shared test data, for a new build directory; default ../shared).
+# 60: generous, as a loaded CI machine may give a run a fraction of a core),
+# PARLEY_FUZZ_RSS_MB (default 2048),
+# PARLEY_FUZZ_BUILD_JOBS (default 1), PARLEY_SHARED_DIR (the shared test data, for a new build
+# directory; default ../shared).
 set -euo pipefail
 
 if [[ $# -lt 1 || "$1" == -h || "$1" == --help ]]; then
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
     exit 2
 fi
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -36,7 +38,7 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [[ "$seconds" -lt 1 ]]; then
 fi
 
 seed="${PARLEY_FUZZ_SEED:-1}"
-timeout="${PARLEY_FUZZ_TIMEOUT:-20}"
+timeout="${PARLEY_FUZZ_TIMEOUT:-60}"
 rss_mb="${PARLEY_FUZZ_RSS_MB:-2048}"
 jobs="${PARLEY_FUZZ_BUILD_JOBS:-1}"
 
