@@ -20,6 +20,8 @@
 #include <boost/json/serialize.hpp>
 #include <doctest/doctest.h>
 
+#include "run_sync.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -60,13 +62,7 @@ using parley::role;
 using weather_app::weather;
 using weather_app::weather_query;
 
-template <class T>
-T run_sync(asio::awaitable<T> a) {
-    asio::io_context io;
-    auto f = asio::co_spawn(io, std::move(a), asio::use_future);
-    io.run();
-    return f.get();
-}
+using bot_tests::run_sync;
 
 message msg(role r, std::string text) { return parley::make_message(r, std::move(text)); }
 

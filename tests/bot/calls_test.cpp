@@ -17,6 +17,8 @@
 #include <boost/json/serialize.hpp>
 #include <doctest/doctest.h>
 
+#include "run_sync.hpp"
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,13 +54,7 @@ using kitchen::food;
 using parley::message;
 using parley::role;
 
-template <class T>
-T run_sync(asio::awaitable<T> a) {
-    asio::io_context io;
-    auto f = asio::co_spawn(io, std::move(a), asio::use_future);
-    io.run();
-    return f.get();
-}
+using bot_tests::run_sync;
 
 parley::chat_reply call_reply(std::string id, std::string name, std::string arguments) {
     return parley::tool_call_reply({parley::tool_call{std::move(id), {std::move(name), std::move(arguments)}}});

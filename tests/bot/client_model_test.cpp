@@ -116,7 +116,7 @@ TEST_CASE("a bot over a chat_client: a failed call is a call_exception and nothi
 
 namespace {
 
-constexpr std::string_view weather_set = R"(
+constexpr std::string_view wire_weather_set = R"(
 templates:
   weather:
     messages:
@@ -140,11 +140,11 @@ parley::net::client_options quick() {
     return o;
 }
 
-/// The bot of weather_set over a client of `which` API on the fake server, with get_weather.
+/// The bot of wire_weather_set over a client of `which` API on the fake server, with get_weather.
 parley::bot weather_bot(parley::chat_client& client) {
     parley::yaml_options o;
     o.external_functions = {"get_weather"};
-    parley::bot bot(parley::load_template_set(weather_set, "weather.yaml", o),
+    parley::bot bot(parley::load_template_set(wire_weather_set, "weather.yaml", o),
                     std::make_shared<parley::client_model>(client));
     bot.add_function("get_weather", "Current weather for a city",
                      [](wire::weather_query q) { return wire::weather{q.city, -3}; });

@@ -124,7 +124,7 @@ PARLEY_ANNOTATE(booking, "A booking", (guests, "Number of guests", minimum(1), m
 namespace {
 
 using namespace fj_test;
-namespace json = boost::json;
+namespace bjson = boost::json;
 
 // Messages, one per problem; printed one per line when a check fails.
 struct lines {
@@ -141,7 +141,7 @@ struct lines {
 // The messages of a failed conversion's errors, in order.
 template <class T>
 lines errors_of(std::string_view text, const parley::from_json_options& options = {}) {
-    auto r = parley::from_json<T>(json::parse(text), options);
+    auto r = parley::from_json<T>(bjson::parse(text), options);
     lines out;
     for (const auto& p : r.errors()) out.items.push_back(p.message());
     return out;
@@ -149,7 +149,7 @@ lines errors_of(std::string_view text, const parley::from_json_options& options 
 
 template <class T>
 lines warnings_of(std::string_view text) {
-    auto r = parley::from_json<T>(json::parse(text));
+    auto r = parley::from_json<T>(bjson::parse(text));
     lines out;
     for (const auto& p : r.warnings()) out.items.push_back(p.message());
     return out;
@@ -158,7 +158,7 @@ lines warnings_of(std::string_view text) {
 }  // namespace
 
 TEST_CASE("from_json: a well-formed order") {
-    auto r = parley::from_json<order>(json::parse(R"({
+    auto r = parley::from_json<order>(bjson::parse(R"({
         "id": "A-17",
         "items": [
             {"name": "tea", "quantity": 2, "cost": {"amount": 3.5, "unit": "eur"}},
@@ -207,7 +207,7 @@ TEST_CASE("from_json: every problem of a wrong order, in member order, with its 
 }
 
 TEST_CASE("from_json: problems carry kind, path, expectation and what was found") {
-    auto r = parley::from_json<line_item>(json::parse(R"({"name": "x", "quantity": 300000000000, "cost": {}})"));
+    auto r = parley::from_json<line_item>(bjson::parse(R"({"name": "x", "quantity": 300000000000, "cost": {}})"));
     REQUIRE(!r);
     REQUIRE(r.errors().size() == 3);
     CHECK(r.errors()[0] == parley::json_problem{parley::json_problem_kind::out_of_range, "/quantity",
@@ -223,7 +223,7 @@ TEST_CASE("from_json: problems carry kind, path, expectation and what was found"
 }
 
 TEST_CASE("from_json: integer ranges of int8, uint16, int64 and uint64") {
-    auto ok = parley::from_json<ranges>(json::parse(
+    auto ok = parley::from_json<ranges>(bjson::parse(
         R"({"i8": -128, "u16": 65535, "i64": -9223372036854775808, "u64": 18446744073709551615, "f": 1})"));
     REQUIRE(ok);
     CHECK(ok->i8 == -128);
@@ -233,7 +233,7 @@ TEST_CASE("from_json: integer ranges of int8, uint16, int64 and uint64") {
     CHECK(ok->f == 1.0f);
 
     auto ok2 = parley::from_json<ranges>(
-        json::parse(R"({"i8": 127, "u16": 0, "i64": 9223372036854775807, "u64": 0, "f": -3.4e38})"));
+        bjson::parse(R"({"i8": 127, "u16": 0, "i64": 9223372036854775807, "u64": 0, "f": -3.4e38})"));
     REQUIRE(ok2);
     CHECK(ok2->i8 == 127);
     CHECK(ok2->i64 == INT64_MAX);
@@ -268,7 +268,7 @@ TEST_CASE("from_json: floats for integers, integers for floats") {
               "/u64: expected an integer from 0 to 18446744073709551615, found 0.001",
               "/f: expected a number, found \"1\"",
           });
-    auto r = parley::from_json<ranges>(json::parse(R"({"i8": 3.0, "u16": 1e2, "i64": -4e0, "u64": 5.0, "f": 7})"));
+    auto r = parley::from_json<ranges>(bjson::parse(R"({"i8": 3.0, "u16": 1e2, "i64": -4e0, "u64": 5.0, "f": 7})"));
     REQUIRE(r);
     CHECK(r->i8 == 3);
     CHECK(r->u16 == 100);
@@ -314,21 +314,21 @@ TEST_CASE("from_json: null and wrong JSON types for every kind of member") {
 }
 
 TEST_CASE("from_json: enums are matched by exact name") {
-    CHECK(parley::from_json<currency>(json::parse(R"("gbp")")).value() == currency::gbp);
+    CHECK(parley::from_json<currency>(bjson::parse(R"("gbp")")).value() == currency::gbp);
     CHECK(errors_of<currency>(R"("EUR")") == lines{"expected one of \"eur\", \"usd\", \"gbp\", found \"EUR\""});
     CHECK(errors_of<currency>(R"(" eur")") == lines{"expected one of \"eur\", \"usd\", \"gbp\", found \" eur\""});
     CHECK(errors_of<currency>("1") == lines{"expected one of \"eur\", \"usd\", \"gbp\", found 1"});
-    auto r = parley::from_json<currency>(json::parse(R"("yen")"));
+    auto r = parley::from_json<currency>(bjson::parse(R"("yen")"));
     REQUIRE(r.errors().size() == 1);
     CHECK(r.errors()[0].kind == parley::json_problem_kind::unknown_name);
 }
 
 TEST_CASE("from_json: optional members may be missing or null") {
     auto r = parley::from_json<line_item>(
-        json::parse(R"({"name": "a", "quantity": 1, "cost": {"amount": 1, "unit": "eur"}, "note": null})"));
+        bjson::parse(R"({"name": "a", "quantity": 1, "cost": {"amount": 1, "unit": "eur"}, "note": null})"));
     REQUIRE(r);
     CHECK(!r->note);
-    auto r2 = parley::from_json<order>(json::parse(R"({"id": "x", "items": [], "tags": {}})"));
+    auto r2 = parley::from_json<order>(bjson::parse(R"({"id": "x", "items": [], "tags": {}})"));
     REQUIRE(r2);
     CHECK(!r2->paid);
     CHECK(errors_of<order>(R"({"paid": false})") ==
@@ -338,7 +338,7 @@ TEST_CASE("from_json: optional members may be missing or null") {
 }
 
 TEST_CASE("from_json: unknown members are ignored and reported as warnings") {
-    auto r = parley::from_json<price>(json::parse(R"({"amount": 1, "currency": "eur", "unit": "usd", "a/b~": 0})"));
+    auto r = parley::from_json<price>(bjson::parse(R"({"amount": 1, "currency": "eur", "unit": "usd", "a/b~": 0})"));
     REQUIRE(r);
     CHECK(r->unit == currency::usd);
     REQUIRE(r.warnings().size() == 2);
@@ -347,7 +347,7 @@ TEST_CASE("from_json: unknown members are ignored and reported as warnings") {
           lines{"/currency: expected one of the members \"amount\", \"unit\", found an unknown member (ignored)",
                 "/a~1b~0: expected one of the members \"amount\", \"unit\", found an unknown member (ignored)"});
     // Warnings of a failed conversion are kept too.
-    auto bad = parley::from_json<price>(json::parse(R"({"amount": "1", "extra": 0})"));
+    auto bad = parley::from_json<price>(bjson::parse(R"({"amount": "1", "extra": 0})"));
     CHECK(!bad);
     CHECK(bad.warnings().size() == 1);
     CHECK(bad.errors().size() == 2);
@@ -355,9 +355,9 @@ TEST_CASE("from_json: unknown members are ignored and reported as warnings") {
 
 TEST_CASE("from_json: std::array needs exactly its size; std::set reports repeats") {
     auto r = parley::from_json<holder>(
-        json::parse(R"({"any": {"x": [1, null]}, "triple": [1, 2, 3], "labels": ["b", "a", "b"], "groups": {"g": [1]}})"));
+        bjson::parse(R"({"any": {"x": [1, null]}, "triple": [1, 2, 3], "labels": ["b", "a", "b"], "groups": {"g": [1]}})"));
     REQUIRE(r);
-    CHECK(r->any == json::parse(R"({"x": [1, null]})"));
+    CHECK(r->any == bjson::parse(R"({"x": [1, null]})"));
     CHECK(r->triple == std::array<int, 3>{1, 2, 3});
     CHECK(r->labels == std::set<std::string>{"a", "b"});
     CHECK(r->groups.at("g") == std::vector<int>{1});
@@ -377,19 +377,19 @@ TEST_CASE("from_json: std::array needs exactly its size; std::set reports repeat
 }
 
 TEST_CASE("from_json: a variant takes the first alternative that fits, exact fits first") {
-    auto r = parley::from_json<drawing>(json::parse(R"({"shape": {"side": 2}, "label": 3})"));
+    auto r = parley::from_json<drawing>(bjson::parse(R"({"shape": {"side": 2}, "label": 3})"));
     REQUIRE(r);
     REQUIRE(std::holds_alternative<square>(r->shape));
     CHECK(std::get<square>(r->shape).side == 2.0);
     REQUIRE(std::holds_alternative<std::int64_t>(r->label));
     CHECK(std::get<std::int64_t>(r->label) == 3);
 
-    r = parley::from_json<drawing>(json::parse(R"({"shape": {"radius": 1.5}, "label": 3.0})"));
+    r = parley::from_json<drawing>(bjson::parse(R"({"shape": {"radius": 1.5}, "label": 3.0})"));
     REQUIRE(r);
     CHECK(std::get<circle>(r->shape).radius == 1.5);
     REQUIRE(std::holds_alternative<double>(r->label));  // 3.0 fits double exactly
 
-    r = parley::from_json<drawing>(json::parse(R"({"shape": {"side": 1, "colour": "red"}, "label": "x"})"));
+    r = parley::from_json<drawing>(bjson::parse(R"({"shape": {"side": 1, "colour": "red"}, "label": "x"})"));
     REQUIRE(r);
     CHECK(std::holds_alternative<square>(r->shape));
     CHECK(std::get<std::string>(r->label) == "x");
@@ -397,10 +397,10 @@ TEST_CASE("from_json: a variant takes the first alternative that fits, exact fit
     CHECK(r.warnings()[0].path == "/shape/colour");
 
     // No exact fit: the first alternative that fits with a conversion or an ignored member.
-    auto v = parley::from_json<std::variant<std::string, double>>(json::parse("4"));
+    auto v = parley::from_json<std::variant<std::string, double>>(bjson::parse("4"));
     REQUIRE(v);
     CHECK(std::get<double>(*v) == 4.0);
-    auto w = parley::from_json<std::variant<circle, square>>(json::parse(R"({"radius": 1, "side": 2})"));
+    auto w = parley::from_json<std::variant<circle, square>>(bjson::parse(R"({"radius": 1, "side": 2})"));
     REQUIRE(w);
     CHECK(std::get<circle>(*w).radius == 1.0);
     CHECK(w.warnings().size() == 1);
@@ -420,7 +420,7 @@ TEST_CASE("from_json: a variant's error explains each alternative") {
               "/label: expected an integer from -9223372036854775808 to 9223372036854775807, a number or a string, "
               "found null",
           });
-    auto r = parley::from_json<std::variant<int, circle>>(json::parse(R"({"radius": null})"));
+    auto r = parley::from_json<std::variant<int, circle>>(bjson::parse(R"({"radius": null})"));
     REQUIRE(r.errors().size() == 1);
     CHECK(r.errors()[0].kind == parley::json_problem_kind::no_alternative);
     CHECK(r.errors()[0].message() ==
@@ -431,7 +431,7 @@ TEST_CASE("from_json: a variant's error explains each alternative") {
 }
 
 TEST_CASE("from_json: recursive structs through vectors") {
-    auto r = parley::from_json<tree>(json::parse(
+    auto r = parley::from_json<tree>(bjson::parse(
         R"({"name": "root", "children": [{"name": "a", "children": []}, {"name": "b", "children": [{"name": "c", "children": []}]}]})"));
     REQUIRE(r);
     REQUIRE(r->children.size() == 2);
@@ -447,7 +447,7 @@ TEST_CASE("from_json: recursive structs through vectors") {
 }
 
 TEST_CASE("from_json: described bases, defaults kept in partial reading") {
-    auto r = parley::from_json<derived_part>(json::parse(R"({"id": 4, "label": "x"})"));
+    auto r = parley::from_json<derived_part>(bjson::parse(R"({"id": 4, "label": "x"})"));
     REQUIRE(r);
     CHECK(r->id == 4);
     CHECK(r->label == "x");
@@ -456,20 +456,20 @@ TEST_CASE("from_json: described bases, defaults kept in partial reading") {
 
     parley::from_json_options partial;
     partial.partial = true;
-    auto p = parley::from_json<defaults>(json::parse(R"({"text": "new"})"), partial);
+    auto p = parley::from_json<defaults>(bjson::parse(R"({"text": "new"})"), partial);
     REQUIRE(p);
     CHECK(p->count == 7);
     CHECK(p->text == "new");
-    CHECK(!parley::from_json<defaults>(json::parse(R"({"text": "new"})")));
+    CHECK(!parley::from_json<defaults>(bjson::parse(R"({"text": "new"})")));
     CHECK(errors_of<defaults>(R"({"count": "x"})", partial) ==
           lines{"/count: expected an integer from -2147483648 to 2147483647, found \"x\""});
     // A std::array still filling up, a name still being written, bounds not met yet.
-    auto h = parley::from_json<holder>(json::parse(R"({"triple": [4]})"), partial);
+    auto h = parley::from_json<holder>(bjson::parse(R"({"triple": [4]})"), partial);
     REQUIRE(h);
     CHECK(h->triple == std::array<int, 3>{4, 0, 0});
     CHECK(errors_of<holder>(R"({"triple": [1, 2, 3, 4]})", partial) ==
           lines{"/triple: expected an array of 3 items, found an array of 4 items"});
-    auto c = parley::from_json<price>(json::parse(R"({"unit": "us"})"), partial);
+    auto c = parley::from_json<price>(bjson::parse(R"({"unit": "us"})"), partial);
     REQUIRE(c);
     CHECK(c->unit == currency::eur);
     CHECK(errors_of<price>(R"({"unit": "usa"})", partial) ==
@@ -488,14 +488,14 @@ TEST_CASE("from_json: found values are shortened in messages") {
     // A cut never splits a UTF-8 character: 30 two-byte characters after the quote.
     std::string accents;
     for (int i = 0; i < 40; ++i) accents += "\xc3\xa9";
-    auto r = parley::from_json<int>(json::value(accents));
+    auto r = parley::from_json<int>(bjson::value(accents));
     REQUIRE(r.errors().size() == 1);
     CHECK(r.errors()[0].found == "\"" + accents.substr(0, 58) + "...");
 }
 
 TEST_CASE("from_json: limits on problems, depth and work") {
     // 1000 wrong items: 100 recorded, the rest counted.
-    json::array a;
+    bjson::array a;
     for (int i = 0; i < 1000; ++i) a.push_back("x");
     auto r = parley::from_json<std::vector<int>>(a);
     REQUIRE(!r);
@@ -507,15 +507,15 @@ TEST_CASE("from_json: limits on problems, depth and work") {
 
     parley::from_json_options few;
     few.max_problems = 2;
-    auto r2 = parley::from_json<std::vector<int>>(json::parse(R"(["a", "b", "c"])"), few);
+    auto r2 = parley::from_json<std::vector<int>>(bjson::parse(R"(["a", "b", "c"])"), few);
     CHECK(r2.error_text() ==
           "/0: expected an integer from -2147483648 to 2147483647, found \"a\"\n"
           "/1: expected an integer from -2147483648 to 2147483647, found \"b\"\n"
           "(and 1 more problem)");
 
     // A value nested deeper than max_depth, built by hand (parsing would refuse it).
-    json::value deep = json::object{{"name", "leaf"}, {"children", json::array{}}};
-    for (int i = 0; i < 100; ++i) deep = json::object{{"name", "n"}, {"children", json::array{deep}}};
+    bjson::value deep = bjson::object{{"name", "leaf"}, {"children", bjson::array{}}};
+    for (int i = 0; i < 100; ++i) deep = bjson::object{{"name", "n"}, {"children", bjson::array{deep}}};
     auto d = parley::from_json<tree>(deep);
     REQUIRE(!d);
     REQUIRE(d.errors().size() == 1);
@@ -529,7 +529,7 @@ TEST_CASE("from_json: limits on problems, depth and work") {
     // The work budget.
     parley::from_json_options budget;
     budget.max_steps = 10;
-    auto b = parley::from_json<std::vector<int>>(json::parse("[1,2,3,4,5,6,7,8,9,10,11,12]"), budget);
+    auto b = parley::from_json<std::vector<int>>(bjson::parse("[1,2,3,4,5,6,7,8,9,10,11,12]"), budget);
     REQUIRE(!b);
     REQUIRE(b.errors().size() == 1);
     CHECK(b.errors()[0].message() == "/9: expected a value read within 10 steps, found a value that needs more");
@@ -553,8 +553,8 @@ BOOST_DESCRIBE_STRUCT(node_b, (), (next, b))
 }  // namespace fj_test
 
 TEST_CASE("from_json: the work budget stops exponential variant searches") {
-    json::value v = json::object{{"next", json::array{}}, {"a", "wrong"}, {"b", "wrong"}};
-    for (int i = 0; i < 40; ++i) v = json::object{{"next", json::array{v}}, {"a", 1}, {"b", 1}};
+    bjson::value v = bjson::object{{"next", bjson::array{}}, {"a", "wrong"}, {"b", "wrong"}};
+    for (int i = 0; i < 40; ++i) v = bjson::object{{"next", bjson::array{v}}, {"a", 1}, {"b", 1}};
     parley::from_json_options options;
     options.max_steps = 100000;
     auto r = parley::from_json<std::variant<node_a, node_b>>(v, options);
@@ -564,7 +564,7 @@ TEST_CASE("from_json: the work budget stops exponential variant searches") {
 }
 
 TEST_CASE("from_json: value() throws the problems when there is no value") {
-    auto r = parley::from_json<price>(json::parse(R"({"amount": "x", "unit": "eur"})"));
+    auto r = parley::from_json<price>(bjson::parse(R"({"amount": "x", "unit": "eur"})"));
     REQUIRE(!r);
     try {
         (void)r.value();
@@ -575,13 +575,13 @@ TEST_CASE("from_json: value() throws the problems when there is no value") {
         CHECK(e.problems().size() == 1);
         CHECK(e.code() == parley::errc::conversion);
     }
-    auto ok = parley::from_json<price>(json::parse(R"({"amount": 1, "unit": "eur"})"));
+    auto ok = parley::from_json<price>(bjson::parse(R"({"amount": 1, "unit": "eur"})"));
     price moved = std::move(ok).value();
     CHECK(moved == price{1.0, currency::eur});
 }
 
 TEST_CASE("from_json: bounds from PARLEY_ANNOTATE are checked") {
-    auto ok = parley::from_json<booking>(json::parse(
+    auto ok = parley::from_json<booking>(bjson::parse(
         R"({"guests": 8, "price": 0.5, "slot": -45, "code": "AB\u00e9", "names": ["a", "b"], "ratio": 0.3, "big": 18446744073709551614})"));
     REQUIRE_MESSAGE(ok, ok.error_text());
     CHECK(ok->code == "AB\xc3\xa9");  // 3 characters, 4 bytes
@@ -607,12 +607,12 @@ TEST_CASE("from_json: bounds from PARLEY_ANNOTATE are checked") {
               "/names: expected an array of 1 to 2 items, found an array of 3 items",
               "/ratio: expected a number less than 1 and a multiple of 0.1, found 0.25",
           });
-    auto r = parley::from_json<booking>(json::parse(
+    auto r = parley::from_json<booking>(bjson::parse(
         R"({"guests": 0, "price": 1, "slot": 0, "code": "ab", "names": ["x"], "ratio": 0, "big": 0})"));
     REQUIRE(r.errors().size() == 1);
     CHECK(r.errors()[0].kind == parley::json_problem_kind::out_of_range);
     // A value still arriving may not meet its bounds yet.
     parley::from_json_options partial;
     partial.partial = true;
-    CHECK(parley::from_json<booking>(json::parse(R"({"guests": 0, "code": "A", "names": []})"), partial));
+    CHECK(parley::from_json<booking>(bjson::parse(R"({"guests": 0, "code": "A", "names": []})"), partial));
 }

@@ -26,7 +26,7 @@ BOOST_DESCRIBE_STRUCT(contact, (), (name, email, age))
 
 namespace {
 
-namespace json = boost::json;
+namespace bjson = boost::json;
 using parley::json_text_errc;
 
 struct found_case {
@@ -103,7 +103,7 @@ TEST_CASE("parse_json_from_text: realistic replies holding JSON") {
         CAPTURE(c.name);
         auto r = parley::parse_json_from_text(c.reply);
         REQUIRE_MESSAGE(r, r.error().message());
-        CHECK(r.value() == json::parse(c.json));
+        CHECK(r.value() == bjson::parse(c.json));
         CHECK(r.complete());
         CHECK(c.reply.substr(r.offset(), r.length()) == c.located);
     }
@@ -199,7 +199,7 @@ TEST_CASE("parse_json_from_text: limits against hostile replies") {
     CHECK(!r5);
     std::string citations;
     for (int i = 0; i < 100000; ++i) citations += "[1],";
-    CHECK(parley::parse_json_from_text(citations).value() == json::parse("[1]"));
+    CHECK(parley::parse_json_from_text(citations).value() == bjson::parse("[1]"));
     std::string long_tries;  // each try reads to the end before it fails
     for (int i = 0; i < 50; ++i) {
         long_tries += "[";
@@ -223,7 +223,7 @@ TEST_CASE("parse_json_from_text: numbers are read exactly") {
         double d;
         std::memcpy(&d, &bits, sizeof d);
         if (!std::isfinite(d)) continue;
-        auto r = parley::parse_json_from_text("[" + json::serialize(json::value(d)) + "]");
+        auto r = parley::parse_json_from_text("[" + bjson::serialize(bjson::value(d)) + "]");
         REQUIRE(r);
         CHECK(r.value().as_array()[0].as_double() == d);
         ++checked;

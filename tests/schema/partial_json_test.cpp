@@ -39,12 +39,12 @@ BOOST_DESCRIBE_STRUCT(order, (), (customer, items, note, paid, state))
 
 namespace {
 
-namespace json = boost::json;
+namespace bjson = boost::json;
 
 // The completion of a prefix, as compact JSON, or the error message.
 std::string completed(std::string_view prefix) {
     auto r = parley::parse_partial_json(prefix);
-    return r ? json::serialize(r.value()) : "error: " + r.error().message();
+    return r ? bjson::serialize(r.value()) : "error: " + r.error().message();
 }
 
 const char* const documents[] = {
@@ -68,7 +68,7 @@ TEST_CASE("parse_partial_json: every prefix of a document completes to a valid v
         expected_prefixes += std::strlen(doc) + 1;
         std::string_view text(doc);
         CAPTURE(text);
-        json::value whole = parley::parse_json_from_text(text).value();
+        bjson::value whole = parley::parse_json_from_text(text).value();
         for (std::size_t n = 0; n <= text.size(); ++n) {
             std::string_view prefix = text.substr(0, n);
             CAPTURE(prefix);
@@ -76,7 +76,7 @@ TEST_CASE("parse_partial_json: every prefix of a document completes to a valid v
             REQUIRE_MESSAGE(r, r.error().message());
             // The completion holds nothing the document does not: it reads back, and for an
             // object or array document it is an object or array too (once one has begun).
-            json::value again = parley::parse_partial_json(json::serialize(r.value())).value();
+            bjson::value again = parley::parse_partial_json(bjson::serialize(r.value())).value();
             CHECK(again == r.value());
             if (r.value().is_object() || r.value().is_array()) CHECK(r.value().kind() == whole.kind());
             ++prefixes;
@@ -267,7 +267,7 @@ TEST_CASE("from_partial_json: a partly streamed order as a partly filled struct"
 namespace {
 
 // Random JSON values with strings that need escapes and non-ASCII characters.
-json::value random_value(std::mt19937_64& rng, int depth = 0) {
+bjson::value random_value(std::mt19937_64& rng, int depth = 0) {
     static const char* const pieces[] = {"a", "\"", "\\", "\n", "\x01", "\xc3\xa9", "\xf0\x9f\x98\x80", " ", "/"};
     auto text = [&] {
         std::string s;
@@ -280,14 +280,14 @@ json::value random_value(std::mt19937_64& rng, int depth = 0) {
     case 2: return static_cast<std::int64_t>(rng()) >> (rng() % 64);
     case 3: return static_cast<double>(static_cast<std::int64_t>(rng() % 2000000) - 1000000) / 1024.0;
     case 4:
-    case 5: return json::string(text());
+    case 5: return bjson::string(text());
     case 6: {
-        json::array a;
+        bjson::array a;
         for (std::size_t n = rng() % 4; n > 0; --n) a.push_back(random_value(rng, depth + 1));
         return a;
     }
     default: {
-        json::object o;
+        bjson::object o;
         for (std::size_t n = rng() % 4; n > 0; --n) o[text()] = random_value(rng, depth + 1);
         return o;
     }
@@ -300,8 +300,8 @@ TEST_CASE("parse_partial_json: every prefix of generated documents") {
     std::mt19937_64 rng(31337);
     std::size_t prefixes = 0;
     for (int i = 0; i < 150; ++i) {
-        json::value doc = random_value(rng);
-        std::string text = json::serialize(doc);
+        bjson::value doc = random_value(rng);
+        std::string text = bjson::serialize(doc);
         if (rng() % 2 == 0) {  // pretty-ish spacing as well
             std::string spaced;
             for (char c : text) {
@@ -339,7 +339,7 @@ TEST_CASE("parse_partial_json: random text never crashes, and what it completes 
         }
         ++values;
         CHECK(r.offset() + r.length() <= s.size());
-        auto again = parley::parse_partial_json(json::serialize(r.value()));
+        auto again = parley::parse_partial_json(bjson::serialize(r.value()));
         REQUIRE(again);
         CHECK(again.value() == r.value());
     }
@@ -377,15 +377,15 @@ TEST_CASE("parse_partial_json_from_text: prose, then JSON, as a reply streams in
 }
 
 TEST_CASE("parse_partial_json_from_text: JSON among prose, without a fence") {
-    CHECK(json::serialize(parley::parse_partial_json_from_text("The result is {\"a\": [1").value()) == R"({"a":[1]})");
+    CHECK(bjson::serialize(parley::parse_partial_json_from_text("The result is {\"a\": [1").value()) == R"({"a":[1]})");
     CHECK(parley::parse_partial_json_from_text("Use {name} in: ").value().is_null());
-    CHECK(json::serialize(parley::parse_partial_json_from_text("Use {name} in: {\"a\": 1").value()) == R"({"a":1})");
-    CHECK(json::serialize(parley::parse_partial_json_from_text("Items: [").value()) == "[]");
-    CHECK(json::serialize(parley::parse_partial_json_from_text("  [1, 2").value()) == "[1,2]");
-    CHECK(json::serialize(parley::parse_partial_json_from_text("\"quoted").value()) == R"("quoted")");
+    CHECK(bjson::serialize(parley::parse_partial_json_from_text("Use {name} in: {\"a\": 1").value()) == R"({"a":1})");
+    CHECK(bjson::serialize(parley::parse_partial_json_from_text("Items: [").value()) == "[]");
+    CHECK(bjson::serialize(parley::parse_partial_json_from_text("  [1, 2").value()) == "[1,2]");
+    CHECK(bjson::serialize(parley::parse_partial_json_from_text("\"quoted").value()) == R"("quoted")");
     const std::string text = "The result is {\"a\": [1, 2]} as asked.";
     for (std::size_t n = 0; n <= text.size(); ++n) CHECK(parley::parse_partial_json_from_text(text.substr(0, n)));
-    CHECK(parley::parse_partial_json_from_text(text).value() == json::parse(R"({"a": [1, 2]})"));
+    CHECK(parley::parse_partial_json_from_text(text).value() == bjson::parse(R"({"a": [1, 2]})"));
 
     // Errors are located in the whole text.
     const std::string bad = "Here:\n```json\n{\"a\" 1";

@@ -81,7 +81,7 @@ struct section {
 };
 BOOST_DESCRIBE_STRUCT(section, (), (title, subsections, figures))
 
-struct zoo {
+struct menagerie {
     numbers n;
     std::string s;
     mood m = mood::calm;
@@ -104,9 +104,9 @@ struct zoo {
     std::unordered_set<std::string> unique_names;
     std::unordered_map<std::string, double> weights;
     std::variant<std::monostate, int, std::string> maybe;
-    friend bool operator==(const zoo&, const zoo&) = default;
+    friend bool operator==(const menagerie&, const menagerie&) = default;
 };
-BOOST_DESCRIBE_STRUCT(zoo, (),
+BOOST_DESCRIBE_STRUCT(menagerie, (),
                       (n, s, m, lv, maybe_int, maybe_point, sparse, triple, tags, ids, labels, scalar, shape, extra,
                        grid, raw, doc, queue, names, unique_names, weights, maybe))
 
@@ -115,7 +115,7 @@ BOOST_DESCRIBE_STRUCT(zoo, (),
 namespace {
 
 using namespace tj_test;
-namespace json = boost::json;
+namespace bjson = boost::json;
 
 // Random values of the zoo's types, reproducible from a seed.
 class generator {
@@ -178,20 +178,20 @@ public:
         return all[below(all.size())];
     }
 
-    json::value raw(int depth = 0) {
+    bjson::value raw(int depth = 0) {
         switch (below(depth > 2 ? 5 : 7)) {
         case 0: return nullptr;
         case 1: return coin();
         case 2: return integer<std::int64_t>();
         case 3: return floating<double>();
-        case 4: return json::string(text());
+        case 4: return bjson::string(text());
         case 5: {
-            json::array a;
+            bjson::array a;
             for (std::size_t i = below(4); i > 0; --i) a.push_back(raw(depth + 1));
             return a;
         }
         default: {
-            json::object o;
+            bjson::object o;
             for (std::size_t i = below(4); i > 0; --i) o[text(5)] = raw(depth + 1);
             return o;
         }
@@ -238,8 +238,8 @@ public:
         return n;
     }
 
-    zoo make_zoo() {
-        zoo z;
+    menagerie make_zoo() {
+        menagerie z;
         z.n = make_numbers();
         z.s = text(40);
         z.m = enumerator<mood>();
@@ -301,28 +301,28 @@ private:
 
 TEST_CASE("to_json: the JSON of a struct, an enum, containers and variants") {
     label l{"hi", mood::busy};
-    CHECK(parley::to_json(l) == json::parse(R"({"text": "hi", "tone": "busy"})"));
+    CHECK(parley::to_json(l) == bjson::parse(R"({"text": "hi", "tone": "busy"})"));
     // A disengaged optional member is left out; members keep their declaration order.
-    json::value v = parley::to_json(label{"x", std::nullopt});
-    CHECK(v == json::parse(R"({"text": "x"})"));
-    CHECK(json::serialize(parley::to_json(point{1, 2})) == R"({"x":1E0,"y":2E0})");
-    CHECK(parley::to_json(level::high) == json::value("high"));
-    CHECK(parley::to_json(std::vector<std::optional<int>>{1, std::nullopt}) == json::parse("[1, null]"));
-    CHECK(parley::to_json(std::set<int>{3, 1}) == json::parse("[1, 3]"));
-    CHECK(parley::to_json(std::array<bool, 2>{true, false}) == json::parse("[true, false]"));
+    bjson::value v = parley::to_json(label{"x", std::nullopt});
+    CHECK(v == bjson::parse(R"({"text": "x"})"));
+    CHECK(bjson::serialize(parley::to_json(point{1, 2})) == R"({"x":1E0,"y":2E0})");
+    CHECK(parley::to_json(level::high) == bjson::value("high"));
+    CHECK(parley::to_json(std::vector<std::optional<int>>{1, std::nullopt}) == bjson::parse("[1, null]"));
+    CHECK(parley::to_json(std::set<int>{3, 1}) == bjson::parse("[1, 3]"));
+    CHECK(parley::to_json(std::array<bool, 2>{true, false}) == bjson::parse("[true, false]"));
     CHECK(parley::to_json(std::map<std::string, mood>{{"b", mood::away}, {"a", mood::calm}}) ==
-          json::parse(R"({"a": "calm", "b": "away"})"));
-    CHECK(parley::to_json(std::variant<int, std::string>("s")) == json::value("s"));
-    CHECK(parley::to_json(std::optional<int>()) == json::value(nullptr));
+          bjson::parse(R"({"a": "calm", "b": "away"})"));
+    CHECK(parley::to_json(std::variant<int, std::string>("s")) == bjson::value("s"));
+    CHECK(parley::to_json(std::optional<int>()) == bjson::value(nullptr));
     CHECK(parley::to_json(std::uint64_t{18446744073709551615u}).is_uint64());
     CHECK(parley::to_json(std::int8_t{-5}).as_int64() == -5);
-    CHECK(parley::to_json(std::string_view("view")) == json::value("view"));
-    CHECK(parley::to_json(json::parse(R"({"k": [1]})")) == json::parse(R"({"k": [1]})"));
-    CHECK(parley::to_json(std::variant<std::monostate, int>()) == json::value(nullptr));
-    CHECK(parley::to_json(std::deque<int>{1, 2}) == json::parse("[1, 2]"));
-    CHECK(parley::to_json(std::list<std::string>{"a"}) == json::parse(R"(["a"])"));
-    CHECK(parley::to_json(std::unordered_map<std::string, int>{{"k", 1}}) == json::parse(R"({"k": 1})"));
-    CHECK(parley::to_json(2.5L) == json::value(2.5));
+    CHECK(parley::to_json(std::string_view("view")) == bjson::value("view"));
+    CHECK(parley::to_json(bjson::parse(R"({"k": [1]})")) == bjson::parse(R"({"k": [1]})"));
+    CHECK(parley::to_json(std::variant<std::monostate, int>()) == bjson::value(nullptr));
+    CHECK(parley::to_json(std::deque<int>{1, 2}) == bjson::parse("[1, 2]"));
+    CHECK(parley::to_json(std::list<std::string>{"a"}) == bjson::parse(R"(["a"])"));
+    CHECK(parley::to_json(std::unordered_map<std::string, int>{{"k", 1}}) == bjson::parse(R"({"k": 1})"));
+    CHECK(parley::to_json(2.5L) == bjson::value(2.5));
 }
 
 TEST_CASE("to_json: no JSON for NaN, infinities and enum values without a name") {
@@ -340,20 +340,20 @@ TEST_CASE("to_json: no JSON for NaN, infinities and enum values without a name")
                          "to_json: /tone: the value 9 of an enum has no enumerator name", parley::error);
 }
 
-TEST_CASE("to_json/from_json: round trips over generated values of the zoo") {
+TEST_CASE("to_json/from_json: round trips over generated values of the menagerie") {
     generator gen(20240726);
     int checked = 0;
     for (int i = 0; i < 300; ++i) {
-        zoo z = gen.make_zoo();
-        json::value v = parley::to_json(z);
-        auto direct = parley::from_json<zoo>(v);
+        menagerie z = gen.make_zoo();
+        bjson::value v = parley::to_json(z);
+        auto direct = parley::from_json<menagerie>(v);
         REQUIRE_MESSAGE(direct, direct.error_text());
         CHECK(direct.warnings().empty());
         CHECK(*direct == z);
         // Through text as well, as a model would send it back (read with parley's exact parser:
         // Boost.JSON 1.81's own parse may miss a double by one unit in the last place).
-        std::string text = json::serialize(v);
-        auto reparsed = parley::from_text<zoo>(text);
+        std::string text = bjson::serialize(v);
+        auto reparsed = parley::from_text<menagerie>(text);
         REQUIRE_MESSAGE(reparsed, reparsed.error_text());
         CHECK(*reparsed == z);
         ++checked;
@@ -365,7 +365,7 @@ TEST_CASE("to_json/from_json: round trips keep the variant alternative") {
     using scalar = std::variant<std::int64_t, double, std::string>;
     for (const scalar& s : {scalar(std::int64_t{3}), scalar(3.0), scalar(-0.0), scalar(std::string("3")),
                             scalar(std::int64_t{-1}), scalar(1e300)}) {
-        auto back = parley::from_text<scalar>(json::serialize(parley::to_json(s)));
+        auto back = parley::from_text<scalar>(bjson::serialize(parley::to_json(s)));
         REQUIRE(back);
         CHECK(back->index() == s.index());
         CHECK(*back == s);
@@ -381,14 +381,14 @@ TEST_CASE("to_json/from_json: round trips keep the variant alternative") {
 
 TEST_CASE("to_json: what is written validates against json_schema<T>() (Python jsonschema)") {
     generator gen(4242);
-    schema_check::check_case c{"zoo", parley::json_schema<zoo>(), {}};
+    schema_check::check_case c{"menagerie", parley::json_schema<menagerie>(), {}};
     constexpr std::size_t count = 100;
     for (std::size_t i = 0; i < count; ++i) c.instances.push_back(parley::to_json(gen.make_zoo()));
     // Instances that must fail, so that the check is seen to be able to fail.
-    json::value unknown_name = parley::to_json(gen.make_zoo());
+    bjson::value unknown_name = parley::to_json(gen.make_zoo());
     unknown_name.as_object()["m"] = "sleepy";
     c.instances.push_back(unknown_name);
-    json::value missing = parley::to_json(gen.make_zoo());
+    bjson::value missing = parley::to_json(gen.make_zoo());
     missing.as_object().erase("s");
     c.instances.push_back(missing);
     auto results = schema_check::run({c});
