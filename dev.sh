@@ -2,6 +2,8 @@
 # Developer entry points for parley on Debian 12.
 #   ./dev.sh demo   install what is missing, build and run the travel assistant (examples/assistant)
 #   ./dev.sh test   install what is missing, then build and test with g++ and with clang++
+#   ./dev.sh sanitize  install what is missing, then build and test with clang++ under
+#                   AddressSanitizer and UndefinedBehaviorSanitizer
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -14,13 +16,16 @@ packages=(
     doctest-dev libbenchmark-dev libyaml-cpp-dev libssl-dev
     python3 python3-jinja2 python3-jsonschema
     ccache mold
+    libclang-rt-14-dev
 )
 
 usage() {
-    echo "usage: $0 demo|test" >&2
+    echo "usage: $0 demo|test|sanitize" >&2
     echo "  demo  build and run the travel assistant of examples/assistant (offline unless OPENAI_BASE_URL" >&2
     echo "        or OPENAI_API_KEY is set)" >&2
     echo "  test  build and run every test with the gcc and clang presets" >&2
+    echo "  sanitize  build and run every test with the clang-asan preset (AddressSanitizer and" >&2
+    echo "        UndefinedBehaviorSanitizer)" >&2
 }
 
 install_missing_packages() {
@@ -83,19 +88,24 @@ demo() {
 # Configures, builds and tests one preset; returns nonzero at the first step that fails.
 # (Called from an `if`, where set -e does not apply, hence the explicit returns.)
 test_preset() {
-    local preset=$1
+    local preset=$1 args=("${configure_args[@]}" -DPARLEY_UNITY_TESTS=ON)
+    if [[ $preset != clang-asan ]]; then
+        # Without debug information: the same -O2 code and warnings, a quarter less compile time.
+        # (clang-asan has its own flags: -O1 without debug information.)
+        args+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG")
+    fi
     echo "=== $preset: configure"
-    # Without debug information: the same -O2 code and warnings, a quarter less compile time.
-    cmake --preset "$preset" "${configure_args[@]}" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" || return 1
+    cmake --preset "$preset" "${args[@]}" || return 1
     echo "=== $preset: build"
     cmake --build --preset "$preset" || return 1
     echo "=== $preset: test"
     ctest --preset "$preset" -j2 || return 1
 }
 
+# run_tests PRESET...: each preset in turn, then whether all passed.
 run_tests() {
     local preset failed=() passed=()
-    for preset in gcc clang; do
+    for preset in "$@"; do
         if test_preset "$preset"; then
             passed+=("$preset")
         else
@@ -119,7 +129,12 @@ case "${1:-}" in
     test)
         install_missing_packages
         set_configure_args
-        run_tests
+        run_tests gcc clang
+        ;;
+    sanitize)
+        install_missing_packages
+        set_configure_args
+        run_tests clang-asan
         ;;
     *)
         usage
