@@ -3,6 +3,7 @@
 // the fake server of tests/support (the request bodies it received are checked against the wire
 // formats of OpenAI chat completions and Anthropic Messages), plain and streamed.
 #include <parley/bot/client_model.hpp>
+#include <parley/bot/embed.hpp>
 #include <parley/bot/bot.hpp>
 #include <parley/chat/yaml.hpp>
 #include <parley/schema/annotations.hpp>
@@ -244,4 +245,75 @@ TEST_CASE("a bot over HTTP: Anthropic Messages, tool_use and tool_result on the 
     REQUIRE(out.size() == 7);
     CHECK(out[5].tool_call_id == "toolu_1");
     CHECK(out[6] == parley::make_message(parley::role::assistant, "Cold."));
+}
+
+TEST_CASE("embed: one vector per text, in order, from one embeddings request; bad calls are errors before any request") {
+    parley::test::fake_server server;
+    asio::io_context io;
+    parley::client_config config;
+    config.api = parley::api::openai;
+    config.base_url = server.url("/v1");
+    config.api_key = "sk-test-key-0123456789";
+    config.net = quick();
+    config.defaults.model = "embed-default";
+    parley::chat_client client(io.get_executor(), config);
+
+    parley::test::fake_step vectors;
+    vectors.reply = parley::test::fake_reply{};
+    vectors.reply->embeddings = {{0.5, -0.25, 1.0}, {0.125, 0.0, -2.0}};
+    server.push(vectors);
+    parley::embed_options opt;
+    opt.model = "text-embedding-3-small";
+    opt.dimensions = 3;
+    auto got = run_in(io, parley::embed(client, {"first text", "second text"}, opt));
+    REQUIRE_MESSAGE(got.has_value(), (got ? std::string() : got.error().what()));
+    CHECK(*got == std::vector<std::vector<float>>{{0.5f, -0.25f, 1.0f}, {0.125f, 0.0f, -2.0f}});
+    const auto sent = server.last_request();
+    CHECK(sent.target == "/v1/embeddings");
+    CHECK(sent.json() == boost::json::parse(
+                             R"({"model": "text-embedding-3-small", "input": ["first text", "second text"], "dimensions": 3})"));
+
+    // the client's default model; the fake server's own vectors (16 numbers per text)
+    auto by_default = run_in(io, parley::embed(client, {"only"}));
+    REQUIRE(by_default.has_value());
+    CHECK(by_default->size() == 1);
+    CHECK(by_default->at(0).size() == 16);
+    CHECK(server.last_request().json().as_object().at("model") == "embed-default");
+
+    // a reply with fewer vectors than texts
+    parley::test::fake_step short_reply;
+    short_reply.reply = parley::test::fake_reply{};
+    short_reply.reply->embeddings = {{1.0, 2.0}};
+    server.push(short_reply);
+    auto missing = run_in(io, parley::embed(client, {"a", "b"}));
+    REQUIRE_FALSE(missing.has_value());
+    CHECK(missing.error().code == parley::errc::protocol);
+    CHECK(missing.error().message == "embed: the reply has 1 vectors for 2 texts");
+
+    // refused before any request: an empty text, no model; no texts: nothing to ask
+    const std::size_t requests = server.request_count();
+    auto empty_text = run_in(io, parley::embed(client, {"a", ""}));
+    REQUIRE_FALSE(empty_text.has_value());
+    CHECK(empty_text.error().code == parley::errc::invalid_argument);
+    CHECK(empty_text.error().message == "embed: text 1 is empty");
+    parley::client_config no_model = config;
+    no_model.defaults.model.reset();
+    parley::chat_client unnamed(io.get_executor(), no_model);
+    auto nameless = run_in(io, parley::embed(unnamed, {"a"}));
+    REQUIRE_FALSE(nameless.has_value());
+    CHECK(nameless.error().code == parley::errc::invalid_argument);
+    auto nothing = run_in(io, parley::embed(client, {}));
+    REQUIRE(nothing.has_value());
+    CHECK(nothing->empty());
+    CHECK(server.request_count() == requests);
+
+    // a client of another API
+    parley::client_config anthropic = config;
+    anthropic.api = parley::api::anthropic;
+    anthropic.base_url = server.base_url();
+    parley::chat_client other(io.get_executor(), anthropic);
+    auto refused = run_in(io, parley::embed(other, {"a"}));
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().code == parley::errc::invalid_argument);
+    CHECK(server.request_count() == requests);
 }

@@ -1,0 +1,78 @@
+// parley/bot/embed.hpp: one vector per text (PromptingTools' aiembed), through a chat_client's
+// OpenAI-compatible embeddings API. Like client_model.hpp, this header includes the network code
+// (Boost.Beast, OpenSSL): link parley::net. See docs/bot.md, "ai-style calls".
+#ifndef PARLEY_BOT_EMBED_HPP
+#define PARLEY_BOT_EMBED_HPP
+
+#include <parley/provider/chat_client.hpp>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/system/result.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+// g++ 12 reports a false -Wmismatched-new-delete where it inlines the allocation and the release
+// of an Asio coroutine frame, which both go through Asio's aligned allocator.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace parley {
+
+/// Options of embed.
+struct embed_options {
+    /// The embeddings model; empty: the client's default model (client_config::defaults.model).
+    std::string model;
+    /// Fewer dimensions than the model's, for the models that allow it.
+    std::optional<std::int64_t> dimensions;
+};
+
+/// The vectors of `texts`, one per text and in their order, from one embeddings request. No
+/// texts: no request and no vectors. Every failure is the result's error: no model (neither in
+/// `opt` nor in the client's defaults) or an empty text is errc::invalid_argument before any
+/// request, a client of another API than OpenAI's is errc::invalid_argument, a reply with
+/// another number of vectors than texts is errc::protocol, and the call's own failures are as
+/// chat_client::embed reports them. `client` must outlive the call.
+inline boost::asio::awaitable<boost::system::result<std::vector<std::vector<float>>, call_error>> embed(
+    chat_client& client, std::vector<std::string> texts, embed_options opt = {}) {
+    auto refused = [](errc code, std::string text, unsigned attempts) {
+        call_error e;
+        e.code = make_error_code(code);
+        e.message = std::move(text);
+        e.attempts = attempts;
+        return e;
+    };
+    if (texts.empty()) co_return std::vector<std::vector<float>>{};
+    openai::embedding_request request;
+    request.model = !opt.model.empty() ? std::move(opt.model) : client.config().defaults.model.value_or("");
+    if (request.model.empty())
+        co_return refused(errc::invalid_argument,
+                          "embed: no model (set embed_options::model or the client's default model)", 0);
+    for (std::size_t i = 0; i < texts.size(); ++i)
+        if (texts[i].empty())
+            co_return refused(errc::invalid_argument, "embed: text " + std::to_string(i) + " is empty", 0);
+    const std::size_t count = texts.size();
+    request.input = std::move(texts);
+    request.dimensions = opt.dimensions;
+    auto reply = co_await client.embed(std::move(request));
+    if (!reply) co_return reply.error();
+    if (reply->data.size() != count)
+        co_return refused(errc::protocol,
+                          "embed: the reply has " + std::to_string(reply->data.size()) + " vectors for " +
+                              std::to_string(count) + " texts",
+                          1);
+    co_return std::move(reply->data);
+}
+
+}  // namespace parley
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#endif
