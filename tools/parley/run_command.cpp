@@ -557,9 +557,11 @@ int run_main(const std::vector<std::string>& args) {
                 throw std::runtime_error(*history_file + ": the directory " + dir.string() + " does not exist");
         }
 
+        // The io_context first: it must outlive the client, whose pooled connections hold timers
+        // of its services.
+        boost::asio::io_context io;
         std::shared_ptr<parley::chat_model> inner;
         std::shared_ptr<parley::chat_client> client;
-        boost::asio::io_context io;
         if (which == parley::api::scripted) {
             inner = std::make_shared<parley::in_process_model>(script_from_file(*script));
         } else {
