@@ -21,28 +21,14 @@ Runs the template set TEMPLATE_DIR/assistant.yaml (tests/bot/cli_run/) as a user
 import json
 import os
 import re
-import selectors
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-failures = []
-TIMEOUT = 60  # seconds, for every wait on a program
-
-
-def check(condition, what):
-    if not condition:
-        failures.append(what)
-
-
-def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OPENAI_", "ANTHROPIC_", "PARLEY_MODEL")) and k.lower() not in
-           ("http_proxy", "https_proxy", "all_proxy")}
-    env.update(extra)
-    return env
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from cli_check import TIMEOUT, check, clean_env, failures, start_fake_server, stop_fake_server  # noqa: E402
 
 
 def run(program, args, env, timeout=TIMEOUT):
@@ -62,29 +48,6 @@ def read_bytes(path):
 def write_json(path, value):
     with open(path, "w") as f:
         json.dump(value, f)
-
-
-def start_server(program, script_path, log_path):
-    server = subprocess.Popen([program, "fake-server", "--script", script_path, "--log"],
-                              stdout=subprocess.PIPE, stderr=open(log_path, "w"), text=True)
-    selector = selectors.DefaultSelector()
-    selector.register(server.stdout, selectors.EVENT_READ)
-    if not selector.select(timeout=TIMEOUT):
-        server.kill()
-        raise RuntimeError("fake-server printed nothing")
-    line = server.stdout.readline().strip()
-    base = line.rsplit(" ", 1)[-1]
-    check(base.startswith("http://127.0.0.1:"), f"first line of fake-server: {line!r}")
-    return server, base
-
-
-def stop_server(server):
-    server.send_signal(signal.SIGTERM)
-    try:
-        server.wait(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        failures.append("fake-server did not stop on SIGTERM")
 
 
 def echo_checks(program, templates, tmp):
@@ -126,7 +89,7 @@ def server_checks(program, templates, tmp):
     script_path = os.path.join(tmp, "script.json")
     write_json(script_path, script)
     log_path = os.path.join(tmp, "server.log")
-    server, base = start_server(program, script_path, log_path)
+    server, base = start_fake_server(program, script_path, log_path)
     history = os.path.join(tmp, "history.json")
     env = clean_env(OPENAI_API_KEY="key-0123456789", OPENAI_BASE_URL=base + "/v1")
     try:
@@ -174,7 +137,7 @@ def server_checks(program, templates, tmp):
         r = run(program, [templates, "--template", "orders", "--model", "other-model", "Echo this"], env)
         check(r.returncode == 0 and r.stdout == "Echo this\n", f"echo by the server: {r.returncode} {r.stdout!r} {r.stderr!r}")
     finally:
-        stop_server(server)
+        stop_fake_server(server)
     with open(log_path) as f:
         log = f.read()
     check(log.count("/v1/chat/completions") == 5, f"the server's log: {log!r}")

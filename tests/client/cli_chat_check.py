@@ -11,27 +11,12 @@ API's message on stderr and without the API key, and that usage errors exit 2.
 """
 import json
 import os
-import selectors
-import signal
 import subprocess
 import sys
 import tempfile
 
-failures = []
-TIMEOUT = 30  # seconds, for every wait on a program
-
-
-def check(condition, what):
-    if not condition:
-        failures.append(what)
-
-
-def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OPENAI_", "ANTHROPIC_", "PARLEY_MODEL")) and k.lower() not in
-           ("http_proxy", "https_proxy", "all_proxy")}
-    env.update(extra)
-    return env
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from cli_check import TIMEOUT, check, clean_env, failures, start_fake_server, stop_fake_server  # noqa: E402
 
 
 def run(program, args, env):
@@ -52,17 +37,8 @@ def main():
         with open(script_path, "w") as f:
             json.dump(script, f)
         log_path = os.path.join(tmp, "requests.log")
-        server = subprocess.Popen([program, "fake-server", "--script", script_path, "--log"],
-                                  stdout=subprocess.PIPE, stderr=open(log_path, "w"), text=True)
+        server, base = start_fake_server(program, script_path, log_path)
         try:
-            selector = selectors.DefaultSelector()
-            selector.register(server.stdout, selectors.EVENT_READ)
-            if not selector.select(timeout=TIMEOUT):
-                failures.append("fake-server printed nothing")
-                return
-            line = server.stdout.readline().strip()
-            base = line.rsplit(" ", 1)[-1]
-            check(base.startswith("http://127.0.0.1:"), f"first line of fake-server: {line!r}")
             env = clean_env(OPENAI_API_KEY="key-1234567890abcdef")
 
             r = run(program, ["--base-url", base + "/v1", "--model", "m1", "--system", "Be brief.", "Hi"], env)
@@ -95,12 +71,7 @@ def main():
             check("HTTP 401" in r.stderr and "invalid_api_key" in r.stderr, f"failed call stderr {r.stderr!r}")
             check("key-1234567890abcdef" not in r.stderr + r.stdout, "the API key appears in the output")
         finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=TIMEOUT)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                failures.append("fake-server did not stop on SIGTERM")
+            stop_fake_server(server)
         with open(log_path) as f:
             log = f.read()
         check("m1" in log or "/v1/chat/completions" in log, "the server's log shows no chat request")
