@@ -6,6 +6,12 @@
 #include <boost/json/serialize.hpp>
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
 using namespace parley;
 
 namespace {
@@ -141,4 +147,225 @@ TEST_CASE("openai::encode_request: an assistant tool call and its result go back
           boost::json::parse(R"([{"role":"user","content":"Oslo?"},{"role":"assistant","content":null,"tool_calls":)"
                              R"([{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Oslo\"}"}}]},)"
                              R"({"role":"tool","content":"{\"temp\":3}","tool_call_id":"call_1"}])"));
+}
+
+namespace {
+
+// Random requests for the comparison of encode_request_text with the serialised JSON tree.
+struct text_case_maker {
+    std::uint64_t state = 0x9E3779B97F4A7C15ull;
+
+    std::uint64_t next() {  // xorshift64*: the same cases on every platform
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        return state * 0x2545F4914F6CDD1Dull;
+    }
+    std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
+    bool chance(std::size_t percent) { return below(100) < percent; }
+
+    std::string text() {
+        static const std::vector<std::string> pool = [] {
+            std::vector<std::string> p{"",
+                                       "Hello",
+                                       "Say hello in one short sentence.",
+                                       "quote \" and backslash \\ and slash /",
+                                       "tab\there, new\nline, return\r, feed\f, back\b",
+                                       std::string("nul \0 inside", 12),
+                                       "\x7f delete, \x1b escape, \x1f unit separator",
+                                       "h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9d\x84\x9e \xe4\xb8\xad\xe6\x96\x87",
+                                       "invalid UTF-8: \xff\xfe \xc3 \xed\xa0\x80 end",
+                                       "</script><!-- {\"json\": [1, 2]} -->",
+                                       "\\u0041 is not unescaped",
+                                       std::string(300, 'x') + "\"" + std::string(200, '\n')};
+            std::string every;
+            for (int c = 0; c < 256; ++c) every.push_back(static_cast<char>(c));
+            p.push_back(every);
+            return p;
+        }();
+        std::string s = pool[below(pool.size())];
+        if (chance(20)) s += pool[below(pool.size())];
+        return s;
+    }
+
+    double number() {
+        static const double pool[] = {0.0, -0.0, 0.2, 1.0, 2.0, 0.7, 1e-7, 123456.789, -1.5, 1e300, 0.1 + 0.2, 5e-324};
+        return pool[below(std::size(pool))];
+    }
+
+    std::int64_t integer() {
+        static const std::int64_t pool[] = {0, 1, 7, 100, 4096, -1, -42, INT64_MAX, INT64_MIN, 1000000007};
+        return pool[below(std::size(pool))];
+    }
+
+    boost::json::object schema() {
+        boost::json::object o{{"type", "object"}};
+        boost::json::object props;
+        const std::size_t n = below(4);
+        for (std::size_t i = 0; i < n; ++i)
+            props[text()] = boost::json::object{{"type", chance(50) ? "string" : "number"}, {"description", text()}};
+        o["properties"] = std::move(props);
+        if (chance(50)) o["required"] = boost::json::array{"city", text()};
+        if (chance(30)) o["minimum"] = number();
+        if (chance(30)) o["maxItems"] = integer();
+        if (chance(20)) o["additionalProperties"] = false;
+        return o;
+    }
+
+    request_params params(bool top_level, const std::vector<std::string>& names) {
+        request_params p;
+        if (top_level ? !chance(3) : chance(50)) p.model = chance(80) ? std::string("gpt-4o-mini") : text();
+        if (chance(30)) p.max_tokens = integer();
+        if (chance(30)) p.temperature = number();
+        if (chance(20)) p.top_p = number();
+        if (chance(20)) {
+            if (chance(50)) p.stop = text();
+            else p.stop = std::vector<std::string>{text(), text()};
+        }
+        if (chance(15)) p.presence_penalty = number();
+        if (chance(15)) p.frequency_penalty = number();
+        if (chance(15)) {
+            std::vector<std::pair<std::string, std::int64_t>> bias{{"50256", -100}, {text(), integer()}};
+            if (chance(50)) bias.emplace_back("50256", 5);  // a token given twice
+            p.logit_bias = std::move(bias);
+        }
+        if (chance(20)) p.seed = integer();
+        if (chance(20)) p.n = integer();
+        if (chance(25)) {
+            if (chance(50)) p.response_format = boost::json::object{{"type", chance(50) ? "json_object" : "text"}};
+            else
+                p.response_format = boost::json::object{
+                    {"type", "json_schema"},
+                    {"json_schema", {{"name", text()}, {"strict", chance(50)}, {"schema", schema()}}}};
+        }
+        if (chance(40)) {
+            std::vector<std::string> f;
+            const std::size_t n = below(4);
+            for (std::size_t i = 0; i < n && !names.empty(); ++i) f.push_back(names[below(names.size())]);
+            if (chance(5)) f.push_back("undefined_function");
+            p.functions = std::move(f);
+        }
+        if (chance(40)) {
+            const std::size_t k = below(4);
+            p.call_function = k == 0 ? std::string() : k == 1 ? std::string("*") : names.empty() ? text() : names[below(names.size())];
+        }
+        return p;
+    }
+
+    message msg(const std::vector<std::string>& names) {
+        message m;
+        m.role = all_roles[below(std::size(all_roles))];
+        switch (below(4)) {
+        case 0: break;
+        case 1:
+        case 2: m.content = text(); break;
+        default: {
+            std::vector<content_part> parts;
+            const std::size_t n = below(4);
+            for (std::size_t i = 0; i < n; ++i) {
+                if (chance(50)) parts.push_back(content_part::make_text(text()));
+                else
+                    parts.push_back(content_part::make_image(
+                        chance(50) ? std::string("data:image/png;base64,iVBORw0KGgo=") : text(),
+                        chance(50) ? std::optional<std::string>(chance(50) ? "low" : text()) : std::nullopt));
+            }
+            m.content = std::move(parts);
+        }
+        }
+        if (chance(20)) m.name = text();
+        if (chance(15)) m.function_call = function_call{text(), text()};
+        if (chance(20)) {
+            const std::size_t n = 1 + below(3);
+            for (std::size_t i = 0; i < n; ++i) m.tool_calls.push_back(tool_call{"call_" + text(), {text(), text()}});
+        }
+        if (chance(20)) m.tool_call_id = text();
+        if (chance(15)) m.params = params(false, names);
+        return m;
+    }
+
+    chat_request request() {
+        chat_request r;
+        const std::size_t defs = below(4);
+        std::vector<std::string> names;
+        for (std::size_t i = 0; i < defs; ++i) {
+            function_definition d;
+            d.name = chance(80) ? "fn_" + std::to_string(i) : text();
+            if (chance(60)) d.description = text();
+            if (chance(70)) d.parameters = schema();
+            names.push_back(d.name);
+            r.functions.push_back(std::move(d));
+            if (chance(10)) {  // the same name twice: the last definition counts
+                function_definition again = r.functions.back();
+                again.description = "the second " + text();
+                r.functions.push_back(std::move(again));
+            }
+        }
+        r.params = params(true, names);
+        const std::size_t n = below(6);
+        for (std::size_t i = 0; i < n; ++i) r.messages.push_back(msg(names));
+        return r;
+    }
+};
+
+// What encoding gives: the body, or the message of what it threw.
+struct text_outcome {
+    std::string body;
+    std::string thrown;
+};
+
+template <class Encode>
+text_outcome text_outcome_of(Encode encode) {
+    text_outcome o;
+    try {
+        o.body = encode();
+    } catch (const parley::error& e) {
+        o.thrown = e.what();
+    }
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE("openai::encode_request_text: byte for byte the serialised JSON tree, for 3,000 varied requests") {
+    text_case_maker make;
+    std::size_t bodies = 0, thrown = 0, streamed = 0, with_tools = 0, with_parts = 0;
+    for (int i = 0; i < 3000; ++i) {
+        const chat_request r = make.request();
+        openai::encode_options o;
+        o.legacy_functions = make.chance(30);
+        o.max_completion_tokens = make.chance(30);
+        o.stream_usage = make.chance(70);
+        const bool stream = make.chance(40);
+        const auto text = text_outcome_of([&] { return openai::encode_request_text(r, stream, o); });
+        const auto tree = text_outcome_of([&] { return boost::json::serialize(openai::encode_request(r, stream, o)); });
+        INFO("case " << i << ": " << tree.body << tree.thrown);
+        REQUIRE(text.thrown == tree.thrown);
+        REQUIRE(text.body == tree.body);
+        if (tree.thrown.empty()) ++bodies;
+        else ++thrown;
+        streamed += stream && tree.thrown.empty();
+        with_tools += tree.body.find("\"tools\":[{") != std::string::npos || tree.body.find("\"functions\":[{") != std::string::npos;
+        with_parts += tree.body.find("\"content\":[{") != std::string::npos;
+    }
+    // the cases cover what they are meant to
+    CHECK(bodies > 2000);
+    CHECK(thrown > 50);
+    CHECK(streamed > 500);
+    CHECK(with_tools > 200);
+    CHECK(with_parts > 200);
+}
+
+TEST_CASE("openai::encode_request_text: every byte escaped as Boost.JSON escapes it") {
+    chat_request r;
+    r.params.model = "m";
+    std::string every;
+    for (int c = 0; c < 256; ++c) every.push_back(static_cast<char>(c));
+    r.messages = {make_message(role::user, every)};
+    const std::string body = openai::encode_request_text(r, false);
+    CHECK(body == boost::json::serialize(openai::encode_request(r, false)));
+    CHECK(body.find(R"(\u0000\u0001)") != std::string::npos);
+    CHECK(body.find(R"(\b\t\n\u000b\f\r\u000e)") != std::string::npos);
+    CHECK(body.find(R"(\u001f !\"#)") != std::string::npos);
+    CHECK(body.find(R"([\\])") != std::string::npos);
+    CHECK(body.find("~\x7f\x80") != std::string::npos);
 }

@@ -17,7 +17,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
-#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <cstdint>
@@ -309,10 +308,7 @@ private:
     std::string encode(const chat_request& r, bool stream) const {
         if (config_.api == api::anthropic)
             return boost::json::serialize(anthropic::encode_request(r, stream, config_.anthropic));
-        // The JSON tree lives only until it is written: on the stack while it fits.
-        unsigned char scratch[4096];
-        boost::json::monotonic_resource memory(scratch, sizeof scratch);
-        return boost::json::serialize(openai::encode_request(r, stream, config_.openai, &memory));
+        return openai::encode_request_text(r, stream, config_.openai);
     }
 
     std::string_view endpoint() const noexcept {

@@ -1,6 +1,7 @@
 // parley/provider/openai_request.hpp: the body of an OpenAI chat-completions request (also what
 // Ollama, llama.cpp, vLLM and other compatible servers accept) from request parameters, messages
-// and function definitions, streamed or not, with the options older servers need.
+// and function definitions, streamed or not, with the options older servers need; as a JSON tree
+// (encode_request) or written straight into the body text (encode_request_text).
 #ifndef PARLEY_PROVIDER_OPENAI_REQUEST_HPP
 #define PARLEY_PROVIDER_OPENAI_REQUEST_HPP
 
@@ -11,8 +12,15 @@
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
 
+#include <array>
+#include <charconv>
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 namespace parley::openai {
@@ -30,6 +38,218 @@ struct encode_options {
     /// Turn it off for a server that rejects `stream_options`.
     bool stream_usage = true;
 };
+
+namespace detail {
+
+/// Appends `s` as a JSON string, escaped as Boost.JSON's serializer escapes it: `"` and `\`,
+/// \b \f \n \r \t, the other control characters as \u00xx; every other byte as it is.
+inline void append_json_string(std::string& out, std::string_view s) {
+    static constexpr char hex[] = "0123456789abcdef";
+    static constexpr auto escaped = [] {
+        std::array<bool, 256> t{};
+        for (std::size_t c = 0; c < 0x20; ++c) t[c] = true;
+        t['"'] = t['\\'] = true;
+        return t;
+    }();
+    out.push_back('"');
+    std::size_t run = 0;  // the start of the bytes not yet appended
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (!escaped[c]) continue;
+        out.append(s.data() + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"': out.append("\\\""); break;
+        case '\\': out.append("\\\\"); break;
+        case '\b': out.append("\\b"); break;
+        case '\f': out.append("\\f"); break;
+        case '\n': out.append("\\n"); break;
+        case '\r': out.append("\\r"); break;
+        case '\t': out.append("\\t"); break;
+        default: {
+            const char u[] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            out.append(u, sizeof u);
+        }
+        }
+    }
+    out.append(s.data() + run, s.size() - run);
+    out.push_back('"');
+}
+
+/// Appends an integer as Boost.JSON writes it.
+inline void append_json_int(std::string& out, std::int64_t n) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+    out.append(digits, static_cast<std::size_t>(end - digits));
+}
+
+/// Appends `,"key":` (without the comma for the first member of an object); `key` is written as
+/// it is, so it must need no escaping.
+inline void append_key(std::string& out, bool& first, std::string_view key) {
+    if (!first) out.push_back(',');
+    first = false;
+    out.push_back('"');
+    out.append(key);
+    out.append("\":");
+}
+
+/// Appends a number with a fraction as Boost.JSON writes it (its own shortest form, 2E-1 for 0.2).
+inline void append_json_double(std::string& out, double d) { out.append(boost::json::serialize(boost::json::value(d))); }
+
+/// Which parameters append_params leaves out (those the body writes in another form).
+struct params_skipped {
+    bool model = false;
+    bool max_tokens = false;
+    bool functions = false;  ///< `functions` and `call_function`
+};
+
+/// Appends the members that write_params gives for `p`, in its order, after the members
+/// already written; without those `skip` names.
+inline void append_params(std::string& out, bool& first, const request_params& p, params_skipped skip = {}) {
+    if (p.model && !skip.model) {
+        append_key(out, first, "model");
+        append_json_string(out, *p.model);
+    }
+    if (p.max_tokens && !skip.max_tokens) {
+        append_key(out, first, "max_tokens");
+        append_json_int(out, *p.max_tokens);
+    }
+    if (p.temperature) {
+        append_key(out, first, "temperature");
+        append_json_double(out, *p.temperature);
+    }
+    if (p.top_p) {
+        append_key(out, first, "top_p");
+        append_json_double(out, *p.top_p);
+    }
+    if (p.stop) {
+        append_key(out, first, "stop");
+        if (const auto* one = std::get_if<std::string>(&*p.stop)) {
+            append_json_string(out, *one);
+        } else {
+            out.push_back('[');
+            bool first_stop = true;
+            for (const auto& s : std::get<std::vector<std::string>>(*p.stop)) {
+                if (!first_stop) out.push_back(',');
+                first_stop = false;
+                append_json_string(out, s);
+            }
+            out.push_back(']');
+        }
+    }
+    if (p.presence_penalty) {
+        append_key(out, first, "presence_penalty");
+        append_json_double(out, *p.presence_penalty);
+    }
+    if (p.frequency_penalty) {
+        append_key(out, first, "frequency_penalty");
+        append_json_double(out, *p.frequency_penalty);
+    }
+    if (p.logit_bias) {
+        // As an object: a token given twice is one member, with its last bias in its first place.
+        boost::json::object b;
+        for (const auto& [token, bias] : *p.logit_bias) b[token] = bias;
+        append_key(out, first, "logit_bias");
+        out.append(boost::json::serialize(b));
+    }
+    if (p.seed) {
+        append_key(out, first, "seed");
+        append_json_int(out, *p.seed);
+    }
+    if (p.n) {
+        append_key(out, first, "n");
+        append_json_int(out, *p.n);
+    }
+    if (p.response_format) {
+        append_key(out, first, "response_format");
+        out.append(boost::json::serialize(*p.response_format));
+    }
+    if (skip.functions) return;
+    if (p.functions) {
+        append_key(out, first, "functions");
+        out.push_back('[');
+        bool first_name = true;
+        for (const auto& f : *p.functions) {
+            if (!first_name) out.push_back(',');
+            first_name = false;
+            append_json_string(out, f);
+        }
+        out.push_back(']');
+    }
+    if (p.call_function) {
+        append_key(out, first, "call_function");
+        append_json_string(out, *p.call_function);
+    }
+}
+
+/// Appends `m` as message_to_json writes it.
+inline void append_message(std::string& out, const message& m) {
+    out.append("{\"role\":");
+    append_json_string(out, role_name(m.role));
+    bool first = false;
+    if (const auto* s = std::get_if<std::string>(&m.content)) {
+        out.append(",\"content\":");
+        append_json_string(out, *s);
+    } else if (m.has_parts()) {
+        out.append(",\"content\":[");
+        bool first_part = true;
+        for (const auto& p : m.parts()) {
+            if (!first_part) out.push_back(',');
+            first_part = false;
+            if (p.type == content_part::kind::text) {
+                out.append("{\"type\":\"text\",\"text\":");
+                append_json_string(out, p.text);
+                out.push_back('}');
+            } else {
+                out.append("{\"type\":\"image_url\",\"image_url\":{\"url\":");
+                append_json_string(out, p.url);
+                if (p.detail) {
+                    out.append(",\"detail\":");
+                    append_json_string(out, *p.detail);
+                }
+                out.append("}}");
+            }
+        }
+        out.push_back(']');
+    } else if (m.role == role::assistant) {
+        out.append(",\"content\":null");
+    }
+    if (m.name) {
+        out.append(",\"name\":");
+        append_json_string(out, *m.name);
+    }
+    if (m.function_call) {
+        out.append(",\"function_call\":{\"name\":");
+        append_json_string(out, m.function_call->name);
+        out.append(",\"arguments\":");
+        append_json_string(out, m.function_call->arguments);
+        out.push_back('}');
+    }
+    if (!m.tool_calls.empty()) {
+        out.append(",\"tool_calls\":[");
+        bool first_call = true;
+        for (const auto& c : m.tool_calls) {
+            if (!first_call) out.push_back(',');
+            first_call = false;
+            out.append("{\"id\":");
+            append_json_string(out, c.id);
+            out.append(",\"type\":\"function\",\"function\":{\"name\":");
+            append_json_string(out, c.function.name);
+            out.append(",\"arguments\":");
+            append_json_string(out, c.function.arguments);
+            out.append("}}");
+        }
+        out.push_back(']');
+    }
+    if (m.tool_call_id) {
+        out.append(",\"tool_call_id\":");
+        append_json_string(out, *m.tool_call_id);
+    }
+    append_params(out, first, m.params);
+    out.push_back('}');
+}
+
+}  // namespace detail
 
 /// The JSON body of a chat-completions request. `functions` named by the parameters become
 /// `tools` with their definitions from `definitions`; `call_function` becomes `tool_choice`
@@ -98,6 +318,84 @@ inline boost::json::object encode_request(const chat_request& r, bool stream, co
         if (options.stream_usage) body["stream_options"] = {{"include_usage", true}};
     }
     return body;
+}
+
+/// The JSON body of a chat call as text, byte for byte what `boost::json::serialize` writes for
+/// encode_request(r, stream, options) (the same members in the same order, the same escaping and
+/// numbers), written straight into the string without building the JSON tree. Throws as
+/// encode_request.
+inline std::string encode_request_text(const chat_request& r, bool stream, const encode_options& options = {}) {
+    const request_params& p = r.params;
+    if (!p.model || p.model->empty())
+        throw error(errc::chat_invalid, "the request has no model: set 'model' in a default-request or request message");
+    std::size_t estimate = 160 + p.model->size();
+    for (const auto& m : r.messages) estimate += 48 + m.text().size();
+    std::string out;
+    out.reserve(estimate);
+    out.append("{\"model\":");
+    detail::append_json_string(out, *p.model);
+    out.append(",\"messages\":[");
+    bool first_message = true;
+    for (const auto& m : r.messages) {
+        if (is_control(m.role)) continue;
+        if (!first_message) out.push_back(',');
+        first_message = false;
+        detail::append_message(out, m);
+    }
+    out.push_back(']');
+    bool first = false;
+    detail::append_params(out, first, p, {true, options.max_completion_tokens, true});
+    if (options.max_completion_tokens && p.max_tokens) {
+        detail::append_key(out, first, "max_completion_tokens");
+        detail::append_json_int(out, *p.max_tokens);
+    }
+    const bool forced = p.call_function && !p.call_function->empty() && *p.call_function != "*";
+    if (forced && (!p.functions || p.functions->empty()))
+        throw error(errc::chat_invalid, "'call_function' forces '" + *p.call_function + "', but the request lists no functions");
+    if (p.functions && !p.functions->empty()) {
+        detail::append_key(out, first, options.legacy_functions ? "functions" : "tools");
+        out.push_back('[');
+        bool first_tool = true;
+        for (const auto& name : *p.functions) {
+            const function_definition* def = nullptr;
+            for (const auto& d : r.functions)
+                if (d.name == name) def = &d;
+            if (!def) throw error(errc::chat_invalid, "function '" + name + "' is requested but has no definition");
+            if (!first_tool) out.push_back(',');
+            first_tool = false;
+            if (!options.legacy_functions) out.append("{\"type\":\"function\",\"function\":");
+            out.append("{\"name\":");
+            detail::append_json_string(out, def->name);
+            if (!def->description.empty()) {
+                out.append(",\"description\":");
+                detail::append_json_string(out, def->description);
+            }
+            out.append(",\"parameters\":");
+            if (def->parameters.empty()) out.append("{\"type\":\"object\",\"properties\":{}}");
+            else out.append(boost::json::serialize(def->parameters));
+            out.push_back('}');
+            if (!options.legacy_functions) out.push_back('}');
+        }
+        out.push_back(']');
+        if (p.call_function) {
+            detail::append_key(out, first, options.legacy_functions ? "function_call" : "tool_choice");
+            if (p.call_function->empty()) {
+                out.append("\"none\"");
+            } else if (*p.call_function == "*") {
+                out.append("\"auto\"");
+            } else {
+                out.append(options.legacy_functions ? "{\"name\":" : "{\"type\":\"function\",\"function\":{\"name\":");
+                detail::append_json_string(out, *p.call_function);
+                out.append(options.legacy_functions ? "}" : "}}");
+            }
+        }
+    }
+    if (stream) {
+        out.append(",\"stream\":true");
+        if (options.stream_usage) out.append(",\"stream_options\":{\"include_usage\":true}");
+    }
+    out.push_back('}');
+    return out;
 }
 
 }  // namespace parley::openai
