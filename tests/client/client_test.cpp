@@ -334,6 +334,64 @@ TEST_CASE("requests: a header field, method or path that could smuggle a second 
     CHECK(server.request_count() == 0);
 }
 
+TEST_CASE("requests: a client checks each set of common fields once, and every request carries its own fields") {
+    fake_server server;
+    asio::io_context io;
+    net::http_client http(io.get_executor(), quick());
+    auto set_of = [](std::string value) {
+        auto h = std::make_shared<http_headers>();
+        h->add("Content-Type", "application/json");
+        h->add("X-Set", std::move(value));
+        return std::shared_ptr<const http_headers>(std::move(h));
+    };
+    // three sets taken in turn, more than a client keeps checked
+    const std::vector<std::shared_ptr<const http_headers>> sets{set_of("one"), set_of("two"), set_of("three")};
+    for (int i = 0; i < 7; ++i) {
+        server.push(fake_step::text("ok"));
+        net::http_request req;
+        req.target = net::parse_url(server.url("/v1/chat/completions"));
+        req.common = sets[static_cast<std::size_t>(i) % sets.size()];
+        req.headers.add("X-Call", std::to_string(i));
+        req.body = R"({"model":"m","messages":[{"role":"user","content":"x"}]})";
+        auto r = run(io, http.send(req));
+        REQUIRE_OK(r);
+        const auto got = server.last_request();
+        CHECK(got.header("x-set") == sets[static_cast<std::size_t>(i) % sets.size()]->get("X-Set"));
+        CHECK(got.header("x-call") == std::to_string(i));
+        std::vector<std::string> names;
+        for (const auto& field : got.headers) names.push_back(field.first);
+        CHECK(names == std::vector<std::string>{"Host", "User-Agent", "Content-Type", "X-Set", "X-Call", "Content-Length"});
+    }
+    const std::size_t sent = server.request_count();
+
+    // a set that does not pass is refused at every request, and a request's own fields are
+    // checked even when its common set was checked before
+    auto bad = std::make_shared<http_headers>();
+    bad->add("X-Trace", "a\r\nX-Injected: 1");
+    net::http_request req;
+    req.target = net::parse_url(server.url("/v1/chat/completions"));
+    req.common = bad;
+    for (int i = 0; i < 2; ++i) {
+        const auto e = failed_send(io, http, req);
+        CHECK(e.code == errc::invalid_argument);
+        CHECK(e.message.find("the value of header field X-Trace holds CR, LF or NUL") != std::string::npos);
+    }
+    req.common = sets[0];
+    req.headers.add("Bad Name", "v");
+    CHECK(failed_send(io, http, req).message.find("the header field name 'Bad Name' is not an HTTP token") !=
+          std::string::npos);
+
+    auto injected = openai_config(server);
+    injected.headers.add("X-Trace", "a\r\nX-Injected: 1");
+    chat_client client(io.get_executor(), injected);
+    for (int i = 0; i < 2; ++i) {
+        auto r = run(io, client.chat(ask("x")));
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().code == errc::invalid_argument);
+    }
+    CHECK(server.request_count() == sent);
+}
+
 TEST_CASE("limits: a body over max_body_bytes and a header over max_header_bytes are errc::protocol") {
     fake_server server;
     asio::io_context io;

@@ -30,6 +30,8 @@ public:
 
     /// Appends a field (a name may appear more than once).
     void add(std::string name, std::string value) { fields_.emplace_back(std::move(name), std::move(value)); }
+    /// Makes room for `n` fields in all.
+    void reserve(std::size_t n) { fields_.reserve(n); }
 
     /// The value of the first field named `name`; empty when there is none.
     std::optional<std::string_view> find(std::string_view name) const noexcept {

@@ -39,8 +39,10 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -57,7 +59,8 @@ struct http_request {
     std::string method = "POST";
     net::url target;
     /// Fields shared by many requests (a client's authorization and content types), sent as
-    /// given after Host and User-Agent; may be null.
+    /// given after Host and User-Agent; may be null. An http_client checks a set once and keeps
+    /// its lines: the fields must not change once a request has carried them.
     std::shared_ptr<const http_headers> common;
     http_headers headers;  ///< sent as given, after `common`; Content-Length follows
     std::string body;
@@ -125,7 +128,10 @@ private:
     using error_code = boost::system::error_code;
 
     void on_request_impl(boost::beast::http::verb, string_view, string_view, int, error_code&) override {}
-    void on_response_impl(int code, string_view, int, error_code&) override { status = code; }
+    void on_response_impl(int code, string_view, int, error_code&) override {
+        status = code;
+        fields.reserve(12);  // the fields of a reply grow the vector at most once or twice
+    }
     void on_field_impl(boost::beast::http::field, string_view name, string_view value, error_code&) override {
         fields.add(std::string(name), std::string(value));
     }
@@ -278,6 +284,11 @@ private:
     boost::asio::awaitable<std::optional<detail::failure>> connect(detail::connection& c, const url& target,
                                                                    const std::optional<url>& proxy,
                                                                    detail::clock::time_point deadline);
+    /// The lines of the request's `common` fields, checked and laid out once per set of fields
+    /// (a chat client sends the same two sets in every request): null when there are none, or
+    /// when they do not pass the checks (format_head then says why). Valid until the next call.
+    const std::string* common_lines(const http_request& r);
+
     std::optional<url> proxy_for_target(const url& target) const {
         switch (options_.proxy.how) {
         case proxy_options::mode::none: return std::nullopt;
@@ -291,6 +302,14 @@ private:
     client_options options_;
     std::shared_ptr<detail::tls_contexts> tls_;
     std::shared_ptr<detail::pool_state> pool_;
+    /// Sets of common fields already checked, with their lines (the set is held, so that its
+    /// address stays its own).
+    struct checked_fields {
+        std::shared_ptr<const http_headers> fields;
+        std::string lines;
+    };
+    std::array<checked_fields, 2> common_cache_;
+    std::size_t next_common_slot_ = 0;
 };
 
 }  // namespace parley::net

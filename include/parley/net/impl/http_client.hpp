@@ -74,40 +74,65 @@ inline bool is_field_value(std::string_view value) noexcept {
     return true;
 }
 
+/// The failure of a request that cannot be sent as given: `what` is wrong with it.
+inline failure refused(const http_request& r, std::string what) {
+    failure f;
+    f.code = make_error_code(errc::invalid_argument);
+    f.message = describe(r) + ": " + what;
+    return f;
+}
+
+/// Appends `fields` to `head` as lines of a request head ("Name: value\r\n"), after checking
+/// each name (an HTTP token) and value (no CR, LF or NUL); fails for the first that is not.
+inline std::optional<failure> append_fields(std::string& head, const http_headers& fields, const http_request& r) {
+    for (const auto& [name, value] : fields.fields()) {
+        if (!is_token(name)) return refused(r, "the header field name '" + name + "' is not an HTTP token");
+        if (!is_field_value(value)) return refused(r, "the value of header field " + name + " holds CR, LF or NUL");
+        head.append(name).append(": ").append(value).append("\r\n");
+    }
+    return std::nullopt;
+}
+
+/// Appends a number in decimal.
+inline void append_decimal(std::string& head, std::uint64_t n) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+    head.append(digits, static_cast<std::size_t>(end - digits));
+}
+
 /// Writes the request line and header fields of `r` into `head`: Host, User-Agent, the
 /// request's fields as given (`common`, then `headers`), then Content-Length (for a body, and for an empty one of POST, PUT
 /// and OPTIONS, as Beast's prepare_payload does). HTTP/1.1 keeps the connection alive unasked.
-inline std::optional<failure> format_head(std::string& head, const http_request& r, std::string_view user_agent) {
+/// `common_lines`, when given, is `r.common` already checked and laid out by append_fields (a
+/// client checks its fixed fields once, not in every request).
+inline std::optional<failure> format_head(std::string& head, const http_request& r, std::string_view user_agent,
+                                          const std::string* common_lines = nullptr) {
     const url& t = r.target;
     const std::string_view path = t.path.empty() ? std::string_view("/") : std::string_view(t.path);
-    auto refuse = [&](std::string what) {
-        failure f;
-        f.code = make_error_code(errc::invalid_argument);
-        f.message = describe(r) + ": " + what;
-        return f;
-    };
-    if (!is_token(r.method)) return refuse("the method is not an HTTP token");
+    if (!is_token(r.method)) return refused(r, "the method is not an HTTP token");
     if (!is_field_value(path) || path.find(' ') != std::string_view::npos)
-        return refuse("the target holds a space, CR, LF or NUL");
-    if (!is_field_value(user_agent)) return refuse("the User-Agent holds CR, LF or NUL");
+        return refused(r, "the target holds a space, CR, LF or NUL");
+    if (!is_field_value(user_agent)) return refused(r, "the User-Agent holds CR, LF or NUL");
     head.clear();
     head.append(r.method).append(" ").append(path).append(" HTTP/1.1\r\nHost: ");
     const bool ipv6 = t.host.find(':') != std::string::npos;
     if (ipv6) head.append("[");
     head.append(t.host);
     if (ipv6) head.append("]");
-    if (t.port != 0 && t.port != t.default_port()) head.append(":").append(std::to_string(t.port));
-    head.append("\r\nUser-Agent: ").append(user_agent).append("\r\n");
-    for (const auto* fields : {r.common.get(), &r.headers}) {
-        if (!fields) continue;
-        for (const auto& [name, value] : fields->fields()) {
-            if (!is_token(name)) return refuse("the header field name '" + name + "' is not an HTTP token");
-            if (!is_field_value(value)) return refuse("the value of header field " + name + " holds CR, LF or NUL");
-            head.append(name).append(": ").append(value).append("\r\n");
-        }
+    if (t.port != 0 && t.port != t.default_port()) {
+        head.push_back(':');
+        append_decimal(head, t.port);
     }
-    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "OPTIONS")
-        head.append("Content-Length: ").append(std::to_string(r.body.size())).append("\r\n");
+    head.append("\r\nUser-Agent: ").append(user_agent).append("\r\n");
+    if (common_lines) head.append(*common_lines);
+    else if (r.common)
+        if (auto f = append_fields(head, *r.common, r)) return f;
+    if (auto f = append_fields(head, r.headers, r)) return f;
+    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "OPTIONS") {
+        head.append("Content-Length: ");
+        append_decimal(head, r.body.size());
+        head.append("\r\n");
+    }
     head.append("\r\n");
     return std::nullopt;
 }
@@ -131,12 +156,24 @@ inline asio::awaitable<boost::system::error_code> read_more(connection& c, clock
     co_return ec;
 }
 
-/// Writes `head` and `body`, with the time limit `deadline`. On a plain connection the two go
-/// in one gathering system call made at once (the socket is non-blocking: a request the socket
-/// cannot take whole is finished asynchronously), without a pass through the event loop; on a
-/// TLS connection they go in one TLS record.
+/// Writes `head` and `body` on a plain connection at once, in one gathering system call (the
+/// socket is non-blocking), without a pass through the event loop or a coroutine. Returns the
+/// bytes written: all, some, or none when the socket cannot take any now (not an error).
+inline std::size_t write_now(connection& c, std::string_view body, boost::system::error_code& ec) {
+    const std::array<asio::const_buffer, 2> pieces{asio::buffer(c.head), asio::buffer(body)};
+    const std::size_t n = c.tcp().socket().write_some(pieces, ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) {
+        ec = {};
+        return 0;
+    }
+    return ec ? 0 : n;
+}
+
+/// Writes `head` and `body`, with the time limit `deadline`. On a plain connection, the rest of
+/// what write_now began (`written` bytes of the two); on a TLS connection the two go in one TLS
+/// record.
 inline asio::awaitable<boost::system::error_code> write_request(connection& c, std::string_view body,
-                                                                clock::time_point deadline) {
+                                                                clock::time_point deadline, std::size_t written) {
     boost::system::error_code ec;
     std::size_t n = 0;
     if (c.tls) {
@@ -145,14 +182,8 @@ inline asio::awaitable<boost::system::error_code> write_request(connection& c, s
         std::tie(ec, n) = co_await asio::async_write(c.stream, asio::buffer(c.head), asio::as_tuple(asio::use_awaitable));
     } else {
         const std::array<asio::const_buffer, 2> pieces{asio::buffer(c.head), asio::buffer(body)};
-        n = c.tcp().socket().write_some(pieces, ec);
-        if (ec == asio::error::would_block || ec == asio::error::try_again) {
-            ec = {};
-            n = 0;
-        }
-        if (ec || n == c.head.size() + body.size()) co_return ec;
         beast::buffers_suffix<std::array<asio::const_buffer, 2>> rest(pieces);
-        rest.consume(n);
+        rest.consume(written);
         c.watch_io(deadline);
         std::tie(ec, n) = co_await asio::async_write(c.tcp(), rest, asio::as_tuple(asio::use_awaitable));
     }
@@ -246,21 +277,36 @@ inline asio::awaitable<std::optional<failure>> read_header(connection& c, reply_
     }
 }
 
+/// A body over the limit of `max_total` bytes.
+inline failure body_too_large(const http_request& request, std::size_t max_total) {
+    return protocol_failure("the body of " + describe(request) + " is larger than the limit of " +
+                            std::to_string(max_total) + " bytes");
+}
+
+/// The part of read_whole_body that awaits nothing: the length announced checked against
+/// `max_total`, the bytes already read parsed. Sets `whole` when the body is complete (as it
+/// mostly is when it came with the header), so that no coroutine needs to start.
+inline std::optional<failure> take_buffered_body(connection& c, reply_parser& p, std::size_t max_total,
+                                                 clock::duration idle, clock::time_point deadline,
+                                                 const http_request& request, bool& whole) {
+    whole = false;
+    if (const auto length = p.content_length(); length && *length > max_total) return body_too_large(request, max_total);
+    bool starved = false;
+    const auto pec = parse_buffered(c, p, starved);
+    if (pec) return body_failure(pec, describe(request), read_limit(idle, deadline));
+    if (p.body.size() > max_total) return body_too_large(request, max_total);
+    whole = p.is_done();
+    return std::nullopt;
+}
+
 /// Reads the rest of a reply's body (into the parser's `body`), at most `max_total` bytes.
 inline asio::awaitable<std::optional<failure>> read_whole_body(connection& c, reply_parser& p, std::size_t max_total,
                                                                clock::duration idle, clock::time_point deadline,
                                                                const http_request& request) {
-    auto too_large = [&] {
-        return protocol_failure("the body of " + describe(request) + " is larger than the limit of " +
-                                std::to_string(max_total) + " bytes");
-    };
-    if (const auto length = p.content_length(); length && *length > max_total) co_return too_large();
     for (;;) {
-        bool starved = false;
-        const auto pec = parse_buffered(c, p, starved);
-        if (pec) co_return body_failure(pec, describe(request), read_limit(idle, deadline));
-        if (p.body.size() > max_total) co_return too_large();
-        if (p.is_done()) co_return std::nullopt;
+        bool whole = false;
+        if (auto f = take_buffered_body(c, p, max_total, idle, deadline, request, whole)) co_return f;
+        if (whole) co_return std::nullopt;
         if (clock::now() >= deadline) co_return timeout_failure("reading the body of " + describe(request));
         const read_limit limit(idle, deadline);
         auto ec = co_await read_more(c, limit.until);
@@ -416,6 +462,19 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_clie
     co_return std::nullopt;
 }
 
+PARLEY_NET_DECL const std::string* http_client::common_lines(const http_request& r) {
+    if (!r.common) return nullptr;
+    for (const auto& e : common_cache_)
+        if (e.fields == r.common) return &e.lines;
+    std::string lines;
+    if (detail::append_fields(lines, *r.common, r)) return nullptr;
+    auto& slot = common_cache_[next_common_slot_];
+    next_common_slot_ = (next_common_slot_ + 1) % common_cache_.size();
+    slot.fields = r.common;
+    slot.lines = std::move(lines);
+    return &slot.lines;
+}
+
 PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_client::try_once(const http_request& request,
                                                                                     bool whole_body,
                                                                                     detail::clock::time_point deadline,
@@ -484,9 +543,14 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_clie
         }
     }
     auto& c = lease.conn();
-    if (auto f = detail::format_head(c.head, request, options_.user_agent)) co_return f;
+    if (auto f = detail::format_head(c.head, request, options_.user_agent, common_lines(request))) co_return f;
     const detail::read_limit write_limit(options_.timeouts.idle, deadline);
-    if (auto wec = co_await detail::write_request(c, request.body, write_limit.until)) {
+    boost::system::error_code wec;
+    std::size_t written = 0;
+    if (!c.tls) written = detail::write_now(c, request.body, wec);
+    if (!wec && written != c.head.size() + request.body.size())
+        wec = co_await detail::write_request(c, request.body, write_limit.until, written);
+    if (wec) {
         auto f = detail::read_failure(wec, "sending " + detail::describe(request), write_limit);
         // A kept-alive connection the server has closed fails its first write; a cancelled or
         // timed-out write says nothing about the connection.
@@ -505,8 +569,14 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_clie
     out.headers = std::move(parser->fields);
     const bool success = out.status >= 200 && out.status < 300;
     if (whole_body || !success) {
-        if (auto f = co_await detail::read_whole_body(c, *parser, options_.limits.max_body_bytes, options_.timeouts.idle,
-                                                      deadline, request)) {
+        // Mostly the body came with the header: then no coroutine is started to read it.
+        bool whole = false;
+        auto f = detail::take_buffered_body(c, *parser, options_.limits.max_body_bytes, options_.timeouts.idle, deadline,
+                                            request, whole);
+        if (!f && !whole)
+            f = co_await detail::read_whole_body(c, *parser, options_.limits.max_body_bytes, options_.timeouts.idle,
+                                                 deadline, request);
+        if (f) {
             f->status = out.status;
             f->headers = out.headers;
             co_return f;
@@ -565,19 +635,18 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_client::attemp
 
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_response, call_error>> http_client::send(http_request request) {
     const auto deadline = detail::clock::now() + options_.timeouts.total;
-    boost::system::result<attempt, call_error> a = call_error{};
     try {
-        a = co_await run(request, true, deadline);
+        auto a = co_await run(request, true, deadline);
+        if (!a) co_return std::move(a.error());
+        http_response r;
+        r.status = a->status;
+        r.headers = std::move(a->headers);
+        r.body = std::move(a->body);
+        r.attempts = a->attempts;
+        co_return r;
     } catch (const boost::system::system_error& e) {
-        a = detail::thrown_error(e, 1);
+        co_return detail::thrown_error(e, 1);
     }
-    if (!a) co_return a.error();
-    http_response r;
-    r.status = a->status;
-    r.headers = std::move(a->headers);
-    r.body = std::move(a->body);
-    r.attempts = a->attempts;
-    co_return r;
 }
 
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_stream, call_error>> http_client::open(http_request request) {
