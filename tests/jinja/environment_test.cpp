@@ -546,6 +546,89 @@ TEST_CASE("limits: macro call depth and recursive loops") {
     CHECK(code_of("{% macro r() %}{{ r() }}{% endmacro %}{{ r() }}") == errc::template_limit);
 }
 
+TEST_CASE("limits: the stack a render may use") {
+    // Nested expressions inside recursive macro calls: each level of the parser's limits is
+    // allowed, but together they would overflow the stack (a crash before limits::max_stack).
+    std::string chain = "{% macro m(n) %}{% if n > 0 %}{{ m(n - 1)";
+    for (int i = 0; i < 190; ++i) chain += "|abs";
+    chain += " }}{% else %}0{% endif %}{% endmacro %}{{ m(190) }}";
+    const auto deep = error_of(pj::environment::plain(), chain);
+    REQUIRE(deep);
+    CHECK(static_cast<errc>(deep->code().value()) == errc::template_limit);
+    CHECK(std::string(deep->what()).find("nested too deeply: the render used its stack budget (limits::max_stack)") !=
+          std::string::npos);
+    // a smaller budget stops shallower recursion, with the same error; the default allows it
+    const std::string recursion = "{% macro r(n) %}{% if n > 0 %}{{ r(n - 1) }}{% endif %}{{ n }}{% endmacro %}{{ r(40) }}";
+    pj::options small;
+    small.limit.max_stack = 16 * 1024;
+    CHECK(code_of(recursion, pj::environment(small)) == errc::template_limit);
+    std::string counted;
+    for (int n = 0; n <= 40; ++n) counted += std::to_string(n);
+    CHECK(render(pj::environment::plain(), recursion) == counted);
+    // values nested deeper than the stack allows fail when printed or compared
+    pj::options tiny;
+    tiny.limit.max_stack = 8 * 1024;
+    const std::string nested =
+        "{% set ns = namespace(x=1, y=1) %}{% for i in range(1000) %}{% set ns.x = [ns.x] %}{% set ns.y = [ns.y] %}"
+        "{% endfor %}";
+    CHECK(what_of(nested + "{{ ns.x }}", pj::environment(tiny)).find("nested too deeply") != std::string::npos);
+    CHECK(what_of(nested + "{{ ns.x == ns.y }}", pj::environment(tiny)).find("nested too deeply") != std::string::npos);
+    CHECK(what_of(nested + "{{ ns.x < ns.y }}", pj::environment(tiny)).find("nested too deeply") != std::string::npos);
+    CHECK(render(pj::environment::plain(), nested + "{{ ns.x == ns.y }} {{ ns.x|string|length }}") == "True 2001");
+}
+
+TEST_CASE("limits: a list, dict or namespace cannot hold itself") {
+    // Python allows such cycles; reference counting would never free them, so they are errors.
+    const std::string message = "cannot hold itself, directly or through what it holds";
+    CHECK(what_of("{% set l = [] %}{% set _ = l.append(l) %}")
+              .rfind("t.j2:1:36: a list cannot hold itself, directly or through what it holds (parley's values are "
+                     "reference counted, and such a cycle would never be freed)\n",
+                     0) == 0);
+    for (const char* src : {
+             "{% set l = [] %}{% set _ = l.append([1, {'a': [l]}]) %}",
+             "{% set l = [] %}{% set _ = l.extend([[l]]) %}",
+             "{% set l = [] %}{% set _ = l.insert(0, (l,)) %}",
+             "{% set l = [] %}{% set f = l.append %}{% set _ = l.append(f) %}",
+             "{% set l = [] %}{% set c = cycler(l) %}{% set _ = l.append(c) %}",
+             "{% set l = [] %}{% set j = joiner(l) %}{% set _ = l.append(j) %}",
+             "{% set d = {} %}{% set _ = d.update({'a': [d]}) %}",
+             "{% set d = {} %}{% set _ = d.update(a=d) %}",
+             "{% set d = {} %}{% set _ = d.setdefault('a', d) %}",
+             "{% set ns = namespace() %}{% set ns.me = {'x': ns} %}",
+             "{% set ns = namespace(a=[]) %}{% set _ = ns.a.append(ns) %}",
+             "{% set l = [] %}{% for x in [l] %}{% set _ = l.append(loop) %}{% endfor %}",
+             "{% for x in [1] %}{{ loop.changed([loop]) }}{% endfor %}",
+         }) {
+        INFO(src);
+        const auto e = error_of(pj::environment::plain(), src);
+        REQUIRE(e);
+        CHECK(static_cast<errc>(e->code().value()) == errc::template_limit);
+        CHECK(std::string(e->what()).find(message) != std::string::npos);
+    }
+    // sharing without a cycle is fine
+    CHECK(render(pj::environment::plain(),
+                 "{% set a = [1] %}{% set l = [] %}{% set _ = l.append(a) %}{% set _ = l.append(a) %}"
+                 "{% set ns = namespace(x=l) %}{% set ns.y = l %}{{ l }} {{ ns.x == ns.y }}") == "[[1], [1]] True");
+    // changing a deeply nested value in a loop fails once the checks have walked
+    // limits::max_loop_iterations values, instead of taking quadratic time
+    pj::options walk;
+    walk.limit.max_loop_iterations = 100000;
+    CHECK(what_of("{% set ns = namespace(x=1) %}{% for i in range(1000) %}{% set ns.x = [ns.x] %}{% endfor %}",
+                  pj::environment(walk))
+              .find("walked more values than the render's limit (limits::max_loop_iterations)") != std::string::npos);
+    CHECK(render(pj::environment(walk),
+                 "{% set ns = namespace(x=1) %}{% for i in range(300) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x|length }}") ==
+          "1");
+}
+
+TEST_CASE("values nested a million levels deep are freed without recursion") {
+    pj::value v = pj::value::make_list({1});
+    for (int i = 0; i < 1'000'000; ++i) v = pj::value::make_list({v});
+    CHECK(v.list().items.size() == 1);
+    v = pj::value(nullptr);  // frees the million lists; recursing would overflow the stack
+    CHECK(v.is_none());
+}
+
 TEST_CASE("limits: range size") {
     const auto env = limited_env();
     CHECK(what_of("{{ range(21)|length }}", env) ==

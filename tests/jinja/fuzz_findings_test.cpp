@@ -53,3 +53,19 @@ TEST_CASE("fuzz finding: the compile-time front end places a syntax error after 
     CHECK(parley::jinja::detail::position_of(source, 28).column == 29);
     CHECK(parley::jinja::detail::position_of("a\n\xc3\xa9\xff|", 5).column == 3);
 }
+
+TEST_CASE("fuzz finding: recursion within every limit but beyond the stack is an error, not a stack overflow") {
+    // Found by fuzz-jinja built at -O0 under AddressSanitizer, whose stack frames are large: 200
+    // nested macro calls (the default limit), each a few expressions deep, overflowed the 8 MiB
+    // stack. Renders now stop at limits::max_stack bytes of stack (1 MiB by default); with
+    // smaller frames the macro recursion limit comes first. Either way: errc::template_limit.
+    const std::string_view source =
+        "{% macro fact(n) %}{% if n\xe9\xc3\xc2\xdf" "1 %}1{% else %}{{ n * fact(n - 1)|int }}{% endif %}{% endmacro %}"
+        "{{ fact(5) }}";
+    try {
+        fuzz_finding_render(source);
+        FAIL("no error");
+    } catch (const parley::template_error& e) {
+        CHECK(e.code() == parley::errc::template_limit);
+    }
+}

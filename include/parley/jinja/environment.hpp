@@ -33,8 +33,14 @@ enum class undefined_behavior {
 struct limits {
     std::size_t max_output = std::size_t(64) << 20;  ///< bytes of output (also of any captured block or string)
     std::uint32_t max_call_depth = 200;  ///< nested macro calls and recursive loops
-    std::uint64_t max_loop_iterations = 10'000'000;  ///< loop iterations and macro calls in one render, all together
+    /// Loop iterations and macro calls in one render, all together; also the number of values
+    /// the checks that no list, dict or namespace holds itself may walk in one render.
+    std::uint64_t max_loop_iterations = 10'000'000;
     std::int64_t max_range = 10'000'000;  ///< items a `range()` may produce (the hf sandbox uses 100000)
+    /// Bytes of stack a render may use below the point where it starts, for its recursion:
+    /// expressions and statements nested in each other, macro calls, and values nested in each
+    /// other when they are printed, compared or searched. Lower it for threads with small stacks.
+    std::size_t max_stack = std::size_t(1) << 20;
 };
 
 /// How a template is parsed and rendered.

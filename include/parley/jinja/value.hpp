@@ -24,6 +24,61 @@ struct eval_error {
     std::string message;
 };
 [[noreturn]] inline void raise(errc code, std::string message) { throw eval_error{code, std::move(message)}; }
+
+/// The stack a render may use: the lowest address its recursion (nested expressions and
+/// statements, macro calls, nested values printed or compared) may reach on this thread, or 0
+/// when no render runs on it. Set by stack_budget, read by check_stack.
+inline thread_local std::uintptr_t stack_floor = 0;
+
+/// The address of the caller's frame (the stack grows down on every platform parley targets).
+#if defined(__GNUC__) || defined(__clang__)
+#define PARLEY_JINJA_FRAME_ADDRESS() reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0))
+#else
+#define PARLEY_JINJA_FRAME_ADDRESS() reinterpret_cast<std::uintptr_t>(&parley_frame_probe_)
+#endif
+
+/// Raises errc::template_limit when the recursion of the current render has used its stack
+/// budget (limits::max_stack): a template or value nested that deeply fails with an error
+/// instead of overflowing the stack.
+inline void check_stack() {
+#if !defined(__GNUC__) && !defined(__clang__)
+    char parley_frame_probe_ = 0;
+#endif
+    if (PARLEY_JINJA_FRAME_ADDRESS() < stack_floor) [[unlikely]]
+        raise(errc::template_limit, "nested too deeply: the render used its stack budget (limits::max_stack)");
+}
+
+/// The objects hold checks (see holds() in ops.hpp) may still walk in the current render on this
+/// thread: a template that changes a deeply nested value in a loop fails instead of taking
+/// quadratic time. No limit outside a render.
+inline thread_local std::uint64_t hold_steps_left = ~std::uint64_t{0};
+
+/// For the duration of a render: its stack budget, `stack_bytes` below the frame it is made in,
+/// and the objects its hold checks may walk. A render inside another (a filter or function that
+/// renders) keeps the tighter stack budget of the two and the outer render's walk budget.
+class render_scope {
+public:
+    render_scope(std::size_t stack_bytes, std::uint64_t hold_steps) noexcept
+        : saved_floor_(stack_floor), saved_steps_(hold_steps_left) {
+#if !defined(__GNUC__) && !defined(__clang__)
+        char parley_frame_probe_ = 0;
+#endif
+        const std::uintptr_t here = PARLEY_JINJA_FRAME_ADDRESS();
+        const std::uintptr_t floor = here > stack_bytes ? here - stack_bytes : 1;
+        if (floor > saved_floor_) stack_floor = floor;
+        if (hold_steps < hold_steps_left) hold_steps_left = hold_steps;
+    }
+    ~render_scope() {
+        stack_floor = saved_floor_;
+        hold_steps_left = saved_steps_;
+    }
+    render_scope(const render_scope&) = delete;
+    render_scope& operator=(const render_scope&) = delete;
+
+private:
+    std::uintptr_t saved_floor_;
+    std::uint64_t saved_steps_;
+};
 }  // namespace detail
 
 /// What a value is, in Python's terms.
@@ -65,6 +120,7 @@ namespace detail {
 /// Base of reference-counted objects owned by values.
 struct heap_object {
     mutable std::uint32_t refs = 0;
+    heap_object* next_dead = nullptr;  ///< the next object waiting to be deleted (value::destroy)
     heap_object() = default;
     heap_object(const heap_object&) = delete;
     heap_object& operator=(const heap_object&) = delete;
@@ -340,6 +396,9 @@ struct object_obj : heap_object {
     virtual void repr(std::string& out) const { out += std::string("<") + type_name() + " object>"; }
     /// assignment of `obj.name = v` (namespaces only)
     virtual bool setattr(std::string_view, const value&) { return false; }
+    /// Calls fn(ctx, v) for each value the object holds (for the check that a change would not
+    /// make a value hold itself: see holds()).
+    virtual void each_held(void (*)(void* ctx, const value&), void*) const {}
     /// `obj.name(args)` for methods of the object; false when it has no such method.
     virtual bool method(render_state&, std::string_view, arguments&, value&) { return false; }
     virtual bool is_namespace() const noexcept { return false; }
@@ -394,7 +453,26 @@ inline value value::borrow_object(const detail::object_obj* o) noexcept {
     return v;
 }
 
-inline void value::destroy(detail::heap_object* h) noexcept { delete h; }
+/// Deletes objects without recursion: an object freed while another is being deleted (a list's
+/// items, a dict's values...) waits in a list that the outermost call empties, so that a value
+/// nested a million levels deep is freed in constant stack space.
+inline void value::destroy(detail::heap_object* h) noexcept {
+    static thread_local detail::heap_object* waiting = nullptr;
+    static thread_local bool deleting = false;
+    if (deleting) {
+        h->next_dead = waiting;
+        waiting = h;
+        return;
+    }
+    deleting = true;
+    delete h;
+    while (waiting) {
+        detail::heap_object* next = waiting;
+        waiting = next->next_dead;
+        delete next;
+    }
+    deleting = false;
+}
 
 }  // namespace parley::jinja
 

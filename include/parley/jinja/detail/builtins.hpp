@@ -149,10 +149,12 @@ struct namespace_obj final : object_obj {
         return {};
     }
     bool setattr(std::string_view name, const value& v) override {
+        hold_check(v, this, "namespace");
         dict_set(attrs.dict(), value(std::string(name)), v);
         return true;
     }
     bool is_namespace() const noexcept override { return true; }
+    void each_held(void (*fn)(void*, const value&), void* ctx) const override { fn(ctx, attrs); }
     void repr(std::string& out) const override {
         out += "<Namespace ";
         append_repr(out, attrs);
@@ -190,6 +192,9 @@ struct cycler_obj final : object_obj {
         return false;
     }
     void repr(std::string& out) const override { out += "<Cycler>"; }
+    void each_held(void (*fn)(void*, const value&), void* ctx) const override {
+        for (const value& x : items) fn(ctx, x);
+    }
 };
 
 inline value g_cycler(render_state&, arguments& a) {
@@ -213,6 +218,7 @@ struct joiner_obj final : object_obj {
         return sep;
     }
     void repr(std::string& out) const override { out += "<Joiner>"; }
+    void each_held(void (*fn)(void*, const value&), void* ctx) const override { fn(ctx, sep); }
 };
 
 inline value g_joiner(render_state&, arguments& a) {

@@ -38,6 +38,7 @@ inline void dump_key(std::string& out, const value& k, bool ensure_ascii) {
 
 inline void dump_value(std::string& out, const value& v, const dump_options& o, std::size_t depth, std::size_t max_size) {
     if (depth > o.max_depth) raise(errc::template_limit, "value nested too deeply for tojson");
+    check_stack();
     if (out.size() > max_size) raise(errc::template_limit, "tojson output exceeds the output size limit");
     auto newline = [&](std::size_t level) {
         if (!o.indent) return;

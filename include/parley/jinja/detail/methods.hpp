@@ -80,6 +80,7 @@ struct bound_method_obj final : object_obj {
     bool callable() const noexcept override { return true; }
     inline value call(render_state& st, arguments& args) const override;
     void repr(std::string& out) const override { out += "<built-in method " + name + ">"; }
+    void each_held(void (*fn)(void*, const value&), void* ctx) const override { fn(ctx, self); }
 };
 
 [[noreturn]] inline void unsafe(const value& self, std::string_view name) {
@@ -473,12 +474,14 @@ inline value list_method(render_state& st, const value& self, std::string_view n
     auto& items = self.list().items;
     if (name == "append") {
         if (args.size() != 1) type_error("list.append() takes exactly one argument");
+        hold_check(arg(0), &self.list(), "list");
         items.push_back(arg(0));
         return value(nullptr);
     }
     if (name == "extend") {
         sequence more(arg(0));
         auto add = more.to_vector();
+        for (const value& x : add) hold_check(x, &self.list(), "list");
         items.insert(items.end(), add.begin(), add.end());
         return value(nullptr);
     }
@@ -487,6 +490,7 @@ inline value list_method(render_state& st, const value& self, std::string_view n
         const long long n = static_cast<long long>(items.size());
         if (i < 0) i = std::max(0ll, i + n);
         if (i > n) i = n;
+        hold_check(arg(1), &self.list(), "list");
         items.insert(items.begin() + i, arg(1));
         return value(nullptr);
     }
@@ -554,6 +558,8 @@ inline value dict_method(const value& self, std::string_view name, arguments& ar
     if (!self.is_dict()) raise(errc::template_type, "a mapping read from the context cannot be changed by the template");
     auto& items = self.dict().items;
     if (name == "update") {
+        for (std::size_t i = 0; i < args.size(); ++i) hold_check(arg(i), &self.dict(), "dict");
+        for (auto& [k, v] : args.keywords()) hold_check(v, &self.dict(), "dict");
         if (args.size() == 1) {
             const value o = arg(0);
             if (o.is_mapping_like()) for_each_item(o, [&](const value& k, const value& v) { dict_set(self.dict(), k, v); });
@@ -579,6 +585,8 @@ inline value dict_method(const value& self, std::string_view name, arguments& ar
         }
         if (name == "setdefault") {
             value d = args.size() > 1 ? arg(1) : value(nullptr);
+            hold_check(arg(0), &self.dict(), "dict");
+            hold_check(d, &self.dict(), "dict");
             items.emplace_back(arg(0), d);
             return d;
         }

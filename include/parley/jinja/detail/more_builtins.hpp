@@ -230,6 +230,7 @@ inline bool hashable(const value& v) {
         if (l.generator) return true;
         if (l.view_name) return std::string_view(l.view_name) == "dict_values";  // keys and items views are not
         if (!l.tuple) return false;
+        check_stack();
         for (auto& x : l.items)
             if (!hashable(x)) return false;
         return true;

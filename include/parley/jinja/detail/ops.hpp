@@ -14,6 +14,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace parley::jinja::detail {
@@ -163,6 +164,7 @@ inline void append_repr(std::string& out, const value& v) {
             out += "<generator object>";
             return;
         }
+        check_stack();
         if (l.view_name) {
             out += l.view_name;
             out += '(';
@@ -178,6 +180,7 @@ inline void append_repr(std::string& out, const value& v) {
         return;
     }
     case value_kind::view:
+        check_stack();
         if (v.view_adapter()->shape == view_shape::sequence) {
             const adapter* ad = v.view_adapter();
             out += '[';
@@ -198,6 +201,7 @@ inline void append_repr(std::string& out, const value& v) {
         }
         [[fallthrough]];
     case value_kind::dict: {
+        check_stack();
         out += '{';
         bool first = true;
         for_each_item(v, [&](const value& k, const value& x) {
@@ -332,6 +336,7 @@ inline bool is_num(const value& v) noexcept { return v.is_number(); }
 bool equals(const value& a, const value& b);
 
 inline bool seq_equals(const value& a, const value& b) {
+    check_stack();
     sequence x(a), y(b);
     if (x.size() != y.size()) return false;
     for (std::size_t i = 0; i < x.size(); ++i)
@@ -367,6 +372,10 @@ inline bool equals(const value& a, const value& b) {
     if (a.is_string() && b.is_string()) return a.as_string() == b.as_string();
     if (a.is_none() || b.is_none()) return a.is_none() && b.is_none();
     if (a.is_undefined() || b.is_undefined()) return a.is_undefined() && b.is_undefined();
+    // a list, tuple or dict equals itself, as in Python, whose comparison of items starts with
+    // their identity
+    if ((a.is_list() && b.is_list() && &a.list() == &b.list()) || (a.is_dict() && b.is_dict() && &a.dict() == &b.dict()))
+        return true;
     if (a.is_sequence_like() && b.is_sequence_like()) {
         if (same_sequence_type(a, b)) return seq_equals(a, b);
         if (!a.is_list() || !b.is_list()) return false;
@@ -383,6 +392,7 @@ inline bool equals(const value& a, const value& b) {
     }
     if (a.is_mapping_like() && b.is_mapping_like()) {
         if (length(a) != length(b)) return false;
+        check_stack();
         bool same = true;
         for_each_item(a, [&](const value& k, const value& x) {
             if (!same) return;
@@ -432,6 +442,7 @@ inline int compare(const value& a, const value& b, op o = op::lt) {
         return c < 0 ? -1 : c > 0 ? 1 : 0;
     }
     if (a.is_sequence_like() && b.is_sequence_like() && same_sequence_type(a, b)) {
+        check_stack();
         sequence x(a), y(b);
         const std::size_t n = std::min(x.size(), y.size());
         for (std::size_t i = 0; i < n; ++i) {
@@ -441,6 +452,54 @@ inline int compare(const value& a, const value& b, op o = op::lt) {
     }
     type_error(std::string("'") + op_symbol(o) + "' not supported between instances of '" + type_name(a) + "' and '" +
                type_name(b) + "'");
+}
+
+/// Whether `v` is, or holds through lists, dicts and objects, the object `target`. Putting `v`
+/// into `target` would then make a cycle, which reference counting never frees: the methods
+/// and assignments that change a list, a dict or a namespace refuse it (hold_check). Walks
+/// each object once, without recursion; the walks of one render share a budget
+/// (limits::max_loop_iterations objects), so that changing a deeply nested value in a loop
+/// fails rather than taking quadratic time.
+inline bool holds(const value& v, const heap_object* target) {
+    std::vector<const value*> todo{&v};
+    std::unordered_set<const heap_object*> seen;
+    while (!todo.empty()) {
+        const value& x = *todo.back();
+        todo.pop_back();
+        const heap_object* h = x.is_list() ? static_cast<const heap_object*>(&x.list())
+                               : x.is_dict()   ? static_cast<const heap_object*>(&x.dict())
+                               : x.is_object() ? static_cast<const heap_object*>(&x.object())
+                                               : nullptr;
+        if (!h) continue;
+        if (h == target) return true;
+        if (!seen.insert(h).second) continue;
+        if (hold_steps_left == 0)
+            raise(errc::template_limit, "the checks that no list, dict or namespace holds itself walked more values "
+                                        "than the render's limit (limits::max_loop_iterations)");
+        --hold_steps_left;
+        if (x.is_list()) {
+            for (const value& item : x.list().items) todo.push_back(&item);
+        } else if (x.is_dict()) {
+            for (const auto& [k, item] : x.dict().items) {
+                todo.push_back(&k);
+                todo.push_back(&item);
+            }
+        } else {
+            x.object().each_held([](void* ctx, const value& item) { static_cast<std::vector<const value*>*>(ctx)->push_back(&item); },
+                                 &todo);
+        }
+    }
+    return false;
+}
+
+/// Raises errc::template_limit when putting `v` into `target` (a list, dict or namespace,
+/// named `what` in the message) would make `target` hold itself. Python allows such cycles
+/// (its garbage collector frees them); parley's reference-counted values cannot.
+inline void hold_check(const value& v, const heap_object* target, const char* what) {
+    if ((v.is_list() || v.is_dict() || v.is_object()) && holds(v, target))
+        raise(errc::template_limit, std::string("a ") + what +
+                                        " cannot hold itself, directly or through what it holds (parley's values are "
+                                        "reference counted, and such a cycle would never be freed)");
 }
 
 /// `item in container`.

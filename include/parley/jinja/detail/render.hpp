@@ -237,6 +237,7 @@ private:
 
     flow exec(const node& x) {
         try {
+            check_stack();
             return exec_inner(x);
         } catch (const eval_error& e) {
             fail_at(x, e.code, e.message);
@@ -407,6 +408,7 @@ private:
 public:
     value eval(const node& x) {
         try {
+            check_stack();
             return eval_inner(x);
         } catch (const eval_error& e) {
             fail_at(x, e.code, e.message);
@@ -772,6 +774,10 @@ struct loop_obj final : object_obj {
     bool changed_called = false;
 
     const char* type_name() const noexcept override { return "LoopContext"; }
+    void each_held(void (*fn)(void*, const value&), void* ctx) const override {
+        for (const value& x : items) fn(ctx, x);
+        fn(ctx, last_changed);
+    }
     bool callable() const noexcept override { return (for_node->flags & flag_recursive) != 0; }
     value call(render_state& s, arguments& args) const override {
         if (!callable()) type_error("the loop is not recursive: use 'for ... recursive' to call loop()");
@@ -808,6 +814,7 @@ struct loop_obj final : object_obj {
         if (name == "changed") {
             value cur = args.size() == 1 ? args[0] : value::make_list(args.positional(), true);
             const bool changed = !changed_called || !equals(cur, last_changed);
+            hold_check(cur, this, "loop");
             changed_called = true;
             last_changed = std::move(cur);
             result = value(changed);
