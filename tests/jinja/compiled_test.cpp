@@ -244,7 +244,7 @@ using namespace parley::jinja::literals;
 
 // Compiles the prelude and `code`; the compilation must fail and its output contain each text.
 void must_not_compile(const std::string& code, const std::vector<std::string>& expected) {
-    const subprocess::compile_result r = subprocess::compile_snippet(std::string(fail_prelude) + code + "\n");
+    const subprocess::compile_result r = subprocess::compile_snippet(code + "\n", {}, fail_prelude);
     INFO("code: " << code << "\ncompiler output:\n" << r.output);
     CHECK_FALSE(r.compiled);
     for (const std::string& e : expected) {
@@ -322,12 +322,12 @@ std::string f(const Context& c) { return t.render(c); })",
 }
 
 TEST_CASE("compiled: names the template may bind, and `is defined` probes, are not errors") {
-    const subprocess::compile_result r = subprocess::compile_snippet(std::string(fail_prelude) + R"(
+    const subprocess::compile_result r = subprocess::compile_snippet(R"(
 constexpr auto t = "{% if user.nme is defined or other is defined %}x{% endif %}{{ nothing | default('d') }}"
     "{% if user %}{% set later = 1 %}{% endif %}{{ later }}{% macro m(p) %}{{ p.anything }}{% endmacro %}"
     "{% for a, b in people %}{{ a.b }}{% endfor %}{{ range(3) | list }}"_prompt;
 std::string f(const Context& c) { return t.render(c); }
-)");
+)", {}, fail_prelude);
     INFO(r.output);
     CHECK(r.compiled);
 }
@@ -379,10 +379,10 @@ TEST_CASE("compiled: an unknown filter or test, or a wrong number of arguments, 
                      said(1, 19, "test 'divisibleby' takes 1 argument (0 given)"));
     must_not_compile(R"(constexpr auto t = "{{ user.name | upper(1) }}"_prompt;)",
                      said(1, 16, "filter 'upper' takes 0 arguments (1 given)"));
-    const subprocess::compile_result fine = subprocess::compile_snippet(std::string(fail_prelude) + R"(
+    const subprocess::compile_result fine = subprocess::compile_snippet(R"(
 constexpr auto t = "{{ people | map('upper') | join(', ') | truncate(3, true, '', 0) }}{{ x | format(*args) }}"
     "{% if user.age is divisibleby(3) %}{% endif %}{{ user.name | replace('a', 'b', count=1) }}"_prompt;
-)");
+)", {}, fail_prelude);
     INFO(fine.output);
     CHECK(fine.compiled);
 }

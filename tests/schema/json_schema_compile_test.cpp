@@ -54,23 +54,23 @@ const char* const prelude = R"(
 )";
 
 TEST_CASE("json_schema: the snippet harness compiles a correct use") {
-    const compile_result r = compile_snippet(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(R"(
 struct ok { int x; };
 BOOST_DESCRIBE_STRUCT(ok, (), (x))
 static_assert(!parley::json_schema_text<ok>.empty());
 int main() {}
-)");
+)", {}, prelude);
     INFO(r.output);
     CHECK(r.compiled);
 }
 
 TEST_CASE("json_schema: what cannot be described is a static_assert that says what to do") {
-    const compile_result r = compile_snippet(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(R"(
 struct not_described { int x; };
 struct holder { int a; std::vector<not_described> items; };
 BOOST_DESCRIBE_STRUCT(holder, (), (a, items))
 auto s = parley::json_schema_text<holder>;
-)");
+)", {}, prelude);
     INFO(r.output);
     CHECK(!r.compiled);
     CHECK(r.output.find("parley cannot describe this type (named in the instantiation notes)") != std::string::npos);
@@ -80,12 +80,12 @@ auto s = parley::json_schema_text<holder>;
 }
 
 TEST_CASE("json_schema: what has no strict form is a static_assert naming the type") {
-    const compile_result r = compile_snippet(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(R"(
 struct with_map { std::map<std::string, int> counts; };
 BOOST_DESCRIBE_STRUCT(with_map, (), (counts))
 auto a = parley::strict_json_schema_text<with_map>;
 auto b = parley::strict_json_schema_text<std::vector<int>>;
-)");
+)", {}, prelude);
     INFO(r.output);
     CHECK(!r.compiled);
     CHECK(r.output.find("this type (named in the instantiation notes) has no OpenAI strict form") != std::string::npos);
@@ -99,10 +99,10 @@ TEST_CASE("json_schema: exceeding an OpenAI limit is a static_assert naming the 
         chain += "struct d" + std::to_string(i) + " { d" + std::to_string(i + 1) + " next; };\n";
         chain += "BOOST_DESCRIBE_STRUCT(d" + std::to_string(i) + ", (), (next))\n";
     }
-    const compile_result r = compile_snippet(std::string(prelude) + chain + R"(
+    const compile_result r = compile_snippet(chain + R"(
 auto fine = parley::json_schema_text<d0>;
 auto strict = parley::strict_json_schema_text<d0>;
-)");
+)", {}, prelude);
     INFO(r.output);
     CHECK(!r.compiled);
     CHECK(r.output.find("at most 10 levels of object nesting") != std::string::npos);
@@ -111,7 +111,7 @@ auto strict = parley::strict_json_schema_text<d0>;
 TEST_CASE("json_schema: each OpenAI limit passed by one is a static_assert naming that limit") {
     // On the counts directly: 5000 properties need more schema text than g++ evaluates by
     // default, and the type-based boundaries are in json_schema_test.cpp.
-    const compile_result r = compile_snippet(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(R"(
 using parley::schema_stats;
 template <schema_stats S>
 constexpr bool within = (parley::detail::require_openai_limits<S>(), true);
@@ -122,7 +122,7 @@ bool b = within<schema_stats{.enum_values = 1001}>;
 bool c = within<schema_stats{.string_chars = 120001}>;
 bool d = within<schema_stats{.large_enum_chars = 15001}>;
 bool e = within<schema_stats{.depth = 11}>;
-)");
+)", {}, prelude);
     INFO(r.output);
     CHECK(!r.compiled);
     for (const char* message : {"OpenAI strict mode allows at most 5000 object properties in a schema",
@@ -139,7 +139,7 @@ bool e = within<schema_stats{.depth = 11}>;
 }
 
 TEST_CASE("json_schema: conversions, signatures and commands of types they cannot take stop the compiler") {
-    const compile_result r = compile_snippet(std::string(prelude) + R"snippet(
+    const compile_result r = compile_snippet(R"snippet(
 struct not_described { int x; };
 struct holder { not_described inner; };
 BOOST_DESCRIBE_STRUCT(holder, (), (inner))
@@ -156,7 +156,7 @@ auto to = parley::to_json(holder{});
 auto signature = parley::function_signature<int>("f");
 auto map_command = parley::parse_commands<with_map>("with_map()");
 auto same_names = parley::parse_commands<go, go_again>("go(1)");
-)snippet");
+)snippet", {}, prelude);
     INFO(r.output);
     CHECK(!r.compiled);
     CHECK(r.output.find("from_json<T>: T, or a type inside it, has no JSON form") != std::string::npos);
@@ -169,7 +169,7 @@ auto same_names = parley::parse_commands<go, go_again>("go(1)");
 }
 
 TEST_CASE("from_json: a struct without a default constructor is named by the static_assert, before anything else") {
-    const compile_result r = compile_snippet(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(R"(
 struct p {
     explicit p(int v) : x(v) {}
     int x;
@@ -184,7 +184,7 @@ struct holder { std::vector<q> items; };
 BOOST_DESCRIBE_STRUCT(holder, (), (items))
 auto top = parley::from_json<p>(boost::json::value());
 auto nested = parley::from_json<holder>(boost::json::value());
-)");
+)", {}, prelude);
     INFO(r.output);
     CHECK(!r.compiled);
     const std::string message =
@@ -200,14 +200,14 @@ auto nested = parley::from_json<holder>(boost::json::value());
 }
 
 TEST_CASE("parse_commands: a command without a default constructor is a static_assert") {
-    const compile_result r = compile_snippet(std::string(prelude) + R"snippet(
+    const compile_result r = compile_snippet(R"snippet(
 struct Go {
     explicit Go(int s) : steps(s) {}
     int steps;
 };
 BOOST_DESCRIBE_STRUCT(Go, (), (steps))
 auto commands = parley::parse_commands<Go>("Go(1)");
-)snippet");
+)snippet", {}, prelude);
     INFO(r.output);
     CHECK(!r.compiled);
     CHECK(first_error_line(r.output).find("parse_commands builds a command member by member: give each command type "
@@ -216,7 +216,7 @@ auto commands = parley::parse_commands<Go>("Go(1)");
 }
 
 TEST_CASE("PARLEY_ANNOTATE: written where parley does not look for it, it is a compile error saying where to write it") {
-    const compile_result r = compile_snippet(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(R"(
 namespace app {
 struct p { int x; };
 BOOST_DESCRIBE_STRUCT(p, (), (x))
@@ -231,7 +231,7 @@ PARLEY_ANNOTATE(app::p, "described outside", (x, minimum(3)))
 namespace other {
 PARLEY_ANNOTATE(app::q, "in another namespace")
 }
-)");
+)", {}, prelude);
     INFO(r.output);
     CHECK(!r.compiled);
     const std::string where = "is written where parley does not look for it: write it at namespace scope in the "
@@ -244,14 +244,14 @@ PARLEY_ANNOTATE(app::q, "in another namespace")
 }
 
 TEST_CASE("PARLEY_ANNOTATE: a second one for the same type, written elsewhere, is a compile error") {
-    const compile_result r = compile_snippet(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(R"(
 namespace app {
 struct p { int x; };
 BOOST_DESCRIBE_STRUCT(p, (), (x))
 PARLEY_ANNOTATE(p, "the right place", (x, minimum(3)))
 }  // namespace app
 PARLEY_ANNOTATE(app::p, "a second place", (x, minimum(4)))
-)");
+)", {}, prelude);
     INFO(r.output);
     CHECK(!r.compiled);
     CHECK(r.output.find("parley_annotations") != std::string::npos);
@@ -259,7 +259,7 @@ PARLEY_ANNOTATE(app::p, "a second place", (x, minimum(4)))
 }
 
 TEST_CASE("PARLEY_ANNOTATE: in the namespace of its type, it is found and used") {
-    const compile_result r = compile_snippet(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(R"(
 namespace app {
 struct p { int x; };
 BOOST_DESCRIBE_STRUCT(p, (), (x))
@@ -268,20 +268,20 @@ PARLEY_ANNOTATE(p, "described inside", (x, minimum(3)))
 static_assert(parley::json_schema_text<app::p>.find("\"description\":\"described inside\"") != std::string_view::npos);
 static_assert(parley::json_schema_text<app::p>.find("\"minimum\":3") != std::string_view::npos);
 int main() {}
-)");
+)", {}, prelude);
     INFO(r.output);
     CHECK(r.compiled);
 }
 
 TEST_CASE("PARLEY_ANNOTATE: a mistake is a compile error even where only conversions and commands are used") {
     // The issue's case: nothing makes a schema.
-    const compile_result r = compile_snippet(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(R"(
 struct p { int x; std::string y; };
 BOOST_DESCRIBE_STRUCT(p, (), (x, y))
 PARLEY_ANNOTATE(p, (x, max_length(2)), (y, "no such member"))
 auto from = parley::from_json<p>(boost::json::value());
 auto to = parley::to_json(p{});
-)");
+)", {}, prelude);
     INFO(r.output);
     CHECK(!r.compiled);
     CHECK(first_error_line(r.output).find("min_length/max_length/pattern/format apply to strings only") !=
@@ -291,7 +291,7 @@ auto to = parley::to_json(p{});
 TEST_CASE("from_json, to_json and parse_commands check the annotations of every type they reach") {
     // PARLEY_DETAIL_ANNOTATIONS is PARLEY_ANNOTATE without its own check: each use must find the
     // mistake of the type it reaches by itself.
-    const compile_result r = compile_snippet(std::string(prelude) + R"snippet(
+    const compile_result r = compile_snippet(R"snippet(
 struct read_inner { std::string s; };
 BOOST_DESCRIBE_STRUCT(read_inner, (), (s))
 PARLEY_DETAIL_ANNOTATIONS(read_inner, (s, minimum(1)))
@@ -312,7 +312,7 @@ PARLEY_DETAIL_ANNOTATIONS(Go, (steps, min_items(1)))
 auto from = parley::from_json<read_outer>(boost::json::value());
 auto to = parley::to_json(written{});
 auto commands = parley::parse_commands<Go>("Go(1)");
-)snippet");
+)snippet", {}, prelude);
     INFO(r.output);
     CHECK(!r.compiled);
     CHECK(r.output.find("PARLEY_ANNOTATE: minimum/maximum/exclusive_minimum/exclusive_maximum/multiple_of apply to "
@@ -323,13 +323,13 @@ auto commands = parley::parse_commands<Go>("Go(1)");
 }
 
 TEST_CASE("PARLEY_ANNOTATE: the first error line says what is wrong, and the notes name the type and member") {
-    const compile_result r = compile_snippet(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(R"(
 namespace app {
 struct p { int count; };
 BOOST_DESCRIBE_STRUCT(p, (), (count))
 PARLEY_ANNOTATE(p, (count, pattern("^[0-9]+$")))
 }  // namespace app
-)");
+)", {}, prelude);
     INFO(r.output);
     CHECK(!r.compiled);
     CHECK(first_error_line(r.output).find("PARLEY_ANNOTATE: min_length/max_length/pattern/format apply to strings "
@@ -340,7 +340,7 @@ PARLEY_ANNOTATE(p, (count, pattern("^[0-9]+$")))
 }
 
 TEST_CASE("json_schema: annotation mistakes and bad default names stop the compiler") {
-    const compile_result r = compile_snippet(std::string(prelude) + R"(
+    const compile_result r = compile_snippet(R"(
 struct p { int x; };
 BOOST_DESCRIBE_STRUCT(p, (), (x))
 PARLEY_ANNOTATE(p, (x, pattern("^[0-9]+$")))
@@ -349,7 +349,7 @@ auto s = parley::json_schema_text<p>;
 template <class T> struct box { T v; };
 BOOST_DESCRIBE_STRUCT(box<int>, (), (v))
 auto n = parley::function_name<box<int>>;
-)");
+)", {}, prelude);
     INFO(r.output);
     CHECK(!r.compiled);
     CHECK(r.output.find("apply to strings only") != std::string::npos);

@@ -15,6 +15,8 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 namespace subprocess {
@@ -100,19 +102,90 @@ inline compile_result run_compiler(const std::string& cmd, const std::vector<std
     return r;
 }
 
+namespace detail {
+
+/// A prelude written as a header, and the compiler's precompiled form of it.
+struct precompiled_prelude {
+    std::filesystem::path header, pch;
+    bool clang = false;  ///< the compiler is clang++ (-include-pch) rather than g++ (header.gch)
+    bool ok = false;  ///< the precompiled header was made
+};
+
+/// The preludes precompiled by this process, by prelude and flags; their files are removed at exit.
+struct precompiled_preludes {
+    std::vector<std::pair<std::string, precompiled_prelude>> made;
+    ~precompiled_preludes() {
+        std::error_code ec;
+        for (const auto& [key, p] : made) {
+            std::filesystem::remove(p.header, ec);
+            std::filesystem::remove(p.pch, ec);
+        }
+    }
+};
+
+/// Whether compiler() is clang++ (which defines __clang__), asked once.
+inline bool compiler_is_clang() {
+    static const bool clang = [] {
+        const std::string cmd = shell_quote(compiler()) + " -dM -E -x c++ /dev/null 2>/dev/null | grep -q __clang__";
+        return std::system(cmd.c_str()) == 0;
+    }();
+    return clang;
+}
+
+/// `prelude` precompiled with `flags`, once per process: the snippets that start with the same
+/// prelude then compile in a fraction of the time (most of a snippet's time is the headers).
+inline const precompiled_prelude& precompile(const std::string& prelude, const std::string& flags) {
+    static precompiled_preludes cache;
+    const std::string key = flags + '\n' + prelude;
+    for (const auto& [k, p] : cache.made)
+        if (k == key) return p;
+    precompiled_prelude p;
+    p.clang = compiler_is_clang();
+    p.header = temp_path("prelude.hpp");
+    // g++ finds the precompiled form beside the header; clang++ is given it with -include-pch
+    p.pch = p.header.string() + (p.clang ? ".pch" : ".gch");
+    const auto log = temp_path("prelude.log");
+    {
+        std::ofstream f(p.header);
+        f << prelude;
+    }
+    const std::string cmd = shell_quote(compiler()) + " -std=c++20 " + flags + " -I" +
+                            shell_quote(source_dir() + "/include") + " -x c++-header " + shell_quote(p.header.string()) +
+                            " -o " + shell_quote(p.pch.string()) + " > " + shell_quote(log.string()) + " 2>&1";
+    p.ok = std::system(cmd.c_str()) == 0;
+    std::filesystem::remove(log);
+    cache.made.emplace_back(key, p);
+    return cache.made.back().second;
+}
+
+}  // namespace detail
+
 /// Compiles a translation unit against the repository's headers (C++20, syntax and templates
 /// only, no code), for tests that a misuse fails with a given message. `flags` are added to the
-/// command line (such as clang++'s -ferror-limit=0 for a snippet with many errors).
-inline compile_result compile_snippet(const std::string& source, const std::string& flags = {}) {
+/// command line (such as clang++'s -ferror-limit=0 for a snippet with many errors). The
+/// translation unit is `prelude` followed by `source`; the prelude (the includes and declarations
+/// many snippets share) is precompiled the first time it is seen, and when that fails it is
+/// compiled as text with the snippet, which gives the same messages, only slower.
+inline compile_result compile_snippet(const std::string& source, const std::string& flags = {},
+                                      const std::string& prelude = {}) {
     const auto file = temp_path("snippet.cpp");
     const auto log = temp_path("snippet.log");
+    std::string include;
     {
         std::ofstream f(file);
+        if (!prelude.empty()) {
+            const detail::precompiled_prelude& p = detail::precompile(prelude, flags);
+            if (p.ok)
+                include = p.clang ? " -include-pch " + shell_quote(p.pch.string())
+                                  : " -include " + shell_quote(p.header.string());
+            else
+                f << prelude;
+        }
         f << source;
     }
     const std::string cmd = shell_quote(compiler()) + " -std=c++20 -fsyntax-only " + flags + " -I" +
-                            shell_quote(source_dir() + "/include") + " " + shell_quote(file.string()) + " > " +
-                            shell_quote(log.string()) + " 2>&1";
+                            shell_quote(source_dir() + "/include") + include + " " + shell_quote(file.string()) +
+                            " > " + shell_quote(log.string()) + " 2>&1";
     return run_compiler(cmd, {file, log});
 }
 
