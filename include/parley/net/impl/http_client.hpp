@@ -637,7 +637,7 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_response, call
     const auto deadline = detail::clock::now() + options_.timeouts.total;
     try {
         auto a = co_await run(request, true, deadline);
-        if (!a) co_return std::move(a.error());
+        if (!a) co_return a.error();
         http_response r;
         r.status = a->status;
         r.headers = std::move(a->headers);
