@@ -29,6 +29,19 @@ enum class undefined_behavior {
     strict,  ///< StrictUndefined: every use except `is defined` / `default` fails
 };
 
+/// The default of limits::max_stack: 1 MiB, or 4 MiB in AddressSanitizer builds, whose stack
+/// frames are several times larger (a render that fits in 1 MiB otherwise needs up to 4 there).
+#if defined(__SANITIZE_ADDRESS__)
+#define PARLEY_JINJA_DEFAULT_MAX_STACK (std::size_t(4) << 20)
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PARLEY_JINJA_DEFAULT_MAX_STACK (std::size_t(4) << 20)
+#endif
+#endif
+#ifndef PARLEY_JINJA_DEFAULT_MAX_STACK
+#define PARLEY_JINJA_DEFAULT_MAX_STACK (std::size_t(1) << 20)
+#endif
+
 /// Bounds for untrusted templates; exceeding one is a template_error with errc::template_limit.
 struct limits {
     std::size_t max_output = std::size_t(64) << 20;  ///< bytes of output (also of any captured block or string)
@@ -40,7 +53,8 @@ struct limits {
     /// Bytes of stack a render may use below the point where it starts, for its recursion:
     /// expressions and statements nested in each other, macro calls, and values nested in each
     /// other when they are printed, compared or searched. Lower it for threads with small stacks.
-    std::size_t max_stack = std::size_t(1) << 20;
+    /// (1 MiB; 4 MiB in AddressSanitizer builds).
+    std::size_t max_stack = PARLEY_JINJA_DEFAULT_MAX_STACK;
 };
 
 /// How a template is parsed and rendered.
