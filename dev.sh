@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Developer entry points for parley on Debian 12.
 #   ./dev.sh demo   install what is missing, build and run the travel assistant (examples/assistant)
-#   ./dev.sh test   install what is missing, then build and test with g++ and with clang++
-#   ./dev.sh sanitize  install what is missing, then build and test with clang++ under
-#                   AddressSanitizer and UndefinedBehaviorSanitizer
+#   ./dev.sh test   install what is missing, then build and test with g++, and with clang++ under
+#                   AddressSanitizer and UndefinedBehaviorSanitizer (fuzz targets included)
+#   ./dev.sh sanitize  only the second half of test: the clang-asan preset
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -23,9 +23,10 @@ usage() {
     echo "usage: $0 demo|test|sanitize" >&2
     echo "  demo  build and run the travel assistant of examples/assistant (offline unless OPENAI_BASE_URL" >&2
     echo "        or OPENAI_API_KEY is set)" >&2
-    echo "  test  build and run every test with the gcc and clang presets" >&2
-    echo "  sanitize  build and run every test with the clang-asan preset (AddressSanitizer and" >&2
-    echo "        UndefinedBehaviorSanitizer)" >&2
+    echo "  test  build and run every test with the gcc preset, then with the clang-asan preset" >&2
+    echo "        (clang++, AddressSanitizer and UndefinedBehaviorSanitizer, and a short run of" >&2
+    echo "        every fuzz target)" >&2
+    echo "  sanitize  only the clang-asan half of test" >&2
 }
 
 install_missing_packages() {
@@ -91,7 +92,7 @@ test_preset() {
     local preset=$1 args=("${configure_args[@]}" -DPARLEY_UNITY_TESTS=ON)
     if [[ $preset != clang-asan ]]; then
         # Without debug information: the same -O2 code and warnings, a quarter less compile time.
-        # (clang-asan has its own flags: -O1 without debug information.)
+        # (clang-asan has its own flags: -O0 without debug information.)
         args+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG")
     fi
     echo "=== $preset: configure"
@@ -129,7 +130,7 @@ case "${1:-}" in
     test)
         install_missing_packages
         set_configure_args
-        run_tests gcc clang
+        run_tests gcc clang-asan
         ;;
     sanitize)
         install_missing_packages

@@ -16,7 +16,8 @@ fuzz/*_fuzz.cpp). The sources:
 - JSON: the *.json files of tests/ and examples/, SHARED/corpus/contexts, and the texts
   written in tests/schema/{json_text,partial_json,from_json}_test.cpp;
 - action lists: the texts written in tests/schema/{commands,rasa_commands}_test.cpp.
-A missing shared directory only leaves its inputs out (with a note on stderr).
+A missing shared directory only leaves its inputs out (with a note on stderr), unless
+--require-shared is given (the ctest runs): then it is an error.
 """
 import argparse
 import hashlib
@@ -124,8 +125,15 @@ def main():
     ap.add_argument("--source", required=True, type=Path, help="the repository")
     ap.add_argument("--shared", required=True, type=Path, help="the shared test data (corpus/, fixtures/)")
     ap.add_argument("--out", required=True, type=Path, help="where seeds/ and dict/ are written")
+    ap.add_argument("--require-shared", action="store_true",
+                    help="fail when the shared corpus or fixtures are missing")
     args = ap.parse_args()
     src, shared, out = args.source, args.shared, args.out
+    missing = [d for d in ("corpus", "fixtures/openai-sse") if not (shared / d).is_dir()]
+    if missing and args.require_shared:
+        print("make_seeds.py: error: the shared test data lacks %s (looked in %s)" % (", ".join(missing), shared),
+              file=sys.stderr)
+        return 1
     if not (shared / "corpus").is_dir():
         print("make_seeds.py: no shared corpus at %s; its inputs are left out" % shared, file=sys.stderr)
 
@@ -231,4 +239,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of fuzz/ in a build directory and runs each for a while.
 #
-#   fuzz/run.sh BUILD_DIR [SECONDS_PER_TARGET] [TARGET...]
+#   fuzz/run.sh [--no-build] [--fresh] BUILD_DIR [SECONDS_PER_TARGET] [TARGET...]
 #
 # BUILD_DIR is configured first when it is not yet a CMake build directory (clang preset,
 # PARLEY_BUILD_FUZZERS=ON, without tests, tools, examples and benchmarks). SECONDS_PER_TARGET
@@ -12,6 +12,11 @@
 # out-of-memory inputs are written to BUILD_DIR/fuzz/artifacts/. Prints one line per target (its
 # executions and outcome) and exits with 1 when any target found something.
 #
+# --no-build: run what BUILD_DIR holds without configuring or building (the seeds must have been
+# written, as the ctest fixture fuzz-seeds does). --fresh: start from the seed corpus alone, in an
+# emptied BUILD_DIR/fuzz/fresh/NAME, so that a run does not depend on earlier runs (the ctest
+# runs of the clang-asan preset use both).
+#
 # Environment: PARLEY_FUZZ_SEED (default 1), PARLEY_FUZZ_TIMEOUT (seconds per input, default
 # 60: generous, as a loaded CI machine may give a run a fraction of a core),
 # PARLEY_FUZZ_RSS_MB (default 2048),
@@ -19,6 +24,16 @@
 # directory; default ../shared).
 set -euo pipefail
 
+build=1
+fresh=0
+while [[ $# -gt 0 && "$1" == --* && "$1" != --help ]]; do
+    case "$1" in
+        --no-build) build=0 ;;
+        --fresh) fresh=1 ;;
+        *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
+    esac
+    shift
+done
 if [[ $# -lt 1 || "$1" == -h || "$1" == --help ]]; then
     awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
     exit 2
@@ -52,20 +67,31 @@ max_len_of() {
     esac
 }
 
-if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
+if [[ $build -eq 1 && ! -f "$build_dir/CMakeCache.txt" ]]; then
     shared="${PARLEY_SHARED_DIR:-$source_dir/../shared}"
     cmake -S "$source_dir" --preset clang -B "$build_dir" -DPARLEY_BUILD_FUZZERS=ON \
         -DPARLEY_BUILD_TESTS=OFF -DPARLEY_BUILD_TOOLS=OFF -DPARLEY_BUILD_EXAMPLES=OFF \
         -DPARLEY_BUILD_BENCHMARKS=OFF -DPARLEY_INSTALL=OFF -DPARLEY_SHARED_DIR="$shared"
 fi
-cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" parley-fuzz-seeds
+if [[ $build -eq 1 ]]; then
+    cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" parley-fuzz-seeds
+fi
 
 fuzz_dir="$build_dir/fuzz"
 mkdir -p "$fuzz_dir/artifacts" "$fuzz_dir/logs"
 failed=0
 summary=()
 for t in "${targets[@]}"; do
-    corpus="$fuzz_dir/corpus/$t"
+    if [[ ! -x "$fuzz_dir/$t" || ! -d "$fuzz_dir/seeds/$t" ]]; then
+        echo "run.sh: $fuzz_dir/$t or its seeds ($fuzz_dir/seeds/$t) are missing" >&2
+        exit 2
+    fi
+    if [[ $fresh -eq 1 ]]; then
+        corpus="$fuzz_dir/fresh/$t"
+        rm -rf "$corpus"
+    else
+        corpus="$fuzz_dir/corpus/$t"
+    fi
     mkdir -p "$corpus"
     log="$fuzz_dir/logs/$t.log"
     args=(-seed="$seed" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb="$rss_mb"
