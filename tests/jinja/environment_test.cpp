@@ -515,6 +515,28 @@ TEST_CASE("limits: string and list repetition and concatenation") {
     CHECK(render(env, "{{ ('a' * 12)|replace('a', 'aaaaaaaa')|length }}") == "96");
 }
 
+TEST_CASE("limits: texts that filters, methods and printed values build") {
+    // A filter, method or function may build a text far longer than its input; each result is
+    // held to the output size limit, and those that repeat a piece per line or item check it as
+    // they grow.
+    const auto env = limited_env();  // max_output 100
+    CHECK(what_of("{{ ('a\\n' * 20)|indent(10)|length }}", env)
+              .rfind("t.j2:1:17: indent result exceeds the output size limit\n", 0) == 0);
+    CHECK(what_of("{{ 'a a a a a a'|wordwrap(1, wrapstring='-' * 30)|length }}", env)
+              .rfind("t.j2:1:18: wordwrap result exceeds the output size limit\n", 0) == 0);
+    CHECK(what_of("{{ ('<' * 40)|escape|length }}", env)
+              .rfind("t.j2:1:15: the result of filter 'escape' exceeds the output size limit (100 bytes)\n", 0) == 0);
+    CHECK(what_of("{{ ('<' * 40).replace('<', '<<<')|length }}", env)
+              .rfind("t.j2:1:22: the result of method 'replace' exceeds the output size limit (100 bytes)\n", 0) == 0);
+    CHECK(what_of("{{ (['x' * 30] * 5)|string|length }}", env)
+              .rfind("t.j2:1:21: the text of a value exceeds the output size limit (100 bytes)\n", 0) == 0);
+    CHECK(what_of("{{ (['x' * 30] * 5)|tojson|length }}", env).find("output size limit") != std::string::npos);
+    CHECK(what_of("{{ (['x' * 30] * 5)|pprint|length }}", env).find("output size limit") != std::string::npos);
+    // within the limit
+    CHECK(render(env, "{{ ('a\\n' * 4)|indent(10)|length }} {{ ('<' * 20)|escape|length }} {{ (['x' * 30] * 2)|string|length }}") ==
+          "38 80 68");  // as Python Jinja2
+}
+
 TEST_CASE("limits: loop iterations, counted over all loops of a render") {
     const auto env = limited_env();
     CHECK(what_of("{% for i in range(5) %}{% for j in range(20) %}{% endfor %}{% endfor %}", env) ==

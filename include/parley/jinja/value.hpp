@@ -53,13 +53,18 @@ inline void check_stack() {
 /// quadratic time. No limit outside a render.
 inline thread_local std::uint64_t hold_steps_left = ~std::uint64_t{0};
 
+/// The longest text (limits::max_output) the current render may build when it prints a value
+/// (a list holding the same long string many times prints far longer than it is); no limit
+/// outside a render.
+inline thread_local std::size_t text_limit = ~std::size_t{0};
+
 /// For the duration of a render: its stack budget, `stack_bytes` below the frame it is made in,
-/// and the objects its hold checks may walk. A render inside another (a filter or function that
-/// renders) keeps the tighter stack budget of the two and the outer render's walk budget.
+/// the objects its hold checks may walk, and the longest text it may print a value into. A
+/// render inside another (a filter or function that renders) keeps the tighter of each.
 class render_scope {
 public:
-    render_scope(std::size_t stack_bytes, std::uint64_t hold_steps) noexcept
-        : saved_floor_(stack_floor), saved_steps_(hold_steps_left) {
+    render_scope(std::size_t stack_bytes, std::uint64_t hold_steps, std::size_t max_text) noexcept
+        : saved_floor_(stack_floor), saved_steps_(hold_steps_left), saved_text_(text_limit) {
 #if !defined(__GNUC__) && !defined(__clang__)
         char parley_frame_probe_ = 0;
 #endif
@@ -67,10 +72,12 @@ public:
         const std::uintptr_t floor = here > stack_bytes ? here - stack_bytes : 1;
         if (floor > saved_floor_) stack_floor = floor;
         if (hold_steps < hold_steps_left) hold_steps_left = hold_steps;
+        if (max_text < text_limit) text_limit = max_text;
     }
     ~render_scope() {
         stack_floor = saved_floor_;
         hold_steps_left = saved_steps_;
+        text_limit = saved_text_;
     }
     render_scope(const render_scope&) = delete;
     render_scope& operator=(const render_scope&) = delete;
@@ -78,6 +85,7 @@ public:
 private:
     std::uintptr_t saved_floor_;
     std::uint64_t saved_steps_;
+    std::size_t saved_text_;
 };
 }  // namespace detail
 

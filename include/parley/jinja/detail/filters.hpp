@@ -151,10 +151,15 @@ inline value f_indent(render_state& st, const value& v, arguments& a) {
     // Jinja: if blank: rv = (newline + indention).join(lines) else: lines[1:] indented unless blank
     std::vector<std::string_view> lines = py_splitlines(s, false);
     std::string rv;
+    // the indentation is repeated on every line: check the size as the text grows
+    const auto check = [&] {
+        if (rv.size() > st.max_size()) raise(errc::template_limit, "indent result exceeds the output size limit");
+    };
     if (blank) {
         for (std::size_t i = 0; i < lines.size(); ++i) {
             if (i) rv += "\n" + indention;
             rv += lines[i];
+            check();
         }
     } else {
         for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -163,6 +168,7 @@ inline value f_indent(render_state& st, const value& v, arguments& a) {
                 if (!lines[i].empty()) rv += indention;
             }
             rv += lines[i];
+            check();
         }
     }
     if (first) rv = indention + rv;
@@ -181,7 +187,7 @@ inline value f_truncate(render_state&, const value& v, arguments& a) {
     jinja_truncate(s, to_str(v), length, killwords, end, leeway);
     return value(std::move(s));
 }
-inline value f_wordwrap(render_state&, const value& v, arguments& a) {
+inline value f_wordwrap(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"width", "break_long_words", "wrapstring", "break_on_hyphens"};
     bound_args<4> b(a, "wordwrap", p);
     const long width = int_arg(b[0], 79, "width");
@@ -190,9 +196,11 @@ inline value f_wordwrap(render_state&, const value& v, arguments& a) {
     const bool boh = b.has(3) ? truthy(b[3]) : true;
     std::string s;
     try {
-        jinja_wordwrap(s, to_str(v), width, blw, wrap, boh);
+        jinja_wordwrap(s, to_str(v), width, blw, wrap, boh, st.max_size());
     } catch (const std::invalid_argument& e) {
         raise(errc::template_value, e.what());
+    } catch (const std::length_error& e) {
+        raise(errc::template_limit, e.what());
     }
     return value(std::move(s));
 }

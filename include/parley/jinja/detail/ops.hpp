@@ -142,6 +142,14 @@ void for_each_item(const value& m, F&& fn) {
 }
 
 /// Python repr(v).
+/// Raises errc::template_limit when the text of a value being printed has passed the render's
+/// output size limit.
+inline void check_text_size(const std::string& out) {
+    if (out.size() > text_limit) [[unlikely]]
+        raise(errc::template_limit, "the text of a value exceeds the output size limit (" + std::to_string(text_limit) +
+                                        " bytes)");
+}
+
 inline void append_repr(std::string& out, const value& v) {
     switch (v.kind()) {
     case value_kind::undefined: check_strict(v); return;  // repr inside containers: Jinja prints ''
@@ -173,6 +181,7 @@ inline void append_repr(std::string& out, const value& v) {
         for (std::size_t i = 0; i < l.items.size(); ++i) {
             if (i) out += ", ";
             append_repr(out, l.items[i]);
+            check_text_size(out);
         }
         if (l.tuple && l.items.size() == 1) out += ',';
         out += l.tuple ? ')' : ']';
@@ -189,6 +198,7 @@ inline void append_repr(std::string& out, const value& v) {
                 if (!first) out += ", ";
                 first = false;
                 append_repr(out, x);
+                check_text_size(out);
             };
             if (ad->each) {
                 adapter_each(ad, v.view_object(), item);
@@ -210,6 +220,7 @@ inline void append_repr(std::string& out, const value& v) {
             append_repr(out, k);
             out += ": ";
             append_repr(out, x);
+            check_text_size(out);
         });
         out += '}';
         return;

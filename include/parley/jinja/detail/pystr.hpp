@@ -1320,7 +1320,13 @@ inline bool blank(const wrap_text& t, const chunk& c) noexcept {
 /// paragraphs joined with wrapstring. Throws std::invalid_argument when width <= 0 (and there is
 /// a line to wrap).
 inline void jinja_wordwrap(std::string& out, std::string_view s, long width, bool break_long_words,
-                           std::string_view wrapstring, bool break_on_hyphens) {
+                           std::string_view wrapstring, bool break_on_hyphens,
+                           std::size_t max_size = std::size_t(-1)) {
+    // a long wrapstring repeated at every line could make the text far larger than the input
+    const auto add_wrap = [&] {
+        if (out.size() + wrapstring.size() > max_size) throw std::length_error("wordwrap result exceeds the output size limit");
+        out += wrapstring;
+    };
     using namespace pystr_impl;
     const std::vector<std::string_view> paragraphs = py_splitlines(s, false);
     if (!paragraphs.empty() && width <= 0)
@@ -1330,7 +1336,7 @@ inline void jinja_wordwrap(std::string& out, std::string_view s, long width, boo
     std::vector<chunk> line;
     out.reserve(out.size() + s.size());
     for (std::size_t pi = 0; pi < paragraphs.size(); ++pi) {
-        if (pi > 0) out += wrapstring;
+        if (pi > 0) add_wrap();
         t.assign(paragraphs[pi]);
         chunks.clear();
         if (break_on_hyphens)
@@ -1384,7 +1390,7 @@ inline void jinja_wordwrap(std::string& out, std::string_view s, long width, boo
                 line.pop_back();
             }
             if (!line.empty()) {
-                if (nlines > 0) out += wrapstring;
+                if (nlines > 0) add_wrap();
                 for (const chunk& l : line) out += t.piece(l.b, l.e);
                 ++nlines;
             }

@@ -590,15 +590,26 @@ private:
             const std::string_view name = sym(callee.sym);
             eval_args(n(x.b), args);
             value result;
-            if (call_method(*this, obj, name, args, result, env_.opt.sandboxed)) return result;
-            if (call_user_method(*this, obj, name, args, result, user_methods())) return result;
+            if (call_method(*this, obj, name, args, result, env_.opt.sandboxed)) return bounded(std::move(result), "method", name);
+            if (call_user_method(*this, obj, name, args, result, user_methods())) return bounded(std::move(result), "method", name);
             // an attribute or key of that name, or the usual error (a method of one's own that
             // refused `obj` is not looked up again)
-            return call_value(get_attribute(obj, name, env_.opt.sandboxed, strict()), args);
+            return bounded(call_value(get_attribute(obj, name, env_.opt.sandboxed, strict()), args), "call", {});
         }
         const value f = eval(callee);
         eval_args(n(x.b), args);
-        return call_value(f, args);
+        return bounded(call_value(f, args), "call", {});
+    }
+
+    /// `r`, unless it is a string longer than the output size limit: filters, methods and
+    /// functions (a C++ one included) may build texts far longer than their input (`indent`,
+    /// `tojson`, `escape`...), which is an error as soon as they return.
+    value bounded(value r, const char* what, std::string_view name) const {
+        if (r.is_string() && r.as_string().size() > max_size()) [[unlikely]]
+            raise(errc::template_limit, std::string("the result of ") +
+                                            (name.empty() ? std::string("the call") : std::string(what) + " " + single_quoted(name)) +
+                                            " exceeds the output size limit (" + std::to_string(max_size()) + " bytes)");
+        return r;
     }
 
     value eval_filter(const node& x, const value& input) {
@@ -606,7 +617,7 @@ private:
         if (!f) fail_at(x, errc::template_unknown_name, "unknown filter " + single_quoted(sym(x.sym)));
         arguments args;
         if (x.b != none) eval_args(n(x.b), args);
-        return run_filter(*f, input, args);
+        return bounded(run_filter(*f, input, args), "filter", sym(x.sym));
     }
 
     bool eval_test(const node& x) {

@@ -205,7 +205,8 @@ inline void parsed_template::render_value(std::string& out, const value& root) c
     if (out.capacity() - start < expected) out.reserve(std::max(start + expected + expected / 8, 2 * out.capacity()));
     detail::render_state st(*this, out, root);
     try {
-        const detail::render_scope scope(env_->opt.limit.max_stack, env_->opt.limit.max_loop_iterations);
+        const detail::render_scope scope(env_->opt.limit.max_stack, env_->opt.limit.max_loop_iterations,
+                                         env_->opt.limit.max_output);
         st.run();
     } catch (const detail::eval_error& e) {
         out.resize(start);
