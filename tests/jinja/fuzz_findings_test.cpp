@@ -70,3 +70,17 @@ TEST_CASE("fuzz finding: recursion within every limit but beyond the stack is an
         CHECK(e.code() == parley::errc::template_limit);
     }
 }
+
+TEST_CASE("fuzz finding: the type error of a string method's argument names the method alone") {
+    // The method's name, a view into the template text, was passed on as a C string: the message
+    // took the text after it up to the end of the template (a heap-buffer-overflow under
+    // AddressSanitizer: `'\3y '.lstrip( 1 )`).
+    try {
+        fuzz_finding_render("{{ 'y '.lstrip( 1 ) }} and more text");
+        FAIL("no error");
+    } catch (const parley::template_error& e) {
+        CHECK(e.code() == parley::errc::template_type);
+        const std::string what = e.what();
+        CHECK(what.find(": lstrip arg must be None or str\n") != std::string::npos);
+    }
+}

@@ -179,7 +179,7 @@ inline value get_item(const value& obj, const value& key, bool sandboxed, bool s
 
 // ---- argument helpers -------------------------------------------------------------------------
 
-inline std::optional<std::string_view> opt_str(const value& v, const char* fn) {
+inline std::optional<std::string_view> opt_str(const value& v, std::string_view fn) {
     if (v.is_undefined() || v.is_none()) return std::nullopt;
     if (!v.is_string()) type_error(std::string(fn) + " arg must be None or str");
     return v.as_string();
@@ -320,7 +320,7 @@ inline value str_method(const value& self, std::string_view name, const argument
     };
     if (name == "strip" || name == "lstrip" || name == "rstrip") {
         need(0, 1);
-        const std::string_view r = py_strip(s, opt_str(arg(0), name.data()), name != "rstrip", name != "lstrip");
+        const std::string_view r = py_strip(s, opt_str(arg(0), name), name != "rstrip", name != "lstrip");
         return self.substr(static_cast<std::size_t>(r.data() - s.data()), r.size()).with_markup(false);
     }
     if (name == "split" || name == "rsplit") {
