@@ -528,6 +528,8 @@ TEST_CASE("limits: texts that filters, methods and printed values build") {
               .rfind("t.j2:1:15: the result of filter 'escape' exceeds the output size limit (100 bytes)\n", 0) == 0);
     CHECK(what_of("{{ ('<' * 40).replace('<', '<<<')|length }}", env)
               .rfind("t.j2:1:22: the result of method 'replace' exceeds the output size limit (100 bytes)\n", 0) == 0);
+    CHECK(what_of("{% set f = ('<' * 40).replace %}{{ f('<', '<<<')|length }}", env)
+              .find(": the result of the call exceeds the output size limit (100 bytes)\n") != std::string::npos);
     CHECK(what_of("{{ (['x' * 30] * 5)|string|length }}", env)
               .rfind("t.j2:1:21: the text of a value exceeds the output size limit (100 bytes)\n", 0) == 0);
     CHECK(what_of("{{ (['x' * 30] * 5)|tojson|length }}", env).find("output size limit") != std::string::npos);

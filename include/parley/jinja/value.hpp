@@ -27,24 +27,24 @@ struct eval_error {
 
 /// The stack a render may use: the lowest address its recursion (nested expressions and
 /// statements, macro calls, nested values printed or compared) may reach on this thread, or 0
-/// when no render runs on it. Set by stack_budget, read by check_stack.
+/// when no render runs on it. Set by render_scope, read by check_stack.
 inline thread_local std::uintptr_t stack_floor = 0;
 
-/// The address of the caller's frame (the stack grows down on every platform parley targets).
+/// An address in the current stack frame (the stack grows down on every platform parley targets).
+PARLEY_ALWAYS_INLINE std::uintptr_t frame_address() noexcept {
 #if defined(__GNUC__) || defined(__clang__)
-#define PARLEY_JINJA_FRAME_ADDRESS() reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0))
+    return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
 #else
-#define PARLEY_JINJA_FRAME_ADDRESS() reinterpret_cast<std::uintptr_t>(&parley_frame_probe_)
+    volatile char probe = 0;
+    return reinterpret_cast<std::uintptr_t>(&probe);
 #endif
+}
 
 /// Raises errc::template_limit when the recursion of the current render has used its stack
 /// budget (limits::max_stack): a template or value nested that deeply fails with an error
 /// instead of overflowing the stack.
 inline void check_stack() {
-#if !defined(__GNUC__) && !defined(__clang__)
-    char parley_frame_probe_ = 0;
-#endif
-    if (PARLEY_JINJA_FRAME_ADDRESS() < stack_floor) [[unlikely]]
+    if (frame_address() < stack_floor) [[unlikely]]
         raise(errc::template_limit, "nested too deeply: the render used its stack budget (limits::max_stack)");
 }
 
@@ -65,10 +65,7 @@ class render_scope {
 public:
     render_scope(std::size_t stack_bytes, std::uint64_t hold_steps, std::size_t max_text) noexcept
         : saved_floor_(stack_floor), saved_steps_(hold_steps_left), saved_text_(text_limit) {
-#if !defined(__GNUC__) && !defined(__clang__)
-        char parley_frame_probe_ = 0;
-#endif
-        const std::uintptr_t here = PARLEY_JINJA_FRAME_ADDRESS();
+        const std::uintptr_t here = frame_address();
         const std::uintptr_t floor = here > stack_bytes ? here - stack_bytes : 1;
         if (floor > saved_floor_) stack_floor = floor;
         if (hold_steps < hold_steps_left) hold_steps_left = hold_steps;

@@ -594,20 +594,21 @@ private:
             if (call_user_method(*this, obj, name, args, result, user_methods())) return bounded(std::move(result), "method", name);
             // an attribute or key of that name, or the usual error (a method of one's own that
             // refused `obj` is not looked up again)
-            return bounded(call_value(get_attribute(obj, name, env_.opt.sandboxed, strict()), args), "call", {});
+            return bounded(call_value(get_attribute(obj, name, env_.opt.sandboxed, strict()), args));
         }
         const value f = eval(callee);
         eval_args(n(x.b), args);
-        return bounded(call_value(f, args), "call", {});
+        return bounded(call_value(f, args));
     }
 
     /// `r`, unless it is a string longer than the output size limit: filters, methods and
     /// functions (a C++ one included) may build texts far longer than their input (`indent`,
-    /// `tojson`, `escape`...), which is an error as soon as they return.
-    value bounded(value r, const char* what, std::string_view name) const {
+    /// `tojson`, `escape`...), which is an error as soon as they return. `what` and `name` name
+    /// the filter or method in the message; without them it says "the call".
+    value bounded(value r, const char* what = nullptr, std::string_view name = {}) const {
         if (r.is_string() && r.as_string().size() > max_size()) [[unlikely]]
             raise(errc::template_limit, std::string("the result of ") +
-                                            (name.empty() ? std::string("the call") : std::string(what) + " " + single_quoted(name)) +
+                                            (what ? std::string(what) + " " + single_quoted(name) : std::string("the call")) +
                                             " exceeds the output size limit (" + std::to_string(max_size()) + " bytes)");
         return r;
     }
