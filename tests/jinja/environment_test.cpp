@@ -619,6 +619,7 @@ TEST_CASE("limits: a list, dict or namespace cannot hold itself") {
              "{% set l = [] %}{% set j = joiner(l) %}{% set _ = l.append(j) %}",
              "{% set d = {} %}{% set _ = d.update({'a': [d]}) %}",
              "{% set d = {} %}{% set _ = d.update(a=d) %}",
+             "{% set d = {} %}{% set _ = d.update([('a', [d])]) %}",
              "{% set d = {} %}{% set _ = d.setdefault('a', d) %}",
              "{% set ns = namespace() %}{% set ns.me = {'x': ns} %}",
              "{% set ns = namespace(a=[]) %}{% set _ = ns.a.append(ns) %}",

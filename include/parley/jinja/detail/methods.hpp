@@ -558,21 +558,25 @@ inline value dict_method(const value& self, std::string_view name, arguments& ar
     if (!self.is_dict()) raise(errc::template_type, "a mapping read from the context cannot be changed by the template");
     auto& items = self.dict().items;
     if (name == "update") {
-        for (std::size_t i = 0; i < args.size(); ++i) hold_check(arg(i), &self.dict(), "dict");
-        for (auto& [k, v] : args.keywords()) hold_check(v, &self.dict(), "dict");
+        // what goes in is the keys and values, not the mapping they come from: d.update(d) is fine
+        const auto set = [&](const value& k, const value& v) {
+            hold_check(k, &self.dict(), "dict");
+            hold_check(v, &self.dict(), "dict");
+            dict_set(self.dict(), k, v);
+        };
         if (args.size() == 1) {
             const value o = arg(0);
-            if (o.is_mapping_like()) for_each_item(o, [&](const value& k, const value& v) { dict_set(self.dict(), k, v); });
+            if (o.is_mapping_like()) for_each_item(o, [&](const value& k, const value& v) { set(k, v); });
             else {
                 sequence pairs(o);
                 for (std::size_t i = 0; i < pairs.size(); ++i) {
                     sequence kv(pairs[i]);
                     if (kv.size() != 2) raise(errc::template_value, "dictionary update sequence element has wrong length");
-                    dict_set(self.dict(), kv[0], kv[1]);
+                    set(kv[0], kv[1]);
                 }
             }
         }
-        for (auto& [k, v] : args.keywords()) dict_set(self.dict(), value(std::string(k)), v);
+        for (auto& [k, v] : args.keywords()) set(value(std::string(k)), v);
         return value(nullptr);
     }
     if (name == "pop" || name == "setdefault") {
