@@ -545,6 +545,40 @@ TEST_CASE("timeouts: slow headers and a stalled stream end with errc::timeout") 
     CHECK(client.http().counters().open <= 1);
 }
 
+TEST_CASE("timeouts: the idle limit ends a call on a kept-alive connection whose wait the call before armed") {
+    fake_server server;
+    asio::io_context io;
+    auto config = openai_config(server);
+    config.net.timeouts.idle = 300ms;
+    config.net.retry.max_retries = 0;
+    chat_client client(io.get_executor(), config);
+    auto slow = fake_step::with_fault(fake_fault::slow_headers);
+    slow.delay = 3s;
+    server.push({fake_step::text("first"), slow});
+    struct outcome {
+        boost::system::result<chat_reply, call_error> first, second;
+        std::chrono::steady_clock::duration second_took{};
+    };
+    // Two calls in one handler's run: the second takes the connection before the first's wait
+    // is cancelled, and keeps it (its own deadline is later).
+    auto both = [&]() -> asio::awaitable<outcome> {
+        outcome o{call_error{}, call_error{}};
+        o.first = co_await client.chat(ask("x"));
+        const auto start = std::chrono::steady_clock::now();
+        o.second = co_await client.chat(ask("y"));
+        o.second_took = std::chrono::steady_clock::now() - start;
+        co_return o;
+    };
+    const auto o = run(io, both());
+    REQUIRE_OK(o.first);
+    CHECK(o.first->text() == "first");
+    REQUIRE_FALSE(o.second.has_value());
+    CHECK(o.second.error().code == errc::timeout);
+    CHECK(o.second_took >= 300ms);
+    CHECK(o.second_took < 2500ms);  // not the server's 3 s
+    CHECK(client.http().counters().reused == 1);
+}
+
 TEST_CASE("timeouts: the total limit bounds a call whose server keeps it waiting") {
     fake_server server;
     asio::io_context io;

@@ -31,13 +31,17 @@ using clock = std::chrono::steady_clock;
 
 class connection;
 
-/// The time limit of a connection's I/O. One timer per connection, armed once per call: each
-/// read or write only records its deadline (`watch_io`), and the timer, when it fires, closes the
-/// socket if the I/O under way has passed its deadline, or waits again until the current one.
-/// Deadlines of successive reads grow, so the timer armed by a call's first write rarely needs
-/// moving; it is cancelled when the connection goes back to the pool (`stop_watch`), so that an
-/// idle connection keeps no wait pending (an io_context with nothing else to do returns from
-/// run()). Shared with the pending wait, which may outlive the connection.
+/// The time limit of a connection's I/O. One timer per connection: each read or write only
+/// records its deadline (`watch_io`), and the timer, when it fires, closes the socket if the I/O
+/// under way has passed its deadline, or waits again until the current one. The timer is armed
+/// only when the wait pending (if any) ends later than the new deadline: deadlines of successive
+/// reads grow, so a wait armed by an earlier read, or by an earlier call on the same connection,
+/// rarely needs moving. (Arming Asio's earliest timer is a timerfd_settime system call.) When
+/// the connection goes back to the pool (`park_watch`), the pending wait is cancelled after the
+/// handler under way returns, if the connection is still idle then: a call that takes it at once
+/// (the next call of a loop) keeps the wait, and an idle connection keeps no wait pending (an
+/// io_context with nothing else to do returns from run()). Shared with the pending wait and the
+/// pending check, which may outlive the connection.
 struct io_watch {
     explicit io_watch(const boost::asio::any_io_executor& ex) : timer(ex) {}
     boost::asio::steady_timer timer;
@@ -46,6 +50,20 @@ struct io_watch {
     clock::time_point deadline = clock::time_point::max();  ///< of the I/O under way; max: none
     std::uint64_t generation = 0;  ///< of the pending wait; a wait replaced by an earlier one is ignored
     bool expired = false;  ///< the I/O under way passed its deadline and the socket was closed
+    bool parked = false;  ///< the connection is idle in the pool: its pending wait is to be cancelled
+    bool check_posted = false;  ///< a check that cancels the wait of a parked connection is pending
+
+    /// Cancels the pending wait, if any; its handler then does nothing.
+    void stop() noexcept {
+        deadline = clock::time_point::max();
+        if (armed_for == clock::time_point::max()) return;
+        armed_for = clock::time_point::max();
+        ++generation;
+        try {
+            timer.cancel();
+        } catch (...) {
+        }
+    }
 };
 
 /// One HTTP/1.1 connection. Plain connections use the TCP stream under the (unused) TLS layer,
@@ -85,18 +103,23 @@ public:
     void unwatch_io() noexcept { watch_->deadline = clock::time_point::max(); }
     /// True when the last I/O was stopped by its deadline.
     bool io_expired() const noexcept { return watch_->expired; }
-    /// Cancels the pending wait of the time limits (the connection is idle, or closed).
-    void stop_watch() noexcept {
+    /// When the pending wait of the time limits ends; time_point::max() when none is pending.
+    clock::time_point watch_armed_for() const noexcept { return watch_->armed_for; }
+    /// Cancels the pending wait of the time limits at once (the connection is closed).
+    void stop_watch() noexcept { watch_->stop(); }
+    /// The connection goes back to the pool: no I/O is under way, and the pending wait of the
+    /// time limits is cancelled after the handler under way returns, unless a call has taken the
+    /// connection again by then (`unpark_watch`).
+    void park_watch() {
         auto& w = *watch_;
         w.deadline = clock::time_point::max();
-        if (w.armed_for == clock::time_point::max()) return;
-        w.armed_for = clock::time_point::max();
-        ++w.generation;  // the cancelled wait's handler does nothing
-        try {
-            w.timer.cancel();
-        } catch (...) {
-        }
+        w.parked = true;
+        if (w.armed_for == clock::time_point::max() || w.check_posted) return;
+        w.check_posted = true;
+        boost::asio::post(w.timer.get_executor(), parked_check{watch_});
     }
+    /// A call takes the connection from the pool: a wait still pending is kept for its I/O.
+    void unpark_watch() noexcept { watch_->parked = false; }
 
     /// True when an idle connection can carry a request: the peer has not closed it and has sent
     /// nothing unasked (a TLS close_notify, a stray byte). Never blocks.
@@ -116,6 +139,14 @@ public:
     }
 
 private:
+    struct parked_check {
+        std::shared_ptr<io_watch> w;
+        void operator()() const {
+            w->check_posted = false;
+            if (w->parked) w->stop();
+        }
+    };
+
     struct watch_fired {
         std::shared_ptr<io_watch> w;
         std::uint64_t generation;
@@ -183,6 +214,7 @@ public:
             // again on a new connection, without counting as a retry.
             if (clock::now() - c->returned_at < std::chrono::seconds(1) || c->looks_alive()) {
                 ++counters_.reused;
+                c->unpark_watch();
                 r.idle = std::move(c);
                 return r;
             }
@@ -226,7 +258,7 @@ public:
         std::lock_guard lock(mutex_);
         auto& h = hosts_[key];
         c->reused = true;
-        c->stop_watch();
+        c->park_watch();
         c->returned_at = clock::now();
         h.idle.push_back(std::move(c));
         wake_one(h);
