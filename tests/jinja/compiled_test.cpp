@@ -132,9 +132,49 @@ TEST_CASE("compiled: the generated path covers loops, loop attributes, condition
                     true);
 }
 
+TEST_CASE("compiled: the generated path covers string filters and methods, default, join, % and //, odd, even, divisibleby") {
+    same_as_runtime("{{ user.name | upper }} {{ user.name | lower }} {{ system | title }} {{ 'bOB smith' | capitalize }} "
+                    "[{{ '  x y \t' | trim }}] {{ system | replace('e', 'E') }} {{ user.age | string }} "
+                    "{{ add_generation_prompt | string }} {{ user.tags | join(', ') }} {{ user.tags | join }} "
+                    "{{ user.tags | join(system) }} {{ 'ǆemal ÉCOLE' | title }} {{ 'ß' | upper }}"
+                    "{% for m in messages %}{{ m.content | replace('<b>', '[b]') | upper }};{% endfor %}"_prompt,
+                    true);
+    same_as_runtime("{{ user.nickname | default('none given') }} [{{ user.nickname | d }}] {{ user.missing | default('m') }} "
+                    "{{ nothing | default(user.name) }} {{ user.age | default(1) }} {{ user.name | d('x') }} "
+                    "[{{ nothing | default }}] {% set n = user.nickname | default('-') %}{{ n | length }}"_prompt,
+                    true);
+    same_as_runtime("{% for m in messages %}{{ loop.index0 % 2 }}{{ loop.index // 2 }}{% if loop.index is odd %}o{% endif %}"
+                    "{% if loop.index0 is even %}e{% endif %}{% if loop.index is divisibleby 3 %}3{% endif %}"
+                    "{% if loop.index is not divisibleby(2) %}n{% endif %}"
+                    "{% if (m.role == 'user') != (loop.index0 % 2 == 0) %}!{% endif %};{% endfor %}"
+                    "{{ -7 % 3 }} {{ -7 // 2 }} {{ 7 // 2 }} {{ -6 % 3 }} {% if -3 is odd %}odd{% endif %} {{ user.age % 5 }}"_prompt,
+                    true);
+    same_as_runtime("{% for m in messages %}[{{ m.content.strip() }}|{{ m.role.upper() }}|{{ m.role.lower() }}"
+                    "{% if m.content.startswith('message') %}s{% endif %}{% if m.content.endswith('</b>') %}e{% endif %}"
+                    "{% if m.role.startswith('') %}-{% endif %}]{% endfor %}[{{ ' a '.lstrip() }}|{{ ' a '.rstrip() }}|"
+                    "{{ (system + ' \n').strip() }}]{% if 'math' in user.tags %}M{% endif %}"
+                    "{% if 'x' not in user.tags %}X{% endif %}{% if 'mat' in user.tags %}never{% endif %}"_prompt,
+                    true);
+}
+
+TEST_CASE("compiled: filters, methods and operators outside the compiled subset render through the run-time engine") {
+    // a default of another type than the optional's, keyword and counted arguments, a divisor
+    // that is not a positive literal, a method with arguments the generated code does not take
+    same_as_runtime("{{ user.nickname | default(user.age) }}"_prompt, false);
+    same_as_runtime("{{ user.tags | join(d='-') }}"_prompt, false);
+    same_as_runtime("{{ system | replace('e', 'E', 1) }}"_prompt, false);
+    same_as_runtime("{{ user.age % (1 + 1) }}"_prompt, false);
+    same_as_runtime("{{ user.age // -2 }}"_prompt, false);
+    same_as_runtime("{{ system.strip('.') }}"_prompt, false);
+    same_as_runtime("{{ system.startswith(('B', 'x')) }}"_prompt, false);
+    same_as_runtime("{% if user.age is divisibleby(user.age) %}d{% endif %}"_prompt, false);
+    same_as_runtime("{{ user.tags | join(', ') | upper }}{{ user.tags | first }}"_prompt, false);
+}
+
 TEST_CASE("compiled: templates outside the compiled subset render through the run-time engine") {
-    // filters, calls, macros, integer subscripts and a set inside an if fall back, with the same output
+    // other filters, calls, macros, integer subscripts and a set inside an if fall back, with the same output
     same_as_runtime("{{ messages | length }} {{ user.name | upper }} {{ messages[0].role if messages }}"_prompt, false);
+    same_as_runtime("{{ user.tags | sort | join(',') }} {{ user.name | center(9) }}"_prompt, false);
     same_as_runtime("{% macro m(x) %}<{{ x }}>{% endmacro %}{{ m(user.name) }}"_prompt, false);
     same_as_runtime("{% if messages %}{% set n = 1 %}{% endif %}{{ n }}"_prompt, false);
     same_as_runtime("{% for k, v in counts.items() %}{{ k }}={{ v }};{% endfor %}"_prompt, false);
@@ -274,7 +314,7 @@ std::string f(const Context& c) {
     CHECK(generated.find("render_state") == std::string::npos);
     CHECK(generated.find("parley::jinja::parsed_template") == std::string::npos);
     CHECK(generated.find("str_method") == std::string::npos);
-    const std::string interpreted = symbols(R"("{{ user.name | upper }}")");
+    const std::string interpreted = symbols(R"("{{ user.name | center(9) }}")");
     CHECK(interpreted.find("render_state") != std::string::npos);
     CHECK(interpreted.find("parley::jinja::parsed_template") != std::string::npos);
 }

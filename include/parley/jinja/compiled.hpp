@@ -116,6 +116,10 @@ template <class T>
 constexpr bool is_sequence = is_range<T>::value && !is_text<T> && !is_string_map<T>::value && !is_described_struct<T> &&
                              !is_json<T> && !has_view_traits<T>;
 
+/// The element type of a sequence.
+template <class Seq>
+using elem_t = plain_t<decltype(*std::begin(std::declval<const Seq&>()))>;
+
 template <class T>
 using members_of = boost::describe::describe_members<T, boost::describe::mod_public | boost::describe::mod_inherited>;
 
@@ -543,6 +547,13 @@ constexpr bool comparable = (is_text<A> && is_text<B>) || (is_int<A> && is_int<B
                             (std::is_same_v<A, bool> && std::is_same_v<B, bool>) ||
                             (std::is_same_v<B, std::nullptr_t> && is_value<A>) ||
                             (std::is_same_v<A, std::nullptr_t> && is_value<B>);
+/// What `text in b` searches in the generated code: a string, or a sequence of strings.
+template <class B>
+constexpr bool text_container() {
+    if constexpr (is_text<B>) return true;
+    else if constexpr (is_sequence<B>) return is_text<elem_t<B>> && !raises_on_read<elem_t<B>>();
+    else return false;
+}
 /// The pairs `<`, `<=`, `>`, `>=` compare in the generated code.
 template <class A, class B>
 constexpr bool ordered = (is_text<A> && is_text<B>) || (is_int<A> && is_int<B>);
@@ -582,6 +593,216 @@ struct literal_chars {
     static constexpr std::string_view view{chars.data(), size};
 };
 
+/// Python's str(v) of a typed value, appended.
+template <class T>
+PARLEY_ALWAYS_INLINE void put(std::string& out, const T& v) {
+    if constexpr (is_text<T>) out.append(std::string_view(v));
+    else if constexpr (std::is_same_v<T, bool>) out.append(v ? "True" : "False");
+    else if constexpr (is_int<T>) append_int(out, static_cast<std::int64_t>(v));
+    else append_str(out, cpp_view(v));
+}
+
+/// The number of arguments filter or test node I passes when all are positional; -1 when it
+/// passes a keyword, *args or **kwargs (those calls are left to the run-time engine).
+template <class P, std::uint32_t I>
+constexpr int positional_count() {
+    constexpr std::uint32_t a = P::prog.nodes[I].b;
+    if constexpr (a == none) {
+        return 0;
+    } else {
+        constexpr node args = P::prog.nodes[a];
+        if constexpr (args.d != 0 || args.e != none || args.f != none) return -1;
+        else return static_cast<int>(args.b);
+    }
+}
+
+/// Argument K of filter or test node I.
+template <class P, std::uint32_t I, std::uint32_t K>
+inline constexpr std::uint32_t arg_of = P::prog.lists[P::prog.nodes[P::prog.nodes[I].b].a + K];
+
+/// The kind of argument K of filter or test node I, or nk::kwarg when there is no such argument.
+template <class P, std::uint32_t I, std::uint32_t K>
+constexpr nk arg_kind() {
+    if constexpr (positional_count<P, I>() <= static_cast<int>(K)) return nk::kwarg;
+    else return P::prog.nodes[arg_of<P, I, K>].kind;
+}
+
+/// A typed value that Python's str() prints without a chance of error.
+template <class T>
+constexpr bool is_printable() {
+    if constexpr (is_value<T>) return !raises_when_printed<T>();
+    else return false;
+}
+
+/// Text, an integer or a boolean: what `default` passes through or gives.
+template <class T>
+constexpr bool is_scalar = is_text<T> || is_int<T> || std::is_same_v<T, bool>;
+
+/// Whether the first argument of filter node I is an expression of text.
+template <class P, std::uint32_t I, class E>
+constexpr bool text_argument() {
+    if constexpr (positional_count<P, I>() < 1) return false;
+    else return is_text_expr<P, arg_of<P, I, 0>, E>();
+}
+
+/// `x | default(d)` (or `d`) with no second argument: x when it is defined, else d (or '').
+/// Computed when x and d are text, integers or booleans, and d has no effect when unused.
+template <class P, std::uint32_t I, class E>
+decltype(auto) eval_default(const E& env) {
+    constexpr node x = P::prog.nodes[I];
+    constexpr int argc = positional_count<P, I>();
+    if constexpr (argc != 0 && argc != 1) {
+        return unknown_t{};
+    } else {
+        constexpr int state = defined_state<P, x.a, E>();
+        constexpr bool arg_ok = [] {
+            if constexpr (argc == 0) return true;
+            else return is_scalar<plain_t<type_of<P, arg_of<P, I, 0>, E>>>;
+        }();
+        if constexpr (!arg_ok || state == 3) {
+            return unknown_t{};
+        } else if constexpr (state == 0) {
+            if constexpr (argc == 0) return std::string_view{};
+            else return eval<P, arg_of<P, I, 0>>(env);
+        } else if constexpr (state == 1) {
+            if constexpr (is_scalar<plain_t<type_of<P, x.a, E>>>) return eval<P, x.a>(env);
+            else return unknown_t{};
+        } else {
+            // an optional member: its value or the default, as one type
+            using V = typename plain_t<type_of<P, x.a, E>>::value_type;
+            constexpr nk given = argc == 0 ? nk::k_str : arg_kind<P, I, 0>();
+            if constexpr (is_text<V> && given == nk::k_str) {
+                const auto& o = eval<P, x.a>(env);
+                if (o.has_value()) return std::string_view(*o);
+                if constexpr (argc == 0) return std::string_view{};
+                else return std::string_view(literal_chars<P, arg_of<P, I, 0>>::view);
+            } else if constexpr (is_int<V> && given == nk::k_int) {
+                const auto& o = eval<P, x.a>(env);
+                return o.has_value() ? static_cast<std::int64_t>(*o) : std::int64_t{P::prog.nodes[arg_of<P, I, 0>].ival};
+            } else {
+                return unknown_t{};
+            }
+        }
+    }
+}
+
+/// The string methods the generated code computes (`s.strip()`, `s.startswith(p)`...), with the
+/// run-time engine's functions.
+template <class P, std::uint32_t I, class E>
+decltype(auto) eval_method(const E& env) {
+    constexpr node x = P::prog.nodes[I];
+    constexpr node callee = P::prog.nodes[x.a];
+    if constexpr (callee.kind != nk::getattr) {
+        return unknown_t{};
+    } else {
+        using R = decltype(eval<P, callee.a>(std::declval<const E&>()));
+        constexpr std::string_view name = P::prog.sym_name(callee.sym);
+        constexpr int argc = positional_count<P, I>();
+        if constexpr (!is_text<plain_t<R>>) {
+            return unknown_t{};
+        } else if constexpr (argc == 0 && (name == "strip" || name == "lstrip" || name == "rstrip")) {
+            const auto& in = eval<P, callee.a>(env);
+            const std::string_view r = py_strip(std::string_view(in), std::nullopt, name != "rstrip", name != "lstrip");
+            // a view of the input when the input outlives the expression, else a copy
+            if constexpr (std::is_reference_v<R> || std::is_same_v<plain_t<R>, std::string_view>) return r;
+            else return std::string(r);
+        } else if constexpr (argc == 0 && (name == "upper" || name == "lower")) {
+            const auto& in = eval<P, callee.a>(env);
+            std::string r;
+            if constexpr (name == "upper") py_upper(r, std::string_view(in));
+            else py_lower(r, std::string_view(in));
+            return r;
+        } else if constexpr (argc == 1 && (name == "startswith" || name == "endswith") && text_argument<P, I, E>()) {
+            const auto& in = eval<P, callee.a>(env);
+            const auto& affix = eval<P, arg_of<P, I, 0>>(env);
+            const std::string_view s(in), a(affix);
+            if constexpr (name == "startswith") return s.substr(0, a.size()) == a;
+            else return s.size() >= a.size() && s.substr(s.size() - a.size()) == a;
+        } else {
+            return unknown_t{};
+        }
+    }
+}
+
+/// The filters the generated code computes, with the run-time engine's functions.
+template <class P, std::uint32_t I, class E>
+decltype(auto) eval_filter(const E& env) {
+    constexpr node x = P::prog.nodes[I];
+    constexpr std::string_view name = P::prog.sym_name(x.sym);
+    constexpr int argc = positional_count<P, I>();
+    if constexpr (name == "default" || name == "d") {
+        return eval_default<P, I>(env);
+    } else {
+        using T = plain_t<type_of<P, x.a, E>>;
+        if constexpr (argc == 0 && (name == "length" || name == "count")) {
+            if constexpr (is_sequence<T> || is_string_map<T>::value) {
+                return static_cast<std::int64_t>(std::size(eval<P, x.a>(env)));
+            } else if constexpr (is_text<T>) {
+                std::int64_t n = 0;  // Python's len(): code points
+                for (char c : std::string_view(eval<P, x.a>(env))) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+                return n;
+            } else if constexpr (is_described_struct<T>) {
+                return static_cast<std::int64_t>(boost::mp11::mp_size<members_of<T>>::value);
+            } else {
+                return unknown_t{};
+            }
+        } else if constexpr (argc == 0 && is_text<T> &&
+                             (name == "upper" || name == "lower" || name == "capitalize" || name == "title" ||
+                              name == "trim")) {
+            const auto& in = eval<P, x.a>(env);
+            const std::string_view s(in);
+            std::string r;
+            if constexpr (name == "upper") py_upper(r, s);
+            else if constexpr (name == "lower") py_lower(r, s);
+            else if constexpr (name == "capitalize") jinja_capitalize(r, s);
+            else if constexpr (name == "title") jinja_title(r, s);
+            else r.assign(py_strip(s, std::nullopt, true, true));
+            return r;
+        } else if constexpr (argc == 2 && name == "replace" && is_text<T>) {
+            if constexpr (is_text_expr<P, arg_of<P, I, 0>, E>() && is_text_expr<P, arg_of<P, I, 1>, E>()) {
+                const auto& in = eval<P, x.a>(env);
+                const auto& from = eval<P, arg_of<P, I, 0>>(env);
+                const auto& to = eval<P, arg_of<P, I, 1>>(env);
+                std::string r;
+                py_replace(r, std::string_view(in), std::string_view(from), std::string_view(to), -1);
+                return r;
+            } else {
+                return unknown_t{};
+            }
+        } else if constexpr (argc == 0 && name == "string" && is_printable<T>()) {
+            std::string r;
+            put(r, eval<P, x.a>(env));
+            return r;
+        } else if constexpr ((argc == 0 || argc == 1) && name == "join" && is_sequence<T>) {
+            if constexpr (!is_printable<elem_t<T>>() || raises_on_read<elem_t<T>>()) {
+                return unknown_t{};
+            } else if constexpr (argc == 1 && !text_argument<P, I, E>()) {
+                return unknown_t{};
+            } else {
+                const auto& seq = eval<P, x.a>(env);
+                std::string r;
+                auto join_with = [&](std::string_view sep) {
+                    bool first = true;
+                    for (const auto& item : seq) {
+                        if (!first) r.append(sep);
+                        first = false;
+                        put(r, item);
+                    }
+                };
+                if constexpr (argc == 1) {
+                    const auto& sep = eval<P, arg_of<P, I, 0>>(env);
+                    join_with(std::string_view(sep));
+                } else {
+                    join_with({});
+                }
+                return r;
+            }
+        } else {
+            return unknown_t{};
+        }
+    }
+}
+
 template <class P, std::uint32_t I, class E>
 decltype(auto) eval(const E& env) {
     constexpr node x = P::prog.nodes[I];
@@ -616,18 +837,26 @@ decltype(auto) eval(const E& env) {
             (void)sizeof(type_of<P, x.b, E>);
             return unknown_t{};
         }
-    } else if constexpr (x.kind == nk::filter && x.b == none && x.a != none &&
-                         (P::prog.sym_name(x.sym) == "length" || P::prog.sym_name(x.sym) == "count")) {
-        using T = plain_t<type_of<P, x.a, E>>;
-        if constexpr (is_sequence<T> || is_string_map<T>::value) {
-            return static_cast<std::int64_t>(std::size(eval<P, x.a>(env)));
-        } else if constexpr (is_text<T>) {
-            std::int64_t n = 0;  // Python's len(): code points
-            for (char c : std::string_view(eval<P, x.a>(env))) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
-            return n;
-        } else if constexpr (is_described_struct<T>) {
-            return static_cast<std::int64_t>(boost::mp11::mp_size<members_of<T>>::value);
+    } else if constexpr (x.kind == nk::filter && x.a != none) {
+        return eval_filter<P, I>(env);
+    } else if constexpr (x.kind == nk::call) {
+        return eval_method<P, I>(env);
+    } else if constexpr (x.kind == nk::neg && P::prog.nodes[x.a].kind == nk::k_int && P::prog.nodes[x.a].ival >= 0) {
+        return std::int64_t{-P::prog.nodes[x.a].ival};
+    } else if constexpr (x.kind == nk::binop && (x.oper == op::mod || x.oper == op::floordiv)) {
+        // by a positive integer literal: no error to raise (Python's floor division and modulo)
+        using A = plain_t<type_of<P, x.a, E>>;
+        constexpr node d = P::prog.nodes[x.b];
+        if constexpr (is_int<A> && d.kind == nk::k_int && d.ival > 0) {
+            const auto a = static_cast<std::int64_t>(eval<P, x.a>(env));
+            std::int64_t q = a / d.ival, m = a % d.ival;
+            if (m < 0) {
+                m += d.ival;
+                --q;
+            }
+            return std::int64_t{x.oper == op::mod ? m : q};
         } else {
+            (void)sizeof(type_of<P, x.b, E>);
             return unknown_t{};
         }
     } else if constexpr (x.kind == nk::not_ || x.kind == nk::compare || x.kind == nk::test) {
@@ -656,17 +885,22 @@ constexpr bool truth_ok() {
             using A = plain_t<type_of<P, x.a, E>>;
             using B = plain_t<type_of<P, o.a, E>>;
             if constexpr (o.oper == op::eq || o.oper == op::ne) return comparable<A, B>;
-            else if constexpr (o.oper == op::in || o.oper == op::notin) return is_text<A> && is_text<B>;
+            else if constexpr (o.oper == op::in || o.oper == op::notin) return is_text<A> && text_container<B>();
             else return ordered<A, B>;
         }
     } else if constexpr (x.kind == nk::test) {
         constexpr std::string_view name = P::prog.sym_name(x.sym);
-        if constexpr (x.b != none) {
-            return false;
-        } else if constexpr (name == "defined" || name == "undefined") {
+        constexpr int argc = positional_count<P, I>();
+        if constexpr (argc == 0 && (name == "defined" || name == "undefined")) {
             return defined_state<P, x.a, E>() != 3;
-        } else if constexpr (name == "none") {
+        } else if constexpr (argc == 0 && name == "none") {
             return is_value<plain_t<type_of<P, x.a, E>>>;
+        } else if constexpr (argc == 0 && (name == "odd" || name == "even")) {
+            return is_int<plain_t<type_of<P, x.a, E>>>;
+        } else if constexpr (argc == 1 && name == "divisibleby") {
+            // by a positive integer literal: no error to raise
+            constexpr node d = P::prog.nodes[arg_of<P, I, 0>];
+            return is_int<plain_t<type_of<P, x.a, E>>> && d.kind == nk::k_int && d.ival > 0;
         } else {
             return false;
         }
@@ -739,7 +973,17 @@ bool truth(const E& env) {
         using A = plain_t<decltype(a)>;
         using B = plain_t<decltype(b)>;
         if constexpr (o.oper == op::in || o.oper == op::notin) {
-            const bool found = std::string_view(b).find(std::string_view(a)) != std::string_view::npos;
+            bool found = false;
+            if constexpr (is_text<B>) {
+                found = std::string_view(b).find(std::string_view(a)) != std::string_view::npos;
+            } else {
+                for (const auto& item : b) {
+                    if (std::string_view(item) == std::string_view(a)) {
+                        found = true;
+                        break;
+                    }
+                }
+            }
             return o.oper == op::in ? found : !found;
         } else if constexpr (o.oper == op::eq || o.oper == op::ne) {
             bool eq;
@@ -768,6 +1012,11 @@ bool truth(const E& env) {
         if constexpr (name == "defined" || name == "undefined") {
             r = is_defined<P, x.a>(env);
             if constexpr (name == "undefined") r = !r;
+        } else if constexpr (name == "odd" || name == "even") {
+            const bool odd = static_cast<std::int64_t>(eval<P, x.a>(env)) % 2 != 0;
+            r = name == "odd" ? odd : !odd;
+        } else if constexpr (name == "divisibleby") {
+            r = static_cast<std::int64_t>(eval<P, x.a>(env)) % P::prog.nodes[arg_of<P, I, 0>].ival == 0;
         } else {
             r = is_none_value(eval<P, x.a>(env));
         }
@@ -778,15 +1027,6 @@ bool truth(const E& env) {
 }
 
 // ---- output -------------------------------------------------------------------------------------
-
-/// Python's str(v) of a typed value, appended.
-template <class T>
-PARLEY_ALWAYS_INLINE void put(std::string& out, const T& v) {
-    if constexpr (is_text<T>) out.append(std::string_view(v));
-    else if constexpr (std::is_same_v<T, bool>) out.append(v ? "True" : "False");
-    else if constexpr (is_int<T>) append_int(out, static_cast<std::int64_t>(v));
-    else append_str(out, cpp_view(v));
-}
 
 /// Whether `{{ e }}` is written by the generated code.
 template <class P, std::uint32_t I, class E>
