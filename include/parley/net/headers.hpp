@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,10 @@ public:
 
     /// Appends a field (a name may appear more than once).
     void add(std::string name, std::string value) { fields_.emplace_back(std::move(name), std::move(value)); }
+    /// Appends a field, its name and value copied in place.
+    void add_copy(std::string_view name, std::string_view value) {
+        fields_.emplace_back(std::piecewise_construct, std::forward_as_tuple(name), std::forward_as_tuple(value));
+    }
     /// Makes room for `n` fields in all.
     void reserve(std::size_t n) { fields_.reserve(n); }
 

@@ -18,6 +18,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/deferred.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -50,6 +51,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace parley::net {
@@ -133,7 +135,7 @@ private:
         fields.reserve(12);  // the fields of a reply grow the vector at most once or twice
     }
     void on_field_impl(boost::beast::http::field, string_view name, string_view value, error_code&) override {
-        fields.add(std::string(name), std::string(value));
+        fields.add_copy(name, value);
     }
     void on_header_impl(error_code&) override {}
     void on_body_init_impl(const boost::optional<std::uint64_t>& length, error_code&) override {
@@ -277,10 +279,34 @@ private:
         unsigned attempts = 1;
     };
 
-    boost::asio::awaitable<boost::system::result<attempt, call_error>> run(const http_request& request, bool whole_body,
-                                                                           detail::clock::time_point deadline);
+    /// The attempts of one call, each by try_once, retried per the policy until one gives a reply
+    /// or the policy gives up; the reply as `Value`: an http_response (send: every body read
+    /// whole) or an http_stream (open). One coroutine for the call: send and open start none.
+    template <class Value>
+    boost::asio::awaitable<boost::system::result<Value, call_error>> run(http_request request);
+    /// How long to wait before the next attempt, per the policy; none when the last attempt is
+    /// the call's result (a success, a failure not to retry, no retry or time left).
+    std::optional<std::chrono::milliseconds> retry_wait(const std::optional<detail::failure>& f, const attempt& a,
+                                                        unsigned retries, detail::clock::time_point deadline) const;
+    /// Waits `wait` before another attempt; the failure when the wait was cancelled.
+    boost::asio::awaitable<std::optional<detail::failure>> wait_to_retry(const http_request& request,
+                                                                         std::chrono::milliseconds wait);
+    /// The reply of send, from its last attempt.
+    static http_response response_of(attempt& a);
+    /// The stream of open, from its last attempt and the call's deadline.
+    http_stream stream_of(attempt& a, detail::clock::time_point deadline) const;
     boost::asio::awaitable<std::optional<detail::failure>> try_once(const http_request& request, bool whole_body,
                                                                     detail::clock::time_point deadline, attempt& out);
+    /// The proxy of `target` (none when direct) and the pool's key of a connection to it; fails
+    /// when the proxy settings are unusable.
+    std::optional<detail::failure> route_to(const url& target, std::optional<url>& proxy, std::string& key) const;
+    /// A kept-alive connection to `target` into `lease`, when one is idle: the way of most calls,
+    /// with nothing to await. Fails when the proxy settings are unusable.
+    std::optional<detail::failure> take_kept_alive(const url& target, detail::lease& lease);
+    /// A connection to `target` into `lease` when none was idle: a new one in a free slot, or one
+    /// given back or freed while waiting for a slot, within the deadline.
+    boost::asio::awaitable<std::optional<detail::failure>> acquire(const url& target, detail::clock::time_point deadline,
+                                                                   detail::lease& lease);
     boost::asio::awaitable<std::optional<detail::failure>> connect(detail::connection& c, const url& target,
                                                                    const std::optional<url>& proxy,
                                                                    detail::clock::time_point deadline);

@@ -285,6 +285,14 @@ private:
         return h;
     }
 
+    /// The reply of an in-process model (echo, scripted) to a non-streamed call.
+    boost::system::result<chat_reply, call_error> in_process_reply(const chat_request& request) const;
+    /// The HTTP call of a non-streamed chat, ready to be awaited. The HTTP request is built here
+    /// and handed to the call's own coroutine, so that `chat`'s coroutine frame does not hold it.
+    boost::asio::awaitable<boost::system::result<net::http_response, call_error>> send_chat(const chat_request& request);
+    /// The result of a non-streamed chat from its HTTP reply: the decoded reply, or the error.
+    boost::system::result<chat_reply, call_error> reply_of(boost::system::result<net::http_response, call_error>&& response) const;
+
     net::http_request http_request_for(std::string_view endpoint, std::string body, bool stream) const {
         net::http_request r;
         if (endpoint == this->endpoint()) {
@@ -298,11 +306,13 @@ private:
         return r;
     }
 
-    chat_request with_defaults(chat_request r) const {
+    /// Gives the request's unset parameters the configured defaults' values (the request's own
+    /// parameters override the defaults).
+    void apply_defaults(chat_request& r) const {
+        if (config_.defaults.empty()) return;
         request_params p = config_.defaults;
         p.override_with(r.params);
         r.params = std::move(p);
-        return r;
     }
 
     std::string encode(const chat_request& r, bool stream) const {

@@ -150,15 +150,15 @@ inline boost::system::result<chat_reply, call_error> decode_reply_dom(int status
 /// decoded again through a tree, which gives the same result or the error that names the member.
 inline boost::system::result<chat_reply, call_error> decode_reply(int status, http_headers headers, std::string_view body,
                                                                   const reply_limits& limits = {}) {
-    if (status >= 200 && status <= 299) {
-        chat_reply r;
-        if (detail::decode_reply_sax(body, limits, r)) {
-            r.status = status;
-            r.headers = std::move(headers);
-            return r;
-        }
+    // The reply is decoded in the place it is returned from (one object, returned on every path).
+    boost::system::result<chat_reply, call_error> out;
+    if (status >= 200 && status <= 299 && detail::decode_reply_sax(body, limits, *out)) {
+        out->status = status;
+        out->headers = std::move(headers);
+        return out;
     }
-    return detail::decode_reply_dom(status, std::move(headers), body, limits);
+    out = detail::decode_reply_dom(status, std::move(headers), body, limits);
+    return out;
 }
 
 /// The reply as OpenAI writes a chat.completion object: `id`, `object`, `created`, `model`,

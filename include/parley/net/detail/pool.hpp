@@ -202,26 +202,18 @@ public:
         std::shared_ptr<waiter> wait;
     };
 
+    /// A kept-alive connection for `key`, when one is idle and alive (the dead ones found on the
+    /// way are closed); null otherwise.
+    std::unique_ptr<connection> take_idle(const std::string& key) {
+        std::lock_guard lock(mutex_);
+        return take_idle(hosts_[key]);
+    }
+
     take_result try_take(const std::string& key, const boost::asio::any_io_executor& ex) {
         std::lock_guard lock(mutex_);
         auto& h = hosts_[key];
         take_result r;
-        while (!h.idle.empty()) {
-            auto c = std::move(h.idle.back());
-            h.idle.pop_back();
-            // One given back moments ago is taken as it is (servers keep idle connections for
-            // seconds): should it have died, its request fails before any reply and is made
-            // again on a new connection, without counting as a retry.
-            if (clock::now() - c->returned_at < std::chrono::seconds(1) || c->looks_alive()) {
-                ++counters_.reused;
-                c->unpark_watch();
-                r.idle = std::move(c);
-                return r;
-            }
-            c->close();
-            --h.open;
-            ++counters_.discarded_idle;
-        }
+        if ((r.idle = take_idle(h))) return r;
         if (h.open < cap_) {
             ++h.open;
             ++counters_.opened;
@@ -301,6 +293,25 @@ private:
         std::size_t open = 0;
         std::deque<std::shared_ptr<waiter>> waiters;
     };
+
+    std::unique_ptr<connection> take_idle(host& h) {
+        while (!h.idle.empty()) {
+            auto c = std::move(h.idle.back());
+            h.idle.pop_back();
+            // One given back moments ago is taken as it is (servers keep idle connections for
+            // seconds): should it have died, its request fails before any reply and is made
+            // again on a new connection, without counting as a retry.
+            if (clock::now() - c->returned_at < std::chrono::seconds(1) || c->looks_alive()) {
+                ++counters_.reused;
+                c->unpark_watch();
+                return c;
+            }
+            c->close();
+            --h.open;
+            ++counters_.discarded_idle;
+        }
+        return nullptr;
+    }
 
     void wake_one(host& h) {
         if (h.waiters.empty()) return;

@@ -141,19 +141,34 @@ inline std::optional<failure> format_head(std::string& head, const http_request&
 /// in one system call.
 inline constexpr std::size_t read_chunk = 16 * 1024;
 
-/// Reads what the socket has into the connection's buffer, with the time limit `deadline`.
-/// A read stopped by its deadline fails with beast::error::timeout.
-inline asio::awaitable<boost::system::error_code> read_more(connection& c, clock::time_point deadline) {
-    auto space = c.buffer.prepare(read_chunk);
+/// The first half of a read (see read_more): room for read_chunk bytes in the connection's
+/// buffer, and the time limit `deadline` started.
+inline asio::mutable_buffer begin_read(connection& c, clock::time_point deadline) {
+    const auto space = c.buffer.prepare(read_chunk);
     c.watch_io(deadline);
+    return space;
+}
+
+/// The second half of a read: the time limit ended, the `n` bytes read kept. A read stopped by
+/// its deadline fails with beast::error::timeout.
+inline boost::system::error_code end_read(connection& c, const boost::system::error_code& ec, std::size_t n) {
+    c.unwatch_io();
+    c.buffer.commit(n);
+    if (c.io_expired()) return beast::error::timeout;
+    return ec;
+}
+
+/// Reads what the socket has into the connection's buffer, with the time limit `deadline`.
+/// A read stopped by its deadline fails with beast::error::timeout. A plain connection reads
+/// from its socket, awaited as a deferred operation, which needs no coroutine frame of its own
+/// (use_awaitable starts one per operation; Beast's TLS stream takes only tokens of that kind).
+inline asio::awaitable<boost::system::error_code> read_more(connection& c, clock::time_point deadline) {
+    const auto space = begin_read(c, deadline);
     boost::system::error_code ec;
     std::size_t n = 0;
     if (c.tls) std::tie(ec, n) = co_await c.stream.async_read_some(space, asio::as_tuple(asio::use_awaitable));
-    else std::tie(ec, n) = co_await c.tcp().async_read_some(space, asio::as_tuple(asio::use_awaitable));
-    c.unwatch_io();
-    c.buffer.commit(n);
-    if (c.io_expired()) co_return beast::error::timeout;
-    co_return ec;
+    else std::tie(ec, n) = co_await c.tcp().socket().async_read_some(space, asio::as_tuple(asio::deferred));
+    co_return end_read(c, ec, n);
 }
 
 /// Writes `head` and `body` on a plain connection at once, in one gathering system call (the
@@ -243,38 +258,40 @@ inline failure body_failure(const boost::system::error_code& ec, const std::stri
     return f;
 }
 
-/// Reads the reply's header (the status line and fields), with the idle limit per read.
-inline asio::awaitable<std::optional<failure>> read_header(connection& c, reply_parser& p, clock::duration idle,
-                                                           clock::time_point deadline, const http_request& request) {
-    for (;;) {
-        if (c.buffer.size() != 0) {
-            boost::system::error_code ec;
-            const std::size_t n = p.put(c.buffer.data(), ec);
-            c.buffer.consume(n);
-            if (!ec && p.is_header_done()) co_return std::nullopt;
-            if (ec && ec != http::error::need_more) {
-                failure f;
-                f.code = make_error_code(errc::protocol);
-                f.message = "reading the reply of " + describe(request) + ": " + ec.message();
-                co_return f;
-            }
-        }
-        if (clock::now() >= deadline) co_return timeout_failure("reading the reply of " + describe(request));
-        const read_limit limit(idle, deadline);
-        auto ec = co_await read_more(c, limit.until);
-        if (ec) {
-            auto f = read_failure(ec, "reading the reply of " + describe(request), limit);
-            // A kept-alive connection that the server closed before answering: try a fresh one.
-            f.stale = c.reused && !p.got_some() && c.buffer.size() == 0 &&
-                      (ec == asio::error::eof || ec == asio::error::connection_reset ||
-                       ec == asio::ssl::error::stream_truncated);
-            if (ec == asio::error::eof && (p.got_some() || c.buffer.size() != 0)) {
-                f.code = make_error_code(errc::protocol);
-                f.message = "reading the reply of " + describe(request) + ": the connection closed inside the header";
-            }
-            co_return f;
-        }
+/// The part of reading a reply's header that awaits nothing: the bytes already read parsed.
+/// Sets `done` once the header is whole; fails for a header that breaks the grammar or the limit.
+inline std::optional<failure> take_buffered_header(connection& c, reply_parser& p, const http_request& request,
+                                                   bool& done) {
+    done = false;
+    if (c.buffer.size() == 0) return std::nullopt;
+    boost::system::error_code ec;
+    const std::size_t n = p.put(c.buffer.data(), ec);
+    c.buffer.consume(n);
+    if (!ec && p.is_header_done()) {
+        done = true;
+        return std::nullopt;
     }
+    if (ec && ec != http::error::need_more) {
+        failure f;
+        f.code = make_error_code(errc::protocol);
+        f.message = "reading the reply of " + describe(request) + ": " + ec.message();
+        return f;
+    }
+    return std::nullopt;
+}
+
+/// A failed read of a reply's header, as the attempt's failure.
+inline failure header_failure(const connection& c, const reply_parser& p, const boost::system::error_code& ec,
+                              const read_limit& limit, const http_request& request) {
+    auto f = read_failure(ec, "reading the reply of " + describe(request), limit);
+    // A kept-alive connection that the server closed before answering: try a fresh one.
+    f.stale = c.reused && !p.got_some() && c.buffer.size() == 0 &&
+              (ec == asio::error::eof || ec == asio::error::connection_reset || ec == asio::ssl::error::stream_truncated);
+    if (ec == asio::error::eof && (p.got_some() || c.buffer.size() != 0)) {
+        f.code = make_error_code(errc::protocol);
+        f.message = "reading the reply of " + describe(request) + ": the connection closed inside the header";
+    }
+    return f;
 }
 
 /// A body over the limit of `max_total` bytes.
@@ -475,30 +492,40 @@ PARLEY_NET_DECL const std::string* http_client::common_lines(const http_request&
     return &slot.lines;
 }
 
-PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_client::try_once(const http_request& request,
-                                                                                    bool whole_body,
-                                                                                    detail::clock::time_point deadline,
-                                                                                    attempt& out) {
-    namespace asio = boost::asio;
-    namespace http = boost::beast::http;
-    using detail::clock;
-    const url& target = request.target;
-    std::optional<url> proxy;
+PARLEY_NET_DECL std::optional<detail::failure> http_client::route_to(const url& target, std::optional<url>& proxy,
+                                                                   std::string& key) const {
     try {
         proxy = proxy_for_target(target);
     } catch (const error& e) {  // an unusable proxy variable (socks5://..., a bad URL)
         detail::failure f;
         f.code = e.code();
         f.message = e.what();
-        co_return f;
+        return f;
     }
-    std::string key;  // the pool's key: scheme://host:port[ via scheme://host:port]
-    key.reserve(64);
+    key.reserve(64);  // the pool's key: scheme://host:port[ via scheme://host:port]
     key.append(target.scheme).append("://").append(target.host).append(":").append(std::to_string(target.port));
     if (proxy) key.append(" via ").append(proxy->scheme).append("://").append(detail::host_port(*proxy));
+    return std::nullopt;
+}
 
-    // A connection: a kept-alive one, a new one in a free slot, or wait for a slot.
-    detail::lease lease;
+PARLEY_NET_DECL std::optional<detail::failure> http_client::take_kept_alive(const url& target, detail::lease& lease) {
+    std::optional<url> proxy;
+    std::string key;
+    if (auto f = route_to(target, proxy, key)) return f;
+    if (auto c = pool_->take_idle(key)) lease = detail::lease(pool_, std::move(key), std::move(c));
+    return std::nullopt;
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_client::acquire(const url& target,
+                                                                                           detail::clock::time_point deadline,
+                                                                                           detail::lease& lease) {
+    namespace asio = boost::asio;
+    using detail::clock;
+    std::optional<url> proxy;
+    std::string key;
+    if (auto f = route_to(target, proxy, key)) co_return f;
+    // A kept-alive connection (one given back while this call waited), a new one in a free
+    // slot, or wait for a slot.
     for (;;) {
         auto taken = pool_->try_take(key, ex_);
         if (taken.idle) {
@@ -542,27 +569,59 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_clie
             co_return detail::timeout_failure("waiting for a connection to " + detail::host_port(target));
         }
     }
+    co_return std::nullopt;
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_client::try_once(const http_request& request,
+                                                                                    bool whole_body,
+                                                                                    detail::clock::time_point deadline,
+                                                                                    attempt& out) {
+    namespace asio = boost::asio;
+    using detail::clock;
+    // One failure for every step, and few other locals: a coroutine keeps each of its locals in
+    // its frame, which is allocated per call (one of at most 1,020 bytes is recycled by Asio).
+    std::optional<detail::failure> f;
+    // A connection: a kept-alive one at once, or else a new one, or one freed while waiting.
+    detail::lease lease;
+    f = take_kept_alive(request.target, lease);
+    if (!f && !lease) f = co_await acquire(request.target, deadline, lease);
+    if (f) co_return std::move(f);
     auto& c = lease.conn();
-    if (auto f = detail::format_head(c.head, request, options_.user_agent, common_lines(request))) co_return f;
+    f = detail::format_head(c.head, request, options_.user_agent, common_lines(request));
+    if (f) co_return std::move(f);
     const detail::read_limit write_limit(options_.timeouts.idle, deadline);
-    boost::system::error_code wec;
-    std::size_t written = 0;
-    if (!c.tls) written = detail::write_now(c, request.body, wec);
-    if (!wec && written != c.head.size() + request.body.size())
-        wec = co_await detail::write_request(c, request.body, write_limit.until, written);
-    if (wec) {
-        auto f = detail::read_failure(wec, "sending " + detail::describe(request), write_limit);
+    boost::system::error_code ec;  // of the write, then of each read
+    std::size_t n = 0;  // bytes written, then bytes of each read
+    if (!c.tls) n = detail::write_now(c, request.body, ec);
+    if (!ec && n != c.head.size() + request.body.size())
+        ec = co_await detail::write_request(c, request.body, write_limit.until, n);
+    if (ec) {
+        f = detail::read_failure(ec, "sending " + detail::describe(request), write_limit);
         // A kept-alive connection the server has closed fails its first write; a cancelled or
         // timed-out write says nothing about the connection.
-        f.stale = c.reused && wec != asio::error::operation_aborted && wec != boost::beast::error::timeout;
-        co_return f;
+        f->stale = c.reused && ec != asio::error::operation_aborted && ec != boost::beast::error::timeout;
+        co_return std::move(f);
     }
 
     auto parser = std::make_unique<detail::reply_parser>();
     parser->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(options_.limits.max_header_bytes, UINT32_MAX)));
     parser->body_limit(boost::none);  // bounded by read_whole_body (whole bodies) or by the reader (streams)
     if (request.method == "HEAD") parser->skip(true);
-    if (auto f = co_await detail::read_header(c, *parser, options_.timeouts.idle, deadline, request)) co_return f;
+    // The reply's header, with the idle limit per read. The reads are awaited here, not in a
+    // coroutine of their own: every call goes through this loop.
+    for (;;) {
+        bool header_done = false;
+        f = detail::take_buffered_header(c, *parser, request, header_done);
+        if (f) co_return std::move(f);
+        if (header_done) break;
+        if (clock::now() >= deadline) co_return detail::timeout_failure("reading the reply of " + detail::describe(request));
+        const detail::read_limit limit(options_.timeouts.idle, deadline);
+        const auto space = detail::begin_read(c, limit.until);
+        if (c.tls) std::tie(ec, n) = co_await c.stream.async_read_some(space, asio::as_tuple(asio::use_awaitable));
+        else std::tie(ec, n) = co_await c.tcp().socket().async_read_some(space, asio::as_tuple(asio::deferred));
+        ec = detail::end_read(c, ec, n);
+        if (ec) co_return detail::header_failure(c, *parser, ec, limit, request);
+    }
     parser->eager(true);  // parse every byte that has arrived, not one chunk at a time
 
     out.status = parser->status;
@@ -571,15 +630,15 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_clie
     if (whole_body || !success) {
         // Mostly the body came with the header: then no coroutine is started to read it.
         bool whole = false;
-        auto f = detail::take_buffered_body(c, *parser, options_.limits.max_body_bytes, options_.timeouts.idle, deadline,
-                                            request, whole);
+        f = detail::take_buffered_body(c, *parser, options_.limits.max_body_bytes, options_.timeouts.idle, deadline,
+                                       request, whole);
         if (!f && !whole)
             f = co_await detail::read_whole_body(c, *parser, options_.limits.max_body_bytes, options_.timeouts.idle,
                                                  deadline, request);
         if (f) {
             f->status = out.status;
             f->headers = out.headers;
-            co_return f;
+            co_return std::move(f);
         }
         out.body = std::move(parser->body);
         if (parser->keep_alive() && c.buffer.size() == 0) lease.give_back();
@@ -591,89 +650,101 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_clie
     co_return std::nullopt;
 }
 
-PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_client::attempt, call_error>> http_client::run(
-    const http_request& request, bool whole_body, detail::clock::time_point deadline) {
-    namespace asio = boost::asio;
+template <class Value>
+boost::asio::awaitable<boost::system::result<Value, call_error>> http_client::run(http_request request) {
     using detail::clock;
+    constexpr bool whole_body = std::is_same_v<Value, http_response>;
+    const auto deadline = clock::now() + options_.timeouts.total;
     unsigned retries = 0;
     unsigned fresh_tries = 0;
-    for (;;) {
-        attempt a;
-        auto f = co_await try_once(request, whole_body, deadline, a);
-        if (f && f->code == std::errc::operation_canceled) co_return detail::to_call_error(std::move(*f), retries + 1);
-        if (f && f->stale && fresh_tries < 2) {
-            // The kept-alive connection was dead: not the server's failure, not a retry.
-            ++fresh_tries;
-            pool_->count_dead_reused();
-            continue;
-        }
-        std::optional<std::chrono::milliseconds> wait;
-        if (retries < options_.retry.max_retries) {
-            if (f && f->retryable) wait = retry_delay(options_.retry, retries, nullptr, detail::random01(), std::chrono::system_clock::now());
-            else if (!f && (a.status < 200 || a.status > 299) && should_retry(a.status, a.headers))
-                wait = retry_delay(options_.retry, retries, &a.headers, detail::random01(), std::chrono::system_clock::now());
-        }
-        if (wait && clock::now() + *wait >= deadline) wait.reset();  // no time left for another attempt
-        if (!wait) {
-            if (f) co_return detail::to_call_error(std::move(*f), retries + 1);
-            a.attempts = retries + 1;
-            co_return a;
-        }
-        a = attempt{};  // closes a connection left unread
-        asio::steady_timer timer(ex_);
-        timer.expires_after(*wait);
-        auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
-        if (ec) {
-            detail::failure cancelled;
-            cancelled.code = ec;
-            cancelled.message = "waiting to retry " + request.method + " " + request.target.authority() + ": cancelled";
-            co_return detail::to_call_error(std::move(cancelled), retries + 1);
-        }
-        ++retries;
-    }
-}
-
-PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_response, call_error>> http_client::send(http_request request) {
-    const auto deadline = detail::clock::now() + options_.timeouts.total;
     try {
-        auto a = co_await run(request, true, deadline);
-        if (!a) co_return a.error();
-        http_response r;
-        r.status = a->status;
-        r.headers = std::move(a->headers);
-        r.body = std::move(a->body);
-        r.attempts = a->attempts;
-        co_return r;
+        for (;;) {
+            attempt a;
+            auto f = co_await try_once(request, whole_body, deadline, a);
+            if (f && f->code == std::errc::operation_canceled) co_return detail::to_call_error(std::move(*f), retries + 1);
+            if (f && f->stale && fresh_tries < 2) {
+                // The kept-alive connection was dead: not the server's failure, not a retry.
+                ++fresh_tries;
+                pool_->count_dead_reused();
+                continue;
+            }
+            const auto wait = retry_wait(f, a, retries, deadline);
+            if (!wait) {
+                if (f) co_return detail::to_call_error(std::move(*f), retries + 1);
+                a.attempts = retries + 1;
+                if constexpr (whole_body) co_return response_of(a);
+                else co_return stream_of(a, deadline);
+            }
+            a = attempt{};  // closes a connection left unread
+            if (auto cancelled = co_await wait_to_retry(request, *wait))
+                co_return detail::to_call_error(std::move(*cancelled), retries + 1);
+            ++retries;
+        }
     } catch (const boost::system::system_error& e) {
         co_return detail::thrown_error(e, 1);
     }
 }
 
-PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_stream, call_error>> http_client::open(http_request request) {
-    const auto deadline = detail::clock::now() + options_.timeouts.total;
-    boost::system::result<attempt, call_error> a = call_error{};
-    try {
-        a = co_await run(request, false, deadline);
-    } catch (const boost::system::system_error& e) {
-        a = detail::thrown_error(e, 1);
+PARLEY_NET_DECL std::optional<std::chrono::milliseconds> http_client::retry_wait(const std::optional<detail::failure>& f,
+                                                                                 const attempt& a, unsigned retries,
+                                                                                 detail::clock::time_point deadline) const {
+    std::optional<std::chrono::milliseconds> wait;
+    if (retries < options_.retry.max_retries) {
+        if (f && f->retryable) wait = retry_delay(options_.retry, retries, nullptr, detail::random01(), std::chrono::system_clock::now());
+        else if (!f && (a.status < 200 || a.status > 299) && should_retry(a.status, a.headers))
+            wait = retry_delay(options_.retry, retries, &a.headers, detail::random01(), std::chrono::system_clock::now());
     }
-    if (!a) co_return a.error();
+    if (wait && detail::clock::now() + *wait >= deadline) wait.reset();  // no time left for another attempt
+    return wait;
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_client::wait_to_retry(const http_request& request,
+                                                                                                  std::chrono::milliseconds wait) {
+    namespace asio = boost::asio;
+    asio::steady_timer timer(ex_);
+    timer.expires_after(wait);
+    auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (!ec) co_return std::nullopt;
+    detail::failure cancelled;
+    cancelled.code = ec;
+    cancelled.message = "waiting to retry " + request.method + " " + request.target.authority() + ": cancelled";
+    co_return cancelled;
+}
+
+PARLEY_NET_DECL http_response http_client::response_of(attempt& a) {
+    http_response r;
+    r.status = a.status;
+    r.headers = std::move(a.headers);
+    r.body = std::move(a.body);
+    r.attempts = a.attempts;
+    return r;
+}
+
+PARLEY_NET_DECL http_stream http_client::stream_of(attempt& a, detail::clock::time_point deadline) const {
     http_stream s;
-    s.status_ = a->status;
-    s.headers_ = std::move(a->headers);
-    s.attempts_ = a->attempts;
+    s.status_ = a.status;
+    s.headers_ = std::move(a.headers);
+    s.attempts_ = a.attempts;
     s.idle_ = options_.timeouts.idle;
     s.deadline_ = deadline;
-    if (a->parser) {
-        s.lease_ = std::move(a->lease);
-        s.parser_ = std::move(a->parser);
+    if (a.parser) {
+        s.lease_ = std::move(a.lease);
+        s.parser_ = std::move(a.parser);
         s.done_ = s.parser_->is_done();
         if (s.done_) s.lease_.give_back();
     } else {
-        s.buffer_ = std::move(a->body);
+        s.buffer_ = std::move(a.body);
         s.done_ = true;
     }
-    co_return s;
+    return s;
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_response, call_error>> http_client::send(http_request request) {
+    return run<http_response>(std::move(request));
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<http_stream, call_error>> http_client::open(http_request request) {
+    return run<http_stream>(std::move(request));
 }
 
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<std::string_view, call_error>> http_stream::read_some() {

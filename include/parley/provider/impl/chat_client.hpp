@@ -27,36 +27,51 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_reply, call_er
     co_return s->take_reply();
 }
 
+// The work before and after the HTTP call is done by plain functions: a coroutine keeps its
+// locals and temporaries in its frame, which is allocated per call.
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_reply, call_error>> chat_client::chat(chat_request request) {
-    request = with_defaults(std::move(request));
-    if (config_.api == api::echo) co_return config_.echo->answer(request);
-    if (config_.api == api::scripted) {
-        auto step = config_.script->answer(request);
-        if (auto* e = std::get_if<call_error>(&step)) co_return *e;
-        co_return std::get<chat_reply>(std::move(step));
-    }
-    auto response = co_await http_.send(http_request_for(endpoint(), encode(request, false), false));
-    if (!response) co_return detail::redacted(response.error(), *key_);
+    apply_defaults(request);
+    if (config_.api == api::echo || config_.api == api::scripted) co_return in_process_reply(request);
+    auto response = co_await send_chat(request);
+    co_return reply_of(std::move(response));  // a statement of its own: its temporaries stay out of the frame
+}
+
+PARLEY_NET_DECL boost::system::result<chat_reply, call_error> chat_client::in_process_reply(const chat_request& request) const {
+    if (config_.api == api::echo) return config_.echo->answer(request);
+    auto step = config_.script->answer(request);
+    if (auto* e = std::get_if<call_error>(&step)) return *e;
+    return std::get<chat_reply>(std::move(step));
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<net::http_response, call_error>> chat_client::send_chat(
+    const chat_request& request) {
+    return http_.send(http_request_for(endpoint(), encode(request, false), false));
+}
+
+PARLEY_NET_DECL boost::system::result<chat_reply, call_error> chat_client::reply_of(
+    boost::system::result<net::http_response, call_error>&& response) const {
+    if (!response) return detail::redacted(response.error(), *key_);
     auto& r = *response;
-    if (r.status < 200 || r.status > 299) co_return decode_error(r.status, std::move(r.headers), r.body, r.attempts);
+    if (r.status < 200 || r.status > 299) return decode_error(r.status, std::move(r.headers), r.body, r.attempts);
     if (const auto type = r.headers.get("content-type"); !detail::media_type_is(type, "application/json")) {
         std::string message = "expected a JSON reply (Content-Type application/json), found Content-Type '" +
                               std::string(type) + "': " + detail::excerpt(r.body);
-        co_return detail::redacted(detail::protocol_error(std::move(message), r.status, std::move(r.headers), r.attempts), *key_);
+        return detail::redacted(detail::protocol_error(std::move(message), r.status, std::move(r.headers), r.attempts), *key_);
     }
+    // One result, returned on every path below (no move of the reply on its way out).
     auto reply = config_.api == api::anthropic
                      ? anthropic::decode_reply(r.status, std::move(r.headers), r.body, config_.anthropic_limits)
                      : openai::decode_reply(r.status, std::move(r.headers), r.body, config_.openai_limits);
     if (!reply) {
         auto e = reply.error();
         e.attempts = r.attempts;
-        co_return detail::redacted(std::move(e), *key_);
+        reply = detail::redacted(std::move(e), *key_);
     }
-    co_return std::move(*reply);
+    return reply;
 }
 
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_stream, call_error>> chat_client::stream(chat_request request) {
-    request = with_defaults(std::move(request));
+    apply_defaults(request);
     chat_stream s;
     s.key_ = key_;
     if (config_.api == api::echo) {
