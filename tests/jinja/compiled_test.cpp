@@ -12,6 +12,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -136,7 +137,8 @@ TEST_CASE("compiled: the generated path covers string filters and methods, defau
     same_as_runtime("{{ user.name | upper }} {{ user.name | lower }} {{ system | title }} {{ 'bOB smith' | capitalize }} "
                     "[{{ '  x y \t' | trim }}] {{ system | replace('e', 'E') }} {{ user.age | string }} "
                     "{{ add_generation_prompt | string }} {{ user.tags | join(', ') }} {{ user.tags | join }} "
-                    "{{ user.tags | join(system) }} {{ 'ǆemal ÉCOLE' | title }} {{ 'ß' | upper }}"
+                    "{{ user.tags | join(system) }} {{ 'ǆemal ÉCOLE' | title }} {{ 'ß' | upper }} "
+                    "{{ user.name | upper | length }} {{ (user.tags | join('ü')) | length }}"
                     "{% for m in messages %}{{ m.content | replace('<b>', '[b]') | upper }};{% endfor %}"_prompt,
                     true);
     same_as_runtime("{{ user.nickname | default('none given') }} [{{ user.nickname | d }}] {{ user.missing | default('m') }} "
@@ -157,7 +159,73 @@ TEST_CASE("compiled: the generated path covers string filters and methods, defau
                     true);
 }
 
-TEST_CASE("compiled: filters, methods and operators outside the compiled subset render through the run-time engine") {
+TEST_CASE("compiled: namespace() of strings, integers and booleans, and integer + - *, take the generated path") {
+    same_as_runtime("{% set ns = namespace(found=false, count=0, last='', total=user.age) %}{% for m in messages %}"
+                    "{% if m.role == 'assistant' %}{% set ns.found = true %}{% endif %}{% set ns.count = ns.count + 1 %}"
+                    "{% set ns.last = m.content %}{% set ns.total = ns.total + loop.index * 2 - 1 %}{% endfor %}"
+                    "{{ ns.found }} {{ ns.count }} {{ ns.last }} {{ ns.total }} {{ ns.count + 1 + 2 }} {{ 3 - ns.count }} "
+                    "{{ (ns.count * 10) if ns.found }} {{ ns.last ~ ns.count }}{% set empty = namespace() %}"
+                    "{% set alias = ns %}{% set alias.count = 100 %} {{ ns.count }}{% set ns.last = ns.last %}"
+                    "{% if ns.found and ns.count > 99 %}!{% endif %}"_prompt,
+                    true);
+    // a namespace the generated code does not type, or an assignment it does not follow
+    same_as_runtime("{% set ns = namespace(items=[]) %}{{ ns.items }}"_prompt, false);
+    same_as_runtime("{% set ns = namespace(n=0) %}{% set ns.n = 'x' %}{{ ns.n }}"_prompt, false);
+    same_as_runtime("{% set ns = namespace(n=0) %}{% set ns.other = 1 %}{{ ns.other }}"_prompt, false);
+    same_as_runtime("{% set ns = namespace(n=0) %}{{ ns.missing }}"_prompt, false);
+    same_as_runtime("{% set ns = namespace(n=user.tags) %}{{ ns.n }}"_prompt, false);
+}
+
+namespace ctt {
+struct wide {
+    std::int64_t n = 0;
+};
+BOOST_DESCRIBE_STRUCT(wide, (), (n))
+}  // namespace ctt
+
+TEST_CASE("compiled: an integer overflow fails with the run-time engine's error, at its position, and leaves the buffer as it was") {
+    const auto both = [](const auto& t, std::int64_t n) {
+        using T = std::remove_cvref_t<decltype(t)>;
+        CHECK(T::template is_compiled_for<ctt::wide>);
+        std::string compiled = "kept", interpreted = "kept";
+        std::string compiled_error, interpreted_error;
+        try {
+            t.render_to(compiled, ctt::wide{n});
+        } catch (const parley::template_error& e) {
+            compiled_error = e.what();
+        }
+        try {
+            T::runtime().render_to(interpreted, ctt::wide{n});
+        } catch (const parley::template_error& e) {
+            interpreted_error = e.what();
+        }
+        INFO("source: " << T::source());
+        CHECK(compiled == interpreted);
+        CHECK(compiled_error == interpreted_error);
+        return compiled_error;
+    };
+    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    constexpr std::int64_t min = std::numeric_limits<std::int64_t>::min();
+    // a + chain that {{ }} prints reports at its top, any other operation where it is
+    CHECK(both("{{ n + 1 }}"_prompt, max).find(":1:6: integer result too large") != std::string::npos);
+    CHECK(both("x\n  {{ 1 + n + 1 }}"_prompt, max).find(":2:12: integer result too large") != std::string::npos);
+    CHECK(both("{{ (1 + n + 1) ~ '' }}"_prompt, max).find(":1:7: integer result too large") != std::string::npos);
+    CHECK(both("{% set y = n * 2 %}"_prompt, max).find(":1:14: integer result too large") != std::string::npos);
+    CHECK(both("{{ 0 - n - 2 }}"_prompt, max).find("integer result too large") != std::string::npos);
+    CHECK(both("{% if n - 1 > 0 %}x{% endif %}"_prompt, min).find("integer result too large") != std::string::npos);
+    CHECK(both("{{ 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14 + 15 + 16 + n }}"_prompt, max)
+              .find("integer result too large") != std::string::npos);
+    CHECK(both("{{ -n }}"_prompt, min).find(":1:4: integer result too large") != std::string::npos);
+    CHECK(both("{{ n + 1 }} {{ -n }}"_prompt, 41).empty());
+}
+
+TEST_CASE("compiled: templates outside the compiled subset render through the run-time engine") {
+    // other filters, calls, macros, integer subscripts and a set inside an if fall back, with the same output
+    same_as_runtime("{{ messages | length }} {{ user.name | upper }} {{ messages[0].role if messages }}"_prompt, false);
+    same_as_runtime("{{ user.tags | sort | join(',') }} {{ user.name | center(9) }}"_prompt, false);
+    same_as_runtime("{% macro m(x) %}<{{ x }}>{% endmacro %}{{ m(user.name) }}"_prompt, false);
+    same_as_runtime("{% if messages %}{% set n = 1 %}{% endif %}{{ n }}"_prompt, false);
+    same_as_runtime("{% for k, v in counts.items() %}{{ k }}={{ v }};{% endfor %}"_prompt, false);
     // a default of another type than the optional's, keyword and counted arguments, a divisor
     // that is not a positive literal, a method with arguments the generated code does not take
     same_as_runtime("{{ user.nickname | default(user.age) }}"_prompt, false);
@@ -169,15 +237,6 @@ TEST_CASE("compiled: filters, methods and operators outside the compiled subset 
     same_as_runtime("{{ system.startswith(('B', 'x')) }}"_prompt, false);
     same_as_runtime("{% if user.age is divisibleby(user.age) %}d{% endif %}"_prompt, false);
     same_as_runtime("{{ user.tags | join(', ') | upper }}{{ user.tags | first }}"_prompt, false);
-}
-
-TEST_CASE("compiled: templates outside the compiled subset render through the run-time engine") {
-    // other filters, calls, macros, integer subscripts and a set inside an if fall back, with the same output
-    same_as_runtime("{{ messages | length }} {{ user.name | upper }} {{ messages[0].role if messages }}"_prompt, false);
-    same_as_runtime("{{ user.tags | sort | join(',') }} {{ user.name | center(9) }}"_prompt, false);
-    same_as_runtime("{% macro m(x) %}<{{ x }}>{% endmacro %}{{ m(user.name) }}"_prompt, false);
-    same_as_runtime("{% if messages %}{% set n = 1 %}{% endif %}{{ n }}"_prompt, false);
-    same_as_runtime("{% for k, v in counts.items() %}{{ k }}={{ v }};{% endfor %}"_prompt, false);
     // a boost::json context always takes the run-time engine, with member checks at render time
     constexpr auto t = "{{ a.b }}"_prompt;
     CHECK(t.render(boost::json::parse(R"({"a": {"b": 7}})")) == "7");

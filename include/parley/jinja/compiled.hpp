@@ -37,9 +37,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -72,6 +74,28 @@ struct loop_info {
     std::size_t index0;
     std::size_t length;
 };
+
+/// What `namespace(a=..., b=...)` is in the generated code: attribute Syms[k] holds a T[k]
+/// (strings as std::string, integers as std::int64_t, booleans), changed by `set ns.a = ...`.
+template <std::uint32_t... Syms>
+struct attribute_symbols {};
+template <class Attrs, class... T>
+struct typed_namespace {
+    mutable std::tuple<T...> values;
+};
+template <class T>
+struct is_typed_namespace : std::false_type {};
+template <class A, class... T>
+struct is_typed_namespace<typed_namespace<A, T...>> : std::true_type {};
+
+/// The index of attribute symbol S in a typed namespace, or -1.
+template <std::uint32_t S, std::uint32_t... Syms>
+constexpr int attribute_index(attribute_symbols<Syms...>) {
+    constexpr std::uint32_t syms[] = {Syms..., none};
+    for (std::size_t k = 0; k < sizeof...(Syms); ++k)
+        if (syms[k] == S) return static_cast<int>(k);
+    return -1;
+}
 
 template <class E>
 struct is_bound : std::false_type {};
@@ -109,7 +133,8 @@ constexpr bool is_json = std::is_same_v<T, boost::json::value> || std::is_same_v
 /// A typed value the generated code prints and tests (loop itself is only read through its
 /// attributes).
 template <class T>
-constexpr bool is_value = !std::is_same_v<T, unknown_t> && !is_json<T> && !std::is_same_v<T, loop_info>;
+constexpr bool is_value = !std::is_same_v<T, unknown_t> && !is_json<T> && !std::is_same_v<T, loop_info> &&
+                          !is_typed_namespace<T>::value;
 
 /// A sequence the generated code iterates: a range that is not a string, a mapping or JSON.
 template <class T>
@@ -126,8 +151,9 @@ using members_of = boost::describe::describe_members<T, boost::describe::mod_pub
 // The run-time engine raises an error where it reads a value it cannot represent (an unsigned
 // integer beyond the 64-bit signed range), or may raise one (JSON, types with view_traits of
 // their own). The generated code leaves templates that read such values to the run-time
-// engine, so that it never has an error to raise itself: the run-time engine is not even
-// instantiated for a template that takes the generated path.
+// engine, so that the only error it raises itself is an integer overflow (raise_at, with the
+// run-time engine's message and position): the run-time engine is not even instantiated for a
+// template that takes the generated path.
 
 /// Reading a T (a member, an element, a variable) may raise an error in the run-time engine.
 template <class T>
@@ -484,6 +510,14 @@ constexpr std::string_view key_name(const node& x) {
     return P::prog.str(k.a, k.b);
 }
 
+/// The index of attribute symbol S in typed namespace type T, or -1.
+template <class T, std::uint32_t S>
+constexpr int namespace_attribute() {
+    return []<class A, class... V>(std::type_identity<typed_namespace<A, V...>>) {
+        return attribute_index<S>(A{});
+    }(std::type_identity<T>{});
+}
+
 /// An attribute or a string key of a typed object.
 template <class P, std::uint32_t I, class T>
 decltype(auto) member_of(const T& obj) {
@@ -498,6 +532,10 @@ decltype(auto) member_of(const T& obj) {
         else if constexpr (name == "last") return obj.index0 + 1 == obj.length;
         else if constexpr (name == "length") return static_cast<std::int64_t>(obj.length);
         else return unknown_t{};
+    } else if constexpr (is_typed_namespace<T>::value) {
+        constexpr int k = x.kind == nk::getattr ? namespace_attribute<T, x.sym>() : -1;
+        if constexpr (k < 0) return unknown_t{};
+        else return std::as_const(std::get<k>(obj.values));
     } else if constexpr (is_described_struct<T>) {
         constexpr std::size_t m = member_index<T>(name);
         if constexpr (x.kind == nk::getattr && is_dict_method_name(name)) {
@@ -602,6 +640,79 @@ PARLEY_ALWAYS_INLINE void put(std::string& out, const T& v) {
     else append_str(out, cpp_view(v));
 }
 
+/// Where node I is, for an error the generated code raises: line, column and the text of the
+/// line, computed while compiling (the program is not read at run time).
+template <class P, std::uint32_t I>
+struct error_site {
+    static constexpr std::string_view source = P::prog.source_view();
+    static constexpr std::uint32_t pos = P::prog.nodes[I].pos < source.size() ? P::prog.nodes[I].pos
+                                                                               : static_cast<std::uint32_t>(source.size());
+    static constexpr ct_position at = position_of(source, pos);
+    static constexpr std::size_t begin = [] {
+        std::size_t b = pos;
+        while (b > 0 && source[b - 1] != '\n') --b;
+        return b;
+    }();
+    static constexpr std::size_t end = [] {
+        std::size_t e = pos;
+        while (e < source.size() && source[e] != '\n') ++e;
+        return e;
+    }();
+    static constexpr std::array<char, end - begin + 1> line = [] {
+        std::array<char, end - begin + 1> a{};
+        for (std::size_t k = begin; k < end; ++k) a[k - begin] = source[k];
+        return a;
+    }();
+};
+
+/// Throws the run-time engine's error for node I (its message, at its position), so that a
+/// render fails the same way on either path.
+template <class P, std::uint32_t I>
+[[noreturn]] void raise_at(errc code, const char* message) {
+    using site = error_site<P, I>;
+    throw template_error(code, message, source_location{"compiled template", site::at.line, site::at.column},
+                         std::string_view(site::line.data(), site::line.size() - 1));
+}
+
+/// a + b, a - b, a * b of integers, as the run-time engine computes them: 64-bit, an error on
+/// overflow. The error is at node At: the operation's own node, or (Chain) the top of the `+`
+/// chain a `{{ }}` prints, where the run-time engine reports it.
+template <class P, std::uint32_t I, std::uint32_t At, bool Chain, class E>
+std::int64_t int_arith(const E& env) {
+    constexpr node x = P::prog.nodes[I];
+    std::int64_t a;
+    if constexpr (Chain && P::prog.nodes[x.a].kind == nk::binop && P::prog.nodes[x.a].oper == op::add)
+        a = int_arith<P, x.a, At, true>(env);
+    else
+        a = static_cast<std::int64_t>(eval<P, x.a>(env));
+    const auto b = static_cast<std::int64_t>(eval<P, x.b>(env));
+    std::int64_t r;
+    bool overflow;
+    if constexpr (x.oper == op::add) overflow = __builtin_add_overflow(a, b, &r);
+    else if constexpr (x.oper == op::sub) overflow = __builtin_sub_overflow(a, b, &r);
+    else overflow = __builtin_mul_overflow(a, b, &r);
+    if (PARLEY_UNLIKELY(overflow)) raise_at<P, At>(errc::template_value, "integer result too large (parley integers are 64-bit)");
+    return r;
+}
+
+/// The number of `+` nodes down the left side of node I.
+template <class P, std::uint32_t I>
+constexpr std::uint32_t add_chain_length() {
+    std::uint32_t n = 0;
+    for (std::uint32_t i = I; P::prog.nodes[i].kind == nk::binop && P::prog.nodes[i].oper == op::add; i = P::prog.nodes[i].a) ++n;
+    return n;
+}
+
+/// How a namespace attribute holds a value of type V.
+template <class V>
+using stored_t = std::conditional_t<is_text<V>, std::string, std::conditional_t<std::is_same_v<V, bool>, bool, std::int64_t>>;
+
+template <class S, class V>
+S store(const V& v) {
+    if constexpr (std::is_same_v<S, std::string>) return S(std::string_view(v));
+    else return static_cast<S>(v);
+}
+
 /// The number of arguments filter or test node I passes when all are positional; -1 when it
 /// passes a keyword, *args or **kwargs (those calls are left to the run-time engine).
 template <class P, std::uint32_t I>
@@ -686,13 +797,47 @@ decltype(auto) eval_default(const E& env) {
     }
 }
 
+/// The value of keyword argument K of a call whose keywords start at list item C.
+template <class P, std::uint32_t C, std::uint32_t K>
+inline constexpr std::uint32_t keyword_value = P::prog.nodes[P::prog.lists[C + K]].a;
+
+template <class P, std::uint32_t C, class E, std::uint32_t... K>
+decltype(auto) make_namespace_of(const E& env, std::integer_sequence<std::uint32_t, K...>) {
+    if constexpr ((is_scalar<plain_t<type_of<P, keyword_value<P, C, K>, E>>> && ...)) {
+        using ns = typed_namespace<attribute_symbols<P::prog.nodes[P::prog.lists[C + K]].sym...>,
+                                   stored_t<plain_t<type_of<P, keyword_value<P, C, K>, E>>>...>;
+        return ns{{store<stored_t<plain_t<type_of<P, keyword_value<P, C, K>, E>>>>(eval<P, keyword_value<P, C, K>>(env))...}};
+    } else {
+        return unknown_t{};
+    }
+}
+
+/// `namespace(a=x, b=y)` with strings, integers or booleans: a typed namespace.
+template <class P, std::uint32_t I, class E>
+decltype(auto) make_namespace(const E& env) {
+    constexpr std::uint32_t a = P::prog.nodes[I].b;
+    if constexpr (a == none) {
+        return typed_namespace<attribute_symbols<>>{};
+    } else {
+        constexpr node args = P::prog.nodes[a];
+        if constexpr (args.b != 0 || args.e != none || args.f != none) return unknown_t{};
+        else return make_namespace_of<P, args.c>(env, std::make_integer_sequence<std::uint32_t, args.d>{});
+    }
+}
+
 /// The string methods the generated code computes (`s.strip()`, `s.startswith(p)`...), with the
 /// run-time engine's functions.
 template <class P, std::uint32_t I, class E>
 decltype(auto) eval_method(const E& env) {
     constexpr node x = P::prog.nodes[I];
     constexpr node callee = P::prog.nodes[x.a];
-    if constexpr (callee.kind != nk::getattr) {
+    if constexpr (callee.kind == nk::name) {
+        if constexpr (P::prog.sym_name(callee.sym) == "namespace" && name_state<P, callee.sym, E>() == 2 &&
+                      !assigned_v<P>[callee.sym])
+            return make_namespace<P, I>(env);
+        else
+            return unknown_t{};
+    } else if constexpr (callee.kind != nk::getattr) {
         return unknown_t{};
     } else {
         using R = decltype(eval<P, callee.a>(std::declval<const E&>()));
@@ -738,8 +883,9 @@ decltype(auto) eval_filter(const E& env) {
             if constexpr (is_sequence<T> || is_string_map<T>::value) {
                 return static_cast<std::int64_t>(std::size(eval<P, x.a>(env)));
             } else if constexpr (is_text<T>) {
+                const auto& in = eval<P, x.a>(env);  // may be a string made by a filter: kept alive here
                 std::int64_t n = 0;  // Python's len(): code points
-                for (char c : std::string_view(eval<P, x.a>(env))) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+                for (char c : std::string_view(in)) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
                 return n;
             } else if constexpr (is_described_struct<T>) {
                 return static_cast<std::int64_t>(boost::mp11::mp_size<members_of<T>>::value);
@@ -822,8 +968,8 @@ decltype(auto) eval(const E& env) {
         using R = type_of<P, x.a, E>;
         if constexpr (is_unknown<R>) return unknown_t{};
         else return member_of<P, I>(eval<P, x.a>(env));
-    } else if constexpr (x.kind == nk::binop && x.oper == op::add) {
-        if constexpr (is_text_expr<P, x.a, E>() && is_text_expr<P, x.b, E>()) {
+    } else if constexpr (x.kind == nk::binop && (x.oper == op::add || x.oper == op::sub || x.oper == op::mul)) {
+        if constexpr (x.oper == op::add && is_text_expr<P, x.a, E>() && is_text_expr<P, x.b, E>()) {
             const auto& left = eval<P, x.a>(env);
             const auto& right = eval<P, x.b>(env);
             const std::string_view a(left), b(right);
@@ -832,6 +978,8 @@ decltype(auto) eval(const E& env) {
             r.append(a);
             r.append(b);
             return r;
+        } else if constexpr (is_int<plain_t<type_of<P, x.a, E>>> && is_int<plain_t<type_of<P, x.b, E>>>) {
+            return int_arith<P, I, I, false>(env);
         } else {
             (void)sizeof(type_of<P, x.a, E>);
             (void)sizeof(type_of<P, x.b, E>);
@@ -843,6 +991,15 @@ decltype(auto) eval(const E& env) {
         return eval_method<P, I>(env);
     } else if constexpr (x.kind == nk::neg && P::prog.nodes[x.a].kind == nk::k_int && P::prog.nodes[x.a].ival >= 0) {
         return std::int64_t{-P::prog.nodes[x.a].ival};
+    } else if constexpr (x.kind == nk::neg) {
+        if constexpr (is_int<plain_t<type_of<P, x.a, E>>>) {
+            const auto v = static_cast<std::int64_t>(eval<P, x.a>(env));
+            if (PARLEY_UNLIKELY(v == std::numeric_limits<std::int64_t>::min()))
+                raise_at<P, I>(errc::template_value, "integer result too large (parley integers are 64-bit)");
+            return std::int64_t{-v};
+        } else {
+            return unknown_t{};
+        }
     } else if constexpr (x.kind == nk::binop && (x.oper == op::mod || x.oper == op::floordiv)) {
         // by a positive integer literal: no error to raise (Python's floor division and modulo)
         using A = plain_t<type_of<P, x.a, E>>;
@@ -1028,13 +1185,29 @@ bool truth(const E& env) {
 
 // ---- output -------------------------------------------------------------------------------------
 
+/// Whether node I is a `+` of two strings.
+template <class P, std::uint32_t I, class E>
+constexpr bool is_text_add() {
+    constexpr node x = P::prog.nodes[I];
+    if constexpr (x.kind == nk::binop && x.oper == op::add) return is_text_expr<P, x.a, E>() && is_text_expr<P, x.b, E>();
+    else return false;
+}
+
+/// Whether node I is a `+` of integers whose chain `{{ }}` folds as the run-time engine does.
+template <class P, std::uint32_t I, class E>
+constexpr bool is_int_add_chain() {
+    constexpr node x = P::prog.nodes[I];
+    if constexpr (x.kind == nk::binop && x.oper == op::add && add_chain_length<P, I>() <= 15)
+        return std::is_same_v<type_of<P, I, E>, std::int64_t>;
+    else return false;
+}
+
 /// Whether `{{ e }}` is written by the generated code.
 template <class P, std::uint32_t I, class E>
 constexpr bool print_ok() {
     constexpr node x = P::prog.nodes[I];
-    if constexpr (x.kind == nk::binop && x.oper == op::add) {
-        return is_text_expr<P, x.a, E>() && is_text_expr<P, x.b, E>() && print_ok<P, x.a, E>() &&
-               print_ok<P, x.b, E>();
+    if constexpr (is_text_add<P, I, E>()) {
+        return print_ok<P, x.a, E>() && print_ok<P, x.b, E>();
     } else if constexpr (x.kind == nk::concat) {
         return []<std::uint32_t... K>(std::integer_sequence<std::uint32_t, K...>) {
             return (print_ok<P, P::prog.lists[P::prog.nodes[I].a + K], E>() && ...);
@@ -1052,7 +1225,7 @@ constexpr bool print_ok() {
 template <class P, std::uint32_t I, class E>
 PARLEY_ALWAYS_INLINE void print(std::string& out, const E& env) {
     constexpr node x = P::prog.nodes[I];
-    if constexpr (x.kind == nk::binop && x.oper == op::add) {
+    if constexpr (is_text_add<P, I, E>()) {
         print<P, x.a>(out, env);
         print<P, x.b>(out, env);
     } else if constexpr (x.kind == nk::concat) {
@@ -1086,6 +1259,40 @@ constexpr std::uint32_t next_set() {
     return Count;
 }
 
+/// `set ns.attr = value` (statement I) where ns is a typed namespace with attribute attr, and
+/// value is of the attribute's kind (string, integer, boolean).
+template <class P, std::uint32_t I, class E>
+constexpr bool assign_ok() {
+    constexpr node x = P::prog.nodes[I];
+    constexpr node target = P::prog.nodes[x.a];
+    using NS = plain_t<decltype(lookup<P, target.sym, x.a>(std::declval<const E&>()))>;
+    if constexpr (!is_typed_namespace<NS>::value) {
+        return false;
+    } else {
+        constexpr int k = namespace_attribute<NS, target.sym2>();
+        if constexpr (k < 0) {
+            return false;
+        } else {
+            using S = std::tuple_element_t<k, decltype(NS::values)>;
+            using V = plain_t<type_of<P, x.b, E>>;
+            if constexpr (std::is_same_v<S, std::string>) return is_text<V>;
+            else if constexpr (std::is_same_v<S, bool>) return std::is_same_v<V, bool>;
+            else return is_int<V>;
+        }
+    }
+}
+
+template <class P, std::uint32_t I, class E>
+void assign_attribute(const E& env) {
+    constexpr node x = P::prog.nodes[I];
+    constexpr node target = P::prog.nodes[x.a];
+    const auto& ns = lookup<P, target.sym, x.a>(env);
+    auto& slot = std::get<namespace_attribute<plain_t<decltype(ns)>, target.sym2>()>(ns.values);
+    const auto& v = eval<P, x.b>(env);
+    if constexpr (std::is_same_v<plain_t<decltype(slot)>, std::string>) slot.assign(std::string_view(v));
+    else slot = static_cast<plain_t<decltype(slot)>>(v);
+}
+
 /// Statements L[K..Count) of a list, in scope E (each `set` opens the scope of the rest).
 template <class P, std::uint32_t L, std::uint32_t K, std::uint32_t Count, class E>
 constexpr bool list_ok() {
@@ -1099,7 +1306,8 @@ constexpr bool list_ok() {
     } else {
         constexpr std::uint32_t I = P::prog.lists[L + J];
         constexpr node x = P::prog.nodes[I];
-        if constexpr (P::prog.nodes[x.a].kind != nk::name) return false;
+        if constexpr (P::prog.nodes[x.a].kind == nk::nsref) return assign_ok<P, I, E>() && list_ok<P, L, J + 1, Count, E>();
+        else if constexpr (P::prog.nodes[x.a].kind != nk::name) return false;
         else {
             using T = plain_t<type_of<P, x.b, E>>;
             if constexpr (is_unknown<T> || is_json<T>) return false;
@@ -1117,10 +1325,15 @@ void run_list(std::string& out, const E& env) {
     if constexpr (J < Count) {
         constexpr std::uint32_t I = P::prog.lists[L + J];
         constexpr node x = P::prog.nodes[I];
-        using T = plain_t<type_of<P, x.b, E>>;
-        const T& v = eval<P, x.b>(env);
-        const set_scope<P, I, E> inner{v, env};
-        run_list<P, L, J + 1, Count>(out, inner);
+        if constexpr (P::prog.nodes[x.a].kind == nk::nsref) {
+            assign_attribute<P, I>(env);
+            run_list<P, L, J + 1, Count>(out, env);
+        } else {
+            using T = plain_t<type_of<P, x.b, E>>;
+            const T& v = eval<P, x.b>(env);
+            const set_scope<P, I, E> inner{v, env};
+            run_list<P, L, J + 1, Count>(out, inner);
+        }
     }
 }
 
@@ -1140,8 +1353,8 @@ template <class P, std::uint32_t I>
 constexpr bool has_set() {
     constexpr node x = P::prog.nodes[I];
     for (std::uint32_t k = 0; k < x.b; ++k) {
-        const nk kind = P::prog.nodes[P::prog.lists[x.a + k]].kind;
-        if (kind == nk::set || kind == nk::set_block) return true;
+        const node& item = P::prog.nodes[P::prog.lists[x.a + k]];
+        if (item.kind == nk::set_block || (item.kind == nk::set && P::prog.nodes[item.a].kind != nk::nsref)) return true;
     }
     return false;
 }
@@ -1205,7 +1418,13 @@ void exec(std::string& out, const E& env) {
         static constexpr std::string_view text = P::prog.text(x.a, x.b);
         out.append(text);
     } else if constexpr (x.kind == nk::print) {
-        print<P, x.a>(out, env);
+        if constexpr (is_int_add_chain<P, x.a, E>()) {
+            // the run-time engine prints a `+` chain of up to 15 operands by folding it itself,
+            // and reports an overflow at the top of the chain
+            put(out, int_arith<P, x.a, x.a, true>(env));
+        } else {
+            print<P, x.a>(out, env);
+        }
     } else if constexpr (x.kind == nk::if_) {
         if (truth<P, x.a>(env)) run_body<P, x.b>(out, env);
         else run_branch<P, x.c>(out, env);
@@ -1409,8 +1628,9 @@ public:
     void render_to(std::string& out, const Ctx& ctx) const {
         if constexpr (detail::is_described_struct<Ctx>) static_assert(check<Ctx>());
         if constexpr (is_compiled_for<Ctx>) {
-            // The generated code raises no template error (the templates whose values could
-            // raise one take the run-time engine); std::bad_alloc leaves `out` as it was too.
+            // The generated code raises one template error, the run-time engine's integer
+            // overflow (the templates whose values could raise another take the run-time
+            // engine); that error and std::bad_alloc leave `out` as it was.
             const std::size_t size = out.size();
             try {
                 detail::ct::run_body<parsed, parsed::prog.root>(out, scope<Ctx>{ctx});
