@@ -269,6 +269,33 @@ TEST_CASE("keep-alive: sequential calls share one connection") {
     CHECK(client.http().counters().idle == 1);
 }
 
+TEST_CASE("keep-alive: without a proxy, calls to two servers in turn each keep their own connection") {
+    fake_server first;
+    fake_server second;
+    asio::io_context io;
+    auto options = quick();
+    options.proxy.how = net::proxy_options::mode::none;  // the pool's key is then kept per target
+    net::http_client http(io.get_executor(), options);
+    for (int i = 0; i < 6; ++i) {
+        fake_server& s = i % 2 == 0 ? first : second;
+        const std::string text = i % 2 == 0 ? "first" : "second";
+        s.push(fake_step::text(text));
+        net::http_request req;
+        req.target = net::parse_url(s.url("/v1/chat/completions"));
+        req.headers.add("Content-Type", "application/json");
+        req.body = R"({"model":"m","messages":[{"role":"user","content":"x"}]})";
+        auto r = run(io, http.send(req));
+        REQUIRE_OK(r);
+        CHECK(r->body.find(text) != std::string::npos);
+        CHECK(s.request_count() == static_cast<std::size_t>(i / 2 + 1));
+    }
+    CHECK(first.connections_accepted() == 1);
+    CHECK(second.connections_accepted() == 1);
+    CHECK(http.counters().opened == 2);
+    CHECK(http.counters().reused == 4);
+    CHECK(http.counters().idle == 2);
+}
+
 TEST_CASE("pool: a connection the server closed while idle is replaced without a retry") {
     fake_server server;
     server.push(fake_step::with_fault(fake_fault::close_idle));

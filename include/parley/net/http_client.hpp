@@ -336,6 +336,15 @@ private:
     };
     std::array<checked_fields, 2> common_cache_;
     std::size_t next_common_slot_ = 0;
+    /// The pool's key of the last target taken from the pool, when the proxy does not come from
+    /// the environment (then the key depends on the target alone).
+    struct route_key {
+        std::string scheme;
+        std::string host;
+        std::uint16_t port = 0;
+        std::string key;
+    };
+    std::optional<route_key> last_route_;
 };
 
 }  // namespace parley::net

@@ -509,9 +509,18 @@ PARLEY_NET_DECL std::optional<detail::failure> http_client::route_to(const url& 
 }
 
 PARLEY_NET_DECL std::optional<detail::failure> http_client::take_kept_alive(const url& target, detail::lease& lease) {
-    std::optional<url> proxy;
     std::string key;
-    if (auto f = route_to(target, proxy, key)) return f;
+    // Without proxy variables to read, the key depends on the target alone: that of the last
+    // target is kept.
+    const bool by_target = options_.proxy.how != proxy_options::mode::environment;
+    if (by_target && last_route_ && last_route_->port == target.port && last_route_->scheme == target.scheme &&
+        last_route_->host == target.host) {
+        key = last_route_->key;
+    } else {
+        std::optional<url> proxy;
+        if (auto f = route_to(target, proxy, key)) return f;
+        if (by_target) last_route_ = route_key{target.scheme, target.host, target.port, key};
+    }
     if (auto c = pool_->take_idle(key)) lease = detail::lease(pool_, std::move(key), std::move(c));
     return std::nullopt;
 }
