@@ -44,7 +44,7 @@ except ImportError:  # this interpreter lacks Jinja2: try the system one (Debian
 
 # The test fails when fewer generated cases than this render through the generated code (rather
 # than the run-time engine): a change that silently sends templates to the run-time path.
-COMPILED_PATH_FLOOR = 148
+COMPILED_PATH_FLOOR = 151
 
 # Cases whose compiled render is known to differ from the run-time engine's (bugs of the
 # compile-time engine, each with its reason). The generated test checks that they still differ,
@@ -275,6 +275,12 @@ class Checker:
             return self.member(self.type_of(n.node, scope), n.attr, True)
         if isinstance(n, nodes.Getitem) and is_str_const(n.arg):
             return self.member(self.type_of(n.node, scope), n.arg.value, False)
+        if isinstance(n, nodes.Getitem) and is_int_literal(n.arg):
+            # seq[k]: the element (read further, its members are checked)
+            t = self.type_of(n.node, scope)
+            if t is not None and t[0] == "list":
+                return t[1] if t[1] is not None else ("str",)
+            return None
         if isinstance(n, nodes.Add):
             a, b = self.type_of(n.left, scope), self.type_of(n.right, scope)
             return ("str",) if a == ("str",) and b == ("str",) else None
@@ -370,6 +376,13 @@ class Checker:
 
 def is_str_const(n):
     return isinstance(n, nodes.Const) and isinstance(n.value, str)
+
+
+def is_int_literal(n):
+    """k or -k, k an integer literal (compiled.hpp's is_int_subscript)."""
+    if isinstance(n, nodes.Neg):
+        n = n.node
+    return isinstance(n, nodes.Const) and isinstance(n.value, int) and not isinstance(n.value, bool)
 
 
 def assigned_names(template):

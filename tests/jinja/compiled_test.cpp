@@ -116,7 +116,7 @@ TEST_CASE("compiled: the generated path covers loops, loop attributes, condition
                     "{% if 'eng' in user.tags[1] %}never{% endif %}{% if 'brief' in system %}C{% endif %}"
                     "{% if user.name != 'Ada' %}D{% endif %}{% if none is none %}E{% endif %}"
                     "{% if user.age is none %}F{% endif %}"_prompt,
-                    false);  // user.tags[1]: an integer subscript is not compiled
+                    false);  // 'eng' in user.tags[1]: `in` an element read by subscript is not compiled
     same_as_runtime("{% if 'brief' in system %}C{% endif %}{% if user.name != 'Ada' %}D{% endif %}"
                     "{% if none is none %}E{% endif %}{% if user.age is none %}F{% endif %}"
                     "{% if system not in 'x' %}G{% endif %}"_prompt,
@@ -183,27 +183,34 @@ struct wide {
 BOOST_DESCRIBE_STRUCT(wide, (), (n))
 }  // namespace ctt
 
+namespace {
+// Renders with the compiled template (which must take the generated path) and with the
+// run-time engine, each into a buffer holding "kept": the outputs and the error texts must be
+// equal. Returns the error text (empty when the render succeeds).
+template <class T, class Ctx>
+std::string error_as_runtime(const T&, const Ctx& ctx) {
+    CHECK(T::template is_compiled_for<Ctx>);
+    std::string compiled = "kept", interpreted = "kept";
+    std::string compiled_error, interpreted_error;
+    try {
+        T{}.render_to(compiled, ctx);
+    } catch (const parley::template_error& e) {
+        compiled_error = e.what();
+    }
+    try {
+        T::runtime().render_to(interpreted, ctx);
+    } catch (const parley::template_error& e) {
+        interpreted_error = e.what();
+    }
+    INFO("source: " << T::source());
+    CHECK(compiled == interpreted);
+    CHECK(compiled_error == interpreted_error);
+    return compiled_error;
+}
+}  // namespace
+
 TEST_CASE("compiled: an integer overflow fails with the run-time engine's error, at its position, and leaves the buffer as it was") {
-    const auto both = [](const auto& t, std::int64_t n) {
-        using T = std::remove_cvref_t<decltype(t)>;
-        CHECK(T::template is_compiled_for<ctt::wide>);
-        std::string compiled = "kept", interpreted = "kept";
-        std::string compiled_error, interpreted_error;
-        try {
-            t.render_to(compiled, ctt::wide{n});
-        } catch (const parley::template_error& e) {
-            compiled_error = e.what();
-        }
-        try {
-            T::runtime().render_to(interpreted, ctt::wide{n});
-        } catch (const parley::template_error& e) {
-            interpreted_error = e.what();
-        }
-        INFO("source: " << T::source());
-        CHECK(compiled == interpreted);
-        CHECK(compiled_error == interpreted_error);
-        return compiled_error;
-    };
+    const auto both = [](const auto& t, std::int64_t n) { return error_as_runtime(t, ctt::wide{n}); };
     constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
     constexpr std::int64_t min = std::numeric_limits<std::int64_t>::min();
     // a + chain that {{ }} prints reports at its top, any other operation where it is
@@ -219,9 +226,26 @@ TEST_CASE("compiled: an integer overflow fails with the run-time engine's error,
     CHECK(both("{{ n + 1 }} {{ -n }}"_prompt, 41).empty());
 }
 
+TEST_CASE("compiled: seq[k] with an integer literal takes the generated path; reading past the end fails as in the run-time engine") {
+    same_as_runtime("{% if messages %}{{ messages[0].role }} {{ messages[-1]['content'] }} {{ messages[0] }}{% endif %}"
+                    "[{{ user.tags[1] }}][{{ user.tags[7] }}][{{ user.tags[-2] }}][{{ messages[4] }}]"
+                    "{% if user.tags[0] is defined %}d{% endif %}{% if messages[3] is not defined %}n{% endif %}"
+                    "{% if messages[1] %}m1{% endif %}{% if messages and messages[0].role == 'user' %}u{% endif %}"
+                    "{% set last = messages[-1] %}{% if last is defined %}{{ last.role }}{% endif %}"
+                    "{{ user.tags[9] | default('none') }} {{ user.tags[0] | d('-') }} {{ user.tags[-9] | d }}"_prompt,
+                    true);
+    for (std::size_t n : {0u, 1u, 3u}) {
+        const ctt::chat c = ctt::sample(n, false);
+        CHECK((error_as_runtime("{{ messages[2].role }}"_prompt, c).find("list object has no element 2") !=
+               std::string::npos) == (n < 3));
+        CHECK((error_as_runtime("x\n{{ messages[-3]['content'] }}"_prompt, c).find(":2:16: list object has no element -3") !=
+               std::string::npos) == (n < 3));
+    }
+}
+
 TEST_CASE("compiled: templates outside the compiled subset render through the run-time engine") {
     // other filters, calls, macros, integer subscripts and a set inside an if fall back, with the same output
-    same_as_runtime("{{ messages | length }} {{ user.name | upper }} {{ messages[0].role if messages }}"_prompt, false);
+    same_as_runtime("{{ messages | length }} {{ user.name | upper }} {{ messages[0:1] }}"_prompt, false);
     same_as_runtime("{{ user.tags | sort | join(',') }} {{ user.name | center(9) }}"_prompt, false);
     same_as_runtime("{% macro m(x) %}<{{ x }}>{% endmacro %}{{ m(user.name) }}"_prompt, false);
     same_as_runtime("{% if messages %}{% set n = 1 %}{% endif %}{{ n }}"_prompt, false);

@@ -97,6 +97,21 @@ constexpr int attribute_index(attribute_symbols<Syms...>) {
     return -1;
 }
 
+/// `seq[k]` with an integer literal k: the element, or none when k is out of range (then it
+/// is Jinja's undefined: printed as nothing, false, not defined, an error when read further).
+template <class T>
+struct item_of {
+    using value_type = T;
+    const T* p;
+    std::int64_t index;  // as written, for the message of a read past the end
+    bool has_value() const noexcept { return p != nullptr; }
+    const T& operator*() const noexcept { return *p; }
+};
+template <class T>
+struct is_item_of : std::false_type {};
+template <class T>
+struct is_item_of<item_of<T>> : std::true_type {};
+
 template <class E>
 struct is_bound : std::false_type {};
 template <std::uint32_t S, class T, class U>
@@ -134,7 +149,7 @@ constexpr bool is_json = std::is_same_v<T, boost::json::value> || std::is_same_v
 /// attributes).
 template <class T>
 constexpr bool is_value = !std::is_same_v<T, unknown_t> && !is_json<T> && !std::is_same_v<T, loop_info> &&
-                          !is_typed_namespace<T>::value;
+                          !is_typed_namespace<T>::value && !is_item_of<T>::value;
 
 /// A sequence the generated code iterates: a range that is not a string, a mapping or JSON.
 template <class T>
@@ -151,9 +166,9 @@ using members_of = boost::describe::describe_members<T, boost::describe::mod_pub
 // The run-time engine raises an error where it reads a value it cannot represent (an unsigned
 // integer beyond the 64-bit signed range), or may raise one (JSON, types with view_traits of
 // their own). The generated code leaves templates that read such values to the run-time
-// engine, so that the only error it raises itself is an integer overflow (raise_at, with the
-// run-time engine's message and position): the run-time engine is not even instantiated for a
-// template that takes the generated path.
+// engine, so that the only errors it raises itself are an integer overflow and a read past the
+// end of a sequence (raise_at, with the run-time engine's message and position): the run-time
+// engine is not even instantiated for a template that takes the generated path.
 
 /// Reading a T (a member, an element, a variable) may raise an error in the run-time engine.
 template <class T>
@@ -510,6 +525,68 @@ constexpr std::string_view key_name(const node& x) {
     return P::prog.str(k.a, k.b);
 }
 
+/// Where node I is, for an error the generated code raises: line, column and the text of the
+/// line, computed while compiling (the program is not read at run time).
+template <class P, std::uint32_t I>
+struct error_site {
+    static constexpr std::string_view source = P::prog.source_view();
+    static constexpr std::uint32_t pos = P::prog.nodes[I].pos < source.size() ? P::prog.nodes[I].pos
+                                                                               : static_cast<std::uint32_t>(source.size());
+    static constexpr ct_position at = position_of(source, pos);
+    static constexpr std::size_t begin = [] {
+        std::size_t b = pos;
+        while (b > 0 && source[b - 1] != '\n') --b;
+        return b;
+    }();
+    static constexpr std::size_t end = [] {
+        std::size_t e = pos;
+        while (e < source.size() && source[e] != '\n') ++e;
+        return e;
+    }();
+    static constexpr std::array<char, end - begin + 1> line = [] {
+        std::array<char, end - begin + 1> a{};
+        for (std::size_t k = begin; k < end; ++k) a[k - begin] = source[k];
+        return a;
+    }();
+};
+
+/// Throws the run-time engine's error for node I (its message, at its position), so that a
+/// render fails the same way on either path.
+template <class P, std::uint32_t I>
+[[noreturn]] void raise_at(errc code, std::string message) {
+    using site = error_site<P, I>;
+    throw template_error(code, std::move(message), source_location{"compiled template", site::at.line, site::at.column},
+                         std::string_view(site::line.data(), site::line.size() - 1));
+}
+
+/// A sequence whose elements are reached by index.
+template <class T>
+constexpr bool is_random_access_sequence() {
+    if constexpr (!is_sequence<T>) return false;
+    else return std::is_base_of_v<std::random_access_iterator_tag,
+                                  typename std::iterator_traits<decltype(std::begin(std::declval<const T&>()))>::iterator_category>;
+}
+
+/// The integer literal a subscript node I reads (`k` or `-k`), and whether it is one.
+template <class P, std::uint32_t I>
+constexpr bool is_int_subscript() {
+    constexpr node x = P::prog.nodes[I];
+    if constexpr (x.kind != nk::getitem) {
+        return false;
+    } else {
+        constexpr node k = P::prog.nodes[x.b];
+        if constexpr (k.kind == nk::k_int) return true;
+        else if constexpr (k.kind == nk::neg) return P::prog.nodes[k.a].kind == nk::k_int && P::prog.nodes[k.a].ival >= 0;
+        else return false;
+    }
+}
+template <class P, std::uint32_t I>
+constexpr std::int64_t subscript_value() {
+    constexpr node k = P::prog.nodes[P::prog.nodes[I].b];
+    if constexpr (k.kind == nk::k_int) return k.ival;
+    else return -P::prog.nodes[k.a].ival;
+}
+
 /// The index of attribute symbol S in typed namespace type T, or -1.
 template <class T, std::uint32_t S>
 constexpr int namespace_attribute() {
@@ -532,6 +609,15 @@ decltype(auto) member_of(const T& obj) {
         else if constexpr (name == "last") return obj.index0 + 1 == obj.length;
         else if constexpr (name == "length") return static_cast<std::int64_t>(obj.length);
         else return unknown_t{};
+    } else if constexpr (is_item_of<T>::value) {
+        using R = decltype(member_of<P, I>(*obj.p));
+        if constexpr (is_unknown<R>) {
+            return unknown_t{};
+        } else {
+            if (PARLEY_UNLIKELY(!obj.p))
+                raise_at<P, I>(errc::template_undefined, "list object has no element " + std::to_string(obj.index));
+            return member_of<P, I>(*obj.p);
+        }
     } else if constexpr (is_typed_namespace<T>::value) {
         constexpr int k = x.kind == nk::getattr ? namespace_attribute<T, x.sym>() : -1;
         if constexpr (k < 0) return unknown_t{};
@@ -634,44 +720,12 @@ struct literal_chars {
 /// Python's str(v) of a typed value, appended.
 template <class T>
 PARLEY_ALWAYS_INLINE void put(std::string& out, const T& v) {
-    if constexpr (is_text<T>) out.append(std::string_view(v));
+    if constexpr (is_item_of<T>::value) {
+        if (v.p) put(out, *v.p);  // Jinja's undefined prints as nothing
+    } else if constexpr (is_text<T>) out.append(std::string_view(v));
     else if constexpr (std::is_same_v<T, bool>) out.append(v ? "True" : "False");
     else if constexpr (is_int<T>) append_int(out, static_cast<std::int64_t>(v));
     else append_str(out, cpp_view(v));
-}
-
-/// Where node I is, for an error the generated code raises: line, column and the text of the
-/// line, computed while compiling (the program is not read at run time).
-template <class P, std::uint32_t I>
-struct error_site {
-    static constexpr std::string_view source = P::prog.source_view();
-    static constexpr std::uint32_t pos = P::prog.nodes[I].pos < source.size() ? P::prog.nodes[I].pos
-                                                                               : static_cast<std::uint32_t>(source.size());
-    static constexpr ct_position at = position_of(source, pos);
-    static constexpr std::size_t begin = [] {
-        std::size_t b = pos;
-        while (b > 0 && source[b - 1] != '\n') --b;
-        return b;
-    }();
-    static constexpr std::size_t end = [] {
-        std::size_t e = pos;
-        while (e < source.size() && source[e] != '\n') ++e;
-        return e;
-    }();
-    static constexpr std::array<char, end - begin + 1> line = [] {
-        std::array<char, end - begin + 1> a{};
-        for (std::size_t k = begin; k < end; ++k) a[k - begin] = source[k];
-        return a;
-    }();
-};
-
-/// Throws the run-time engine's error for node I (its message, at its position), so that a
-/// render fails the same way on either path.
-template <class P, std::uint32_t I>
-[[noreturn]] void raise_at(errc code, const char* message) {
-    using site = error_site<P, I>;
-    throw template_error(code, message, source_location{"compiled template", site::at.line, site::at.column},
-                         std::string_view(site::line.data(), site::line.size() - 1));
 }
 
 /// a + b, a - b, a * b of integers, as the run-time engine computes them: 64-bit, an error on
@@ -968,6 +1022,23 @@ decltype(auto) eval(const E& env) {
         using R = type_of<P, x.a, E>;
         if constexpr (is_unknown<R>) return unknown_t{};
         else return member_of<P, I>(eval<P, x.a>(env));
+    } else if constexpr (is_int_subscript<P, I>()) {
+        using T = plain_t<type_of<P, x.a, E>>;
+        if constexpr (is_random_access_sequence<T>()) {
+            using Elem = elem_t<T>;
+            if constexpr (raises_on_read<Elem>() || is_optional<Elem>::value || !std::is_lvalue_reference_v<decltype(*std::begin(std::declval<const T&>()))>) {
+                return unknown_t{};
+            } else {
+                const auto& seq = eval<P, x.a>(env);
+                const auto n = static_cast<std::int64_t>(std::size(seq));
+                constexpr std::int64_t written = subscript_value<P, I>();
+                const std::int64_t k = written < 0 ? written + n : written;
+                if (k < 0 || k >= n) return item_of<Elem>{nullptr, written};
+                return item_of<Elem>{&*(std::begin(seq) + k), written};
+            }
+        } else {
+            return unknown_t{};
+        }
     } else if constexpr (x.kind == nk::binop && (x.oper == op::add || x.oper == op::sub || x.oper == op::mul)) {
         if constexpr (x.oper == op::add && is_text_expr<P, x.a, E>() && is_text_expr<P, x.b, E>()) {
             const auto& left = eval<P, x.a>(env);
@@ -1062,7 +1133,9 @@ constexpr bool truth_ok() {
             return false;
         }
     } else {
-        return is_value<plain_t<type_of<P, I, E>>>;
+        using T = plain_t<type_of<P, I, E>>;
+        if constexpr (is_item_of<T>::value) return is_value<plain_t<decltype(*std::declval<T>().p)>>;
+        else return is_value<T>;
     }
 }
 
@@ -1075,7 +1148,7 @@ constexpr int defined_state() {
         constexpr int s = name_state<P, x.sym, E>();
         if constexpr (s == 0) return 0;
         else if constexpr (s == 2) return 3;
-        else if constexpr (is_optional<plain_t<type_of<P, I, E>>>::value) return 2;
+        else if constexpr (is_optional<plain_t<type_of<P, I, E>>>::value || is_item_of<plain_t<type_of<P, I, E>>>::value) return 2;
         else if constexpr (is_unknown<type_of<P, I, E>>) return 3;
         else return 1;
     } else if constexpr ((x.kind == nk::getattr || x.kind == nk::getitem) && is_string_key<P, I>()) {
@@ -1090,6 +1163,9 @@ constexpr int defined_state() {
             else if constexpr (is_optional<plain_t<type_of<P, I, E>>>::value) return 2;
             else return 1;
         }
+    } else if constexpr (is_int_subscript<P, I>()) {
+        if constexpr (defined_state<P, x.a, E>() == 1 && is_item_of<plain_t<type_of<P, I, E>>>::value) return 2;
+        else return 3;
     } else {
         return 3;
     }
@@ -1106,7 +1182,8 @@ bool is_defined(const E& env) {
 /// Python truth of a typed value.
 template <class T>
 bool truth_of(const T& v) {
-    if constexpr (std::is_same_v<T, bool>) return v;
+    if constexpr (is_item_of<T>::value) return v.p && truth_of(*v.p);
+    else if constexpr (std::is_same_v<T, bool>) return v;
     else if constexpr (is_int<T>) return v != 0;
     else if constexpr (is_text<T>) return !std::string_view(v).empty();
     else if constexpr (std::is_same_v<T, std::nullptr_t>) return false;
@@ -1217,7 +1294,8 @@ constexpr bool print_ok() {
         else return truth_ok<P, x.a, E>() && print_ok<P, x.b, E>() && print_ok<P, x.c, E>();
     } else {
         using T = plain_t<type_of<P, I, E>>;
-        if constexpr (is_value<T>) return !raises_when_printed<T>();
+        if constexpr (is_item_of<T>::value) return is_printable<plain_t<decltype(*std::declval<T>().p)>>();
+        else if constexpr (is_value<T>) return !raises_when_printed<T>();
         else return false;
     }
 }
@@ -1628,9 +1706,10 @@ public:
     void render_to(std::string& out, const Ctx& ctx) const {
         if constexpr (detail::is_described_struct<Ctx>) static_assert(check<Ctx>());
         if constexpr (is_compiled_for<Ctx>) {
-            // The generated code raises one template error, the run-time engine's integer
-            // overflow (the templates whose values could raise another take the run-time
-            // engine); that error and std::bad_alloc leave `out` as it was.
+            // The generated code raises two template errors, the run-time engine's integer
+            // overflow and its read past the end of a sequence (the templates whose values
+            // could raise another take the run-time engine); they and std::bad_alloc leave
+            // `out` as it was.
             const std::size_t size = out.size();
             try {
                 detail::ct::run_body<parsed, parsed::prog.root>(out, scope<Ctx>{ctx});
