@@ -44,7 +44,7 @@ except ImportError:  # this interpreter lacks Jinja2: try the system one (Debian
 
 # The test fails when fewer generated cases than this render through the generated code (rather
 # than the run-time engine): a change that silently sends templates to the run-time path.
-COMPILED_PATH_FLOOR = 151
+COMPILED_PATH_FLOOR = 153
 
 # Cases whose compiled render is known to differ from the run-time engine's (bugs of the
 # compile-time engine, each with its reason). The generated test checks that they still differ,
@@ -275,6 +275,13 @@ class Checker:
             return self.member(self.type_of(n.node, scope), n.attr, True)
         if isinstance(n, nodes.Getitem) and is_str_const(n.arg):
             return self.member(self.type_of(n.node, scope), n.arg.value, False)
+        if (isinstance(n, nodes.Filter) and n.node is not None and n.name in ("first", "last")
+                and not n.args and not n.kwargs and n.dyn_args is None and n.dyn_kwargs is None):
+            # seq|first, seq|last: the element, as seq[k]
+            t = self.type_of(n.node, scope)
+            if t is not None and t[0] == "list":
+                return t[1] if t[1] is not None else ("str",)
+            return None
         if isinstance(n, nodes.Getitem) and is_int_literal(n.arg):
             # seq[k]: the element (read further, its members are checked)
             t = self.type_of(n.node, scope)

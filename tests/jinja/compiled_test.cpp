@@ -226,13 +226,16 @@ TEST_CASE("compiled: an integer overflow fails with the run-time engine's error,
     CHECK(both("{{ n + 1 }} {{ -n }}"_prompt, 41).empty());
 }
 
-TEST_CASE("compiled: seq[k] with an integer literal takes the generated path; reading past the end fails as in the run-time engine") {
+TEST_CASE("compiled: seq[k] with an integer literal, seq | first and seq | last take the generated path; reading past the end fails as in the run-time engine") {
     same_as_runtime("{% if messages %}{{ messages[0].role }} {{ messages[-1]['content'] }} {{ messages[0] }}{% endif %}"
                     "[{{ user.tags[1] }}][{{ user.tags[7] }}][{{ user.tags[-2] }}][{{ messages[4] }}]"
                     "{% if user.tags[0] is defined %}d{% endif %}{% if messages[3] is not defined %}n{% endif %}"
                     "{% if messages[1] %}m1{% endif %}{% if messages and messages[0].role == 'user' %}u{% endif %}"
                     "{% set last = messages[-1] %}{% if last is defined %}{{ last.role }}{% endif %}"
-                    "{{ user.tags[9] | default('none') }} {{ user.tags[0] | d('-') }} {{ user.tags[-9] | d }}"_prompt,
+                    "{{ user.tags[9] | default('none') }} {{ user.tags[0] | d('-') }} {{ user.tags[-9] | d }}"
+                    "[{{ (messages | first).role if messages }}|{{ user.tags | first }}|{{ user.tags | last }}]"
+                    "{% if (messages | last) is defined %}L{% endif %}{% set f = messages | first %}"
+                    "{% if f %}{{ f['content'] }}{% endif %}"_prompt,
                     true);
     for (std::size_t n : {0u, 1u, 3u}) {
         const ctt::chat c = ctt::sample(n, false);
@@ -240,6 +243,10 @@ TEST_CASE("compiled: seq[k] with an integer literal takes the generated path; re
                std::string::npos) == (n < 3));
         CHECK((error_as_runtime("x\n{{ messages[-3]['content'] }}"_prompt, c).find(":2:16: list object has no element -3") !=
                std::string::npos) == (n < 3));
+        CHECK((error_as_runtime("{{ (messages | first).role }}"_prompt, c).find(":1:23: No first item, sequence was empty.") !=
+               std::string::npos) == (n == 0));
+        CHECK((error_as_runtime("{% set l = messages | last %}{{ l.role }}"_prompt, c).find("No last item, sequence was empty.") !=
+               std::string::npos) == (n == 0));
     }
 }
 
@@ -260,7 +267,7 @@ TEST_CASE("compiled: templates outside the compiled subset render through the ru
     same_as_runtime("{{ system.strip('.') }}"_prompt, false);
     same_as_runtime("{{ system.startswith(('B', 'x')) }}"_prompt, false);
     same_as_runtime("{% if user.age is divisibleby(user.age) %}d{% endif %}"_prompt, false);
-    same_as_runtime("{{ user.tags | join(', ') | upper }}{{ user.tags | first }}"_prompt, false);
+    same_as_runtime("{{ user.tags | join(', ') | upper }}{{ user.tags | reverse | join }}"_prompt, false);
     // a boost::json context always takes the run-time engine, with member checks at render time
     constexpr auto t = "{{ a.b }}"_prompt;
     CHECK(t.render(boost::json::parse(R"({"a": {"b": 7}})")) == "7");

@@ -104,6 +104,7 @@ struct item_of {
     using value_type = T;
     const T* p;
     std::int64_t index;  // as written, for the message of a read past the end
+    const char* hint = nullptr;  // the message instead (`first` and `last` of an empty sequence)
     bool has_value() const noexcept { return p != nullptr; }
     const T& operator*() const noexcept { return *p; }
 };
@@ -567,6 +568,14 @@ constexpr bool is_random_access_sequence() {
                                   typename std::iterator_traits<decltype(std::begin(std::declval<const T&>()))>::iterator_category>;
 }
 
+/// An element the generated code reads by reference from a sequence of type T.
+template <class T>
+constexpr bool is_readable_element() {
+    using Elem = elem_t<T>;
+    return !raises_on_read<Elem>() && !is_optional<Elem>::value &&
+           std::is_lvalue_reference_v<decltype(*std::begin(std::declval<const T&>()))>;
+}
+
 /// The integer literal a subscript node I reads (`k` or `-k`), and whether it is one.
 template <class P, std::uint32_t I>
 constexpr bool is_int_subscript() {
@@ -615,7 +624,8 @@ decltype(auto) member_of(const T& obj) {
             return unknown_t{};
         } else {
             if (PARLEY_UNLIKELY(!obj.p))
-                raise_at<P, I>(errc::template_undefined, "list object has no element " + std::to_string(obj.index));
+                raise_at<P, I>(errc::template_undefined,
+                               obj.hint ? std::string(obj.hint) : "list object has no element " + std::to_string(obj.index));
             return member_of<P, I>(*obj.p);
         }
     } else if constexpr (is_typed_namespace<T>::value) {
@@ -969,6 +979,20 @@ decltype(auto) eval_filter(const E& env) {
             } else {
                 return unknown_t{};
             }
+        } else if constexpr (argc == 0 && (name == "first" || name == "last") && is_sequence<T>) {
+            // the first or last element, or Jinja's undefined with the run-time engine's message
+            if constexpr (!is_readable_element<T>() || (name == "last" && !is_random_access_sequence<T>())) {
+                return unknown_t{};
+            } else {
+                using Elem = elem_t<T>;
+                const auto& seq = eval<P, x.a>(env);
+                const auto n = static_cast<std::int64_t>(std::size(seq));
+                if (n == 0)
+                    return item_of<Elem>{nullptr, 0,
+                                         name == "first" ? "No first item, sequence was empty." : "No last item, sequence was empty."};
+                if constexpr (name == "first") return item_of<Elem>{&*std::begin(seq), 0};
+                else return item_of<Elem>{&*(std::begin(seq) + (n - 1)), n - 1};
+            }
         } else if constexpr (argc == 0 && name == "string" && is_printable<T>()) {
             std::string r;
             put(r, eval<P, x.a>(env));
@@ -1026,7 +1050,7 @@ decltype(auto) eval(const E& env) {
         using T = plain_t<type_of<P, x.a, E>>;
         if constexpr (is_random_access_sequence<T>()) {
             using Elem = elem_t<T>;
-            if constexpr (raises_on_read<Elem>() || is_optional<Elem>::value || !std::is_lvalue_reference_v<decltype(*std::begin(std::declval<const T&>()))>) {
+            if constexpr (!is_readable_element<T>()) {
                 return unknown_t{};
             } else {
                 const auto& seq = eval<P, x.a>(env);
@@ -1163,7 +1187,10 @@ constexpr int defined_state() {
             else if constexpr (is_optional<plain_t<type_of<P, I, E>>>::value) return 2;
             else return 1;
         }
-    } else if constexpr (is_int_subscript<P, I>()) {
+    } else if constexpr (is_int_subscript<P, I>() ||
+                         (x.kind == nk::filter && x.a != none && x.b == none &&
+                          (P::prog.sym_name(x.sym) == "first" || P::prog.sym_name(x.sym) == "last"))) {
+        // seq[k], seq|first, seq|last: undefined when the sequence is too short
         if constexpr (defined_state<P, x.a, E>() == 1 && is_item_of<plain_t<type_of<P, I, E>>>::value) return 2;
         else return 3;
     } else {
