@@ -159,30 +159,6 @@ TEST_CASE("compiled: the generated path covers string filters and methods, defau
                     true);
 }
 
-TEST_CASE("compiled: namespace() of strings, integers and booleans, and integer + - *, take the generated path") {
-    same_as_runtime("{% set ns = namespace(found=false, count=0, last='', total=user.age) %}{% for m in messages %}"
-                    "{% if m.role == 'assistant' %}{% set ns.found = true %}{% endif %}{% set ns.count = ns.count + 1 %}"
-                    "{% set ns.last = m.content %}{% set ns.total = ns.total + loop.index * 2 - 1 %}{% endfor %}"
-                    "{{ ns.found }} {{ ns.count }} {{ ns.last }} {{ ns.total }} {{ ns.count + 1 + 2 }} {{ 3 - ns.count }} "
-                    "{{ (ns.count * 10) if ns.found }} {{ ns.last ~ ns.count }}{% set empty = namespace() %}"
-                    "{% set alias = ns %}{% set alias.count = 100 %} {{ ns.count }}{% set ns.last = ns.last %}"
-                    "{% if ns.found and ns.count > 99 %}!{% endif %}"_prompt,
-                    true);
-    // a namespace the generated code does not type, or an assignment it does not follow
-    same_as_runtime("{% set ns = namespace(items=[]) %}{{ ns.items }}"_prompt, false);
-    same_as_runtime("{% set ns = namespace(n=0) %}{% set ns.n = 'x' %}{{ ns.n }}"_prompt, false);
-    same_as_runtime("{% set ns = namespace(n=0) %}{% set ns.other = 1 %}{{ ns.other }}"_prompt, false);
-    same_as_runtime("{% set ns = namespace(n=0) %}{{ ns.missing }}"_prompt, false);
-    same_as_runtime("{% set ns = namespace(n=user.tags) %}{{ ns.n }}"_prompt, false);
-}
-
-namespace ctt {
-struct wide {
-    std::int64_t n = 0;
-};
-BOOST_DESCRIBE_STRUCT(wide, (), (n))
-}  // namespace ctt
-
 namespace {
 // Renders with the compiled template (which must take the generated path) and with the
 // run-time engine, each into a buffer holding "kept": the outputs and the error texts must be
@@ -208,6 +184,49 @@ std::string error_as_runtime(const T&, const Ctx& ctx) {
     return compiled_error;
 }
 }  // namespace
+
+TEST_CASE("compiled: tojson takes the generated path, with the run-time engine's text and errors") {
+    same_as_runtime("{{ messages | tojson }}|{{ counts | tojson(2) }}|{{ system | tojson }}|{{ user.age | tojson }}|"
+                    "{{ user.tags | tojson(0) }}|{{ flow | tojson }}|{{ add_generation_prompt | tojson }}|"
+                    "{% for m in messages %}{{ m | tojson }}{{ m.content | tojson }}{% endfor %}"
+                    "{% set j = user.tags | tojson %}{{ j }}{% if j %}J{% endif %}{{ j ~ '<&>' }}"_prompt,
+                    true);
+    // tojson's text is Markup in the run-time engine: `+` escapes the other operand, which the
+    // generated code leaves to the engine; an indent given otherwise than as a small literal too
+    same_as_runtime("{{ (system | tojson) + '<b>' }}"_prompt, false);
+    same_as_runtime("{{ user.tags | tojson(indent=2) }}{{ user.tags | tojson(1000) }}"_prompt, false);
+    // an empty optional is undefined, which json.dumps refuses
+    for (std::size_t n : {0u, 5u}) {
+        ctt::chat c = ctt::sample(n, false);
+        if (n == 5) c.user.nickname = "Countess";
+        CHECK((error_as_runtime("{{ user.nickname | tojson }}"_prompt, c).find(":1:20: Object of type Undefined") !=
+               std::string::npos) == (n == 0));
+    }
+}
+
+TEST_CASE("compiled: namespace() of strings, integers and booleans, and integer + - *, take the generated path") {
+    same_as_runtime("{% set ns = namespace(found=false, count=0, last='', total=user.age) %}{% for m in messages %}"
+                    "{% if m.role == 'assistant' %}{% set ns.found = true %}{% endif %}{% set ns.count = ns.count + 1 %}"
+                    "{% set ns.last = m.content %}{% set ns.total = ns.total + loop.index * 2 - 1 %}{% endfor %}"
+                    "{{ ns.found }} {{ ns.count }} {{ ns.last }} {{ ns.total }} {{ ns.count + 1 + 2 }} {{ 3 - ns.count }} "
+                    "{{ (ns.count * 10) if ns.found }} {{ ns.last ~ ns.count }}{% set empty = namespace() %}"
+                    "{% set alias = ns %}{% set alias.count = 100 %} {{ ns.count }}{% set ns.last = ns.last %}"
+                    "{% if ns.found and ns.count > 99 %}!{% endif %}"_prompt,
+                    true);
+    // a namespace the generated code does not type, or an assignment it does not follow
+    same_as_runtime("{% set ns = namespace(items=[]) %}{{ ns.items }}"_prompt, false);
+    same_as_runtime("{% set ns = namespace(n=0) %}{% set ns.n = 'x' %}{{ ns.n }}"_prompt, false);
+    same_as_runtime("{% set ns = namespace(n=0) %}{% set ns.other = 1 %}{{ ns.other }}"_prompt, false);
+    same_as_runtime("{% set ns = namespace(n=0) %}{{ ns.missing }}"_prompt, false);
+    same_as_runtime("{% set ns = namespace(n=user.tags) %}{{ ns.n }}"_prompt, false);
+}
+
+namespace ctt {
+struct wide {
+    std::int64_t n = 0;
+};
+BOOST_DESCRIBE_STRUCT(wide, (), (n))
+}  // namespace ctt
 
 TEST_CASE("compiled: an integer overflow fails with the run-time engine's error, at its position, and leaves the buffer as it was") {
     const auto both = [](const auto& t, std::int64_t n) { return error_as_runtime(t, ctt::wide{n}); };

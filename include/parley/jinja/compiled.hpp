@@ -113,6 +113,12 @@ struct is_item_of : std::false_type {};
 template <class T>
 struct is_item_of<item_of<T>> : std::true_type {};
 
+/// The text of `x | tojson`. The run-time engine makes it Markup, whose `+` would escape the
+/// other operand: the generated code only prints it, binds it and tests its truth.
+struct json_markup {
+    std::string text;
+};
+
 template <class E>
 struct is_bound : std::false_type {};
 template <std::uint32_t S, class T, class U>
@@ -732,7 +738,8 @@ template <class T>
 PARLEY_ALWAYS_INLINE void put(std::string& out, const T& v) {
     if constexpr (is_item_of<T>::value) {
         if (v.p) put(out, *v.p);  // Jinja's undefined prints as nothing
-    } else if constexpr (is_text<T>) out.append(std::string_view(v));
+    } else if constexpr (std::is_same_v<T, json_markup>) out.append(v.text);
+    else if constexpr (is_text<T>) out.append(std::string_view(v));
     else if constexpr (std::is_same_v<T, bool>) out.append(v ? "True" : "False");
     else if constexpr (is_int<T>) append_int(out, static_cast<std::int64_t>(v));
     else append_str(out, cpp_view(v));
@@ -812,6 +819,14 @@ constexpr bool is_printable() {
 /// Text, an integer or a boolean: what `default` passes through or gives.
 template <class T>
 constexpr bool is_scalar = is_text<T> || is_int<T> || std::is_same_v<T, bool>;
+
+/// `tojson` with no argument, or an indent given as an integer literal of at most 64.
+template <class P, std::uint32_t I>
+constexpr bool small_indent() {
+    if constexpr (positional_count<P, I>() == 0) return true;
+    else if constexpr (positional_count<P, I>() != 1 || arg_kind<P, I, 0>() != nk::k_int) return false;
+    else return P::prog.nodes[arg_of<P, I, 0>].ival <= 64;
+}
 
 /// Whether the first argument of filter node I is an expression of text.
 template <class P, std::uint32_t I, class E>
@@ -992,6 +1007,22 @@ decltype(auto) eval_filter(const E& env) {
                                          name == "first" ? "No first item, sequence was empty." : "No last item, sequence was empty."};
                 if constexpr (name == "first") return item_of<Elem>{&*std::begin(seq), 0};
                 else return item_of<Elem>{&*(std::begin(seq) + (n - 1)), n - 1};
+            }
+        } else if constexpr (name == "tojson" && is_printable<T>() && !std::is_same_v<T, json_markup> &&
+                             small_indent<P, I>()) {
+            // environment::plain()'s tojson: sorted keys, HTML-safe; an indent given as a literal
+            dump_options o;
+            o.sort_keys = true;
+            if constexpr (argc == 1) {
+                constexpr std::int64_t width = P::prog.nodes[arg_of<P, I, 0>].ival;
+                o.indent = std::string(static_cast<std::size_t>(width < 0 ? 0 : width), ' ');
+                o.item_sep = ",";
+            }
+            const auto& in = eval<P, x.a>(env);
+            try {
+                return json_markup{filters::tojson_plain(cpp_view(in), o, limits{}.max_output)};
+            } catch (const eval_error& e) {
+                raise_at<P, I>(e.code, e.message);  // what the run-time engine reports, where it does
             }
         } else if constexpr (argc == 0 && name == "string" && is_printable<T>()) {
             std::string r;
@@ -1210,6 +1241,7 @@ bool is_defined(const E& env) {
 template <class T>
 bool truth_of(const T& v) {
     if constexpr (is_item_of<T>::value) return v.p && truth_of(*v.p);
+    else if constexpr (std::is_same_v<T, json_markup>) return !v.text.empty();
     else if constexpr (std::is_same_v<T, bool>) return v;
     else if constexpr (is_int<T>) return v != 0;
     else if constexpr (is_text<T>) return !std::string_view(v).empty();

@@ -723,6 +723,24 @@ inline value f_rejectattr(render_state& st, const value& v, arguments& a) { retu
 
 inline value f_pprint(render_state&, const value& v, arguments&) { return value(to_repr(v)); }
 
+/// Jinja2's default tojson: json.dumps with sorted keys, with <, >, & and ' written as JSON
+/// escapes (u003c, u003e, u0026, u0027) so that the text is safe in HTML. Compile-time
+/// templates compute their tojson with it too.
+inline std::string tojson_plain(const value& v, const dump_options& o, std::size_t max_size) {
+    std::string s;
+    dump_value(s, v, o, 0, max_size);
+    std::string r;
+    r.reserve(s.size());
+    for (char c : s) {
+        if (c == '<') r += "\\u003c";
+        else if (c == '>') r += "\\u003e";
+        else if (c == '&') r += "\\u0026";
+        else if (c == '\'') r += "\\u0027";
+        else r += c;
+    }
+    return r;
+}
+
 inline value f_tojson_plain(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"indent"};
     bound_args<1> b(a, "tojson", p);
@@ -733,18 +751,7 @@ inline value f_tojson_plain(render_state& st, const value& v, arguments& a) {
                                     : std::string(static_cast<std::size_t>(std::max(0L, int_arg(b[0], 0, "indent"))), ' ');
         o.item_sep = ",";
     }
-    std::string s;
-    dump_value(s, v, o, 0, st.max_size());
-    std::string r;
-    r.reserve(s.size());
-    for (char c : s) {
-        if (c == '<') r += "\\u003c";
-        else if (c == '>') r += "\\u003e";
-        else if (c == '&') r += "\\u0026";
-        else if (c == '\'') r += "\\u0027";
-        else r += c;
-    }
-    return value::markup(std::move(r));
+    return value::markup(tojson_plain(v, o, st.max_size()));
 }
 
 inline value f_tojson_hf(render_state& st, const value& v, arguments& a) {
