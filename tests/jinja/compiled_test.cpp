@@ -204,6 +204,26 @@ TEST_CASE("compiled: tojson takes the generated path, with the run-time engine's
     }
 }
 
+namespace ctt {
+struct schema {
+    std::map<std::string, message> properties;
+    std::map<std::string, std::string> empty;
+};
+BOOST_DESCRIBE_STRUCT(schema, (), (properties, empty))
+}  // namespace ctt
+
+TEST_CASE("compiled: for k, v in map.items() takes the generated path, with the key and the value typed") {
+    same_as_runtime("{% for k, v in counts.items() %}{{ loop.index }}/{{ loop.length }} {{ k }}={{ v + 1 }}"
+                    "{% if loop.last %}.{% else %}, {% endif %}{% else %}none{% endfor %}"_prompt,
+                    true);
+    constexpr auto t = "{% for name, p in properties.items() %}{{ name }}: {{ p.role }} {{ p['content'] | upper }};"
+                       "{% endfor %}{% for k, v in empty.items() %}{{ k }}{% else %}(none){% endfor %}"_prompt;
+    static_assert(decltype(t)::is_compiled_for<ctt::schema>);
+    const ctt::schema s{{{"b", {"user", "hi"}}, {"a", {"system", "be brief"}}}, {}};
+    CHECK(t.render(s) == decltype(t)::runtime().render(s));
+    CHECK(t.render(s) == "a: system BE BRIEF;b: user HI;(none)");
+}
+
 TEST_CASE("compiled: namespace() of strings, integers and booleans, and integer + - *, take the generated path") {
     same_as_runtime("{% set ns = namespace(found=false, count=0, last='', total=user.age) %}{% for m in messages %}"
                     "{% if m.role == 'assistant' %}{% set ns.found = true %}{% endif %}{% set ns.count = ns.count + 1 %}"
@@ -275,7 +295,8 @@ TEST_CASE("compiled: templates outside the compiled subset render through the ru
     same_as_runtime("{{ user.tags | sort | join(',') }} {{ user.name | center(9) }}"_prompt, false);
     same_as_runtime("{% macro m(x) %}<{{ x }}>{% endmacro %}{{ m(user.name) }}"_prompt, false);
     same_as_runtime("{% if messages %}{% set n = 1 %}{% endif %}{{ n }}"_prompt, false);
-    same_as_runtime("{% for k, v in counts.items() %}{{ k }}={{ v }};{% endfor %}"_prompt, false);
+    same_as_runtime("{% for k in counts %}{{ k }};{% endfor %}{% for k, v in counts.items() if v > 1 %}{{ k }}{% endfor %}"_prompt,
+                    false);
     // a default of another type than the optional's, keyword and counted arguments, a divisor
     // that is not a positive literal, a method with arguments the generated code does not take
     same_as_runtime("{{ user.nickname | default(user.age) }}"_prompt, false);

@@ -1522,6 +1522,46 @@ struct loop_types {
     using inner = bound<Target, elem, with_loop>;
 };
 
+/// `for k, v in m.items()` (statement I) over a std::map or unordered_map with string keys:
+/// the two names, typed as the key and the value. `ok` is false for any other loop.
+template <class P, std::uint32_t I, class E>
+struct items_loop {
+    static constexpr node x = P::prog.nodes[I];
+    static constexpr node target = P::prog.nodes[x.a];
+    static constexpr node call = P::prog.nodes[x.b];
+    static constexpr bool shape = target.kind == nk::tuple && target.b == 2 &&
+                                  P::prog.nodes[P::prog.lists[target.a]].kind == nk::name &&
+                                  P::prog.nodes[P::prog.lists[target.a + 1]].kind == nk::name && call.kind == nk::call &&
+                                  P::prog.nodes[call.a].kind == nk::getattr &&
+                                  P::prog.sym_name(P::prog.nodes[call.a].sym) == "items";
+    static constexpr bool typed_map() {
+        if constexpr (!shape) {
+            return false;
+        } else if constexpr (positional_count<P, x.b>() != 0) {
+            return false;
+        } else {
+            using M = plain_t<type_of<P, P::prog.nodes[call.a].a, E>>;
+            if constexpr (!is_string_map<M>::value) return false;
+            else return !raises_on_read<typename M::mapped_type>() && !is_optional<typename M::mapped_type>::value;
+        }
+    }
+    static constexpr bool ok = typed_map();
+};
+
+/// The scope of the body of an items() loop: loop (when the template names it), then the key and
+/// the value.
+template <class P, std::uint32_t I, class E>
+struct items_scope {
+    using loop = items_loop<P, I, E>;
+    using map = plain_t<type_of<P, P::prog.nodes[loop::call.a].a, E>>;
+    static constexpr std::uint32_t loop_sym = P::prog.find_symbol("loop");
+    using with_loop = std::conditional_t<loop_sym == none, E, bound<loop_sym, loop_info, E>>;
+    static constexpr std::uint32_t key_sym = P::prog.nodes[P::prog.lists[loop::target.a]].sym;
+    static constexpr std::uint32_t value_sym = P::prog.nodes[P::prog.lists[loop::target.a + 1]].sym;
+    using with_key = bound<key_sym, plain_t<typename map::key_type>, with_loop>;
+    using type = bound<value_sym, typename map::mapped_type, with_key>;
+};
+
 template <class P, std::uint32_t I, class E>
 constexpr bool stmt_ok() {
     constexpr node x = P::prog.nodes[I];
@@ -1531,6 +1571,9 @@ constexpr bool stmt_ok() {
         return print_ok<P, x.a, E>();
     } else if constexpr (x.kind == nk::if_) {
         return branch_ok<P, I, E>();
+    } else if constexpr (x.kind == nk::for_ && items_loop<P, I, E>::ok) {
+        if constexpr (x.c != none || (x.flags & flag_recursive)) return false;
+        else return body_ok<P, x.d, typename items_scope<P, I, E>::type>() && branch_ok<P, x.e, E>();
     } else if constexpr (x.kind == nk::for_) {
         using Seq = plain_t<type_of<P, x.b, E>>;
         if constexpr (P::prog.nodes[x.a].kind != nk::name || x.c != none || (x.flags & flag_recursive) ||
@@ -1565,6 +1608,26 @@ void exec(std::string& out, const E& env) {
     } else if constexpr (x.kind == nk::if_) {
         if (truth<P, x.a>(env)) run_body<P, x.b>(out, env);
         else run_branch<P, x.c>(out, env);
+    } else if constexpr (x.kind == nk::for_ && items_loop<P, I, E>::ok) {
+        using S = items_scope<P, I, E>;
+        const auto& m = eval<P, P::prog.nodes[items_loop<P, I, E>::call.a].a>(env);
+        if constexpr (S::loop_sym == none) {
+            for (const auto& [key, value] : m) {
+                const typename S::with_key k{key, env};
+                run_body<P, x.d>(out, typename S::type{value, k});
+            }
+        } else {
+            loop_info info{0, static_cast<std::size_t>(std::size(m))};
+            const typename S::with_loop with_loop{info, env};
+            for (const auto& [key, value] : m) {
+                const typename S::with_key k{key, with_loop};
+                run_body<P, x.d>(out, typename S::type{value, k});
+                ++info.index0;
+            }
+        }
+        if constexpr (x.e != none) {
+            if (std::begin(m) == std::end(m)) run_body<P, x.e>(out, env);
+        }
     } else if constexpr (x.kind == nk::for_) {
         const auto& seq = eval<P, x.b>(env);
         using Seq = plain_t<decltype(seq)>;
@@ -1645,7 +1708,11 @@ constexpr bool check_node() {
         } else if constexpr (x.kind == nk::for_) {
             check_node<P, x.b, E>();
             using Seq = plain_t<type_of<P, x.b, E>>;
-            if constexpr (P::prog.nodes[x.a].kind == nk::name && is_sequence<Seq>) {
+            if constexpr (items_loop<P, I, E>::ok) {
+                // for k, v in m.items(): the key and the value typed
+                check_node<P, x.c, typename items_scope<P, I, E>::type>();
+                check_node<P, x.d, typename items_scope<P, I, E>::type>();
+            } else if constexpr (P::prog.nodes[x.a].kind == nk::name && is_sequence<Seq>) {
                 using Inner = typename loop_types<P, Seq, E>::template inner<P::prog.nodes[x.a].sym>;
                 check_node<P, x.c, Inner>();
                 check_node<P, x.d, Inner>();
