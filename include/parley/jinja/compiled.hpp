@@ -173,9 +173,10 @@ using members_of = boost::describe::describe_members<T, boost::describe::mod_pub
 // The run-time engine raises an error where it reads a value it cannot represent (an unsigned
 // integer beyond the 64-bit signed range), or may raise one (JSON, types with view_traits of
 // their own). The generated code leaves templates that read such values to the run-time
-// engine, so that the only errors it raises itself are an integer overflow and a read past the
-// end of a sequence (raise_at, with the run-time engine's message and position): the run-time
-// engine is not even instantiated for a template that takes the generated path.
+// engine, so that the only errors it raises itself are an integer overflow, a read past the end
+// of a sequence and tojson of a value JSON cannot hold (raise_at, with the run-time engine's
+// message and position): the run-time engine is not even instantiated for a template that takes
+// the generated path.
 
 /// Reading a T (a member, an element, a variable) may raise an error in the run-time engine.
 template <class T>
@@ -577,9 +578,23 @@ constexpr bool is_random_access_sequence() {
 /// An element the generated code reads by reference from a sequence of type T.
 template <class T>
 constexpr bool is_readable_element() {
-    using Elem = elem_t<T>;
-    return !raises_on_read<Elem>() && !is_optional<Elem>::value &&
-           std::is_lvalue_reference_v<decltype(*std::begin(std::declval<const T&>()))>;
+    if constexpr (!is_sequence<T>) {
+        return false;
+    } else {
+        using Elem = elem_t<T>;
+        return !raises_on_read<Elem>() && !is_optional<Elem>::value &&
+               std::is_lvalue_reference_v<decltype(*std::begin(std::declval<const T&>()))>;
+    }
+}
+
+/// Element `written` of seq (negative: from the end), or none past the end, as Jinja's getitem
+/// reads it; `hint` is the message of a read past the end, when not the getitem's own.
+template <class Seq>
+item_of<elem_t<Seq>> item_at(const Seq& seq, std::int64_t written, const char* hint = nullptr) {
+    const auto n = static_cast<std::int64_t>(std::size(seq));
+    const std::int64_t k = written < 0 ? written + n : written;
+    if (k < 0 || k >= n) return {nullptr, written, hint};
+    return {&*std::next(std::begin(seq), k), written, hint};
 }
 
 /// The integer literal a subscript node I reads (`k` or `-k`), and whether it is one.
@@ -858,7 +873,7 @@ decltype(auto) eval_default(const E& env) {
             if constexpr (is_scalar<plain_t<type_of<P, x.a, E>>>) return eval<P, x.a>(env);
             else return unknown_t{};
         } else {
-            // an optional member: its value or the default, as one type
+            // an optional member, or seq[k] / first / last: its value or the default, as one type
             using V = typename plain_t<type_of<P, x.a, E>>::value_type;
             constexpr nk given = argc == 0 ? nk::k_str : arg_kind<P, I, 0>();
             if constexpr (is_text<V> && given == nk::k_str) {
@@ -998,15 +1013,10 @@ decltype(auto) eval_filter(const E& env) {
             // the first or last element, or Jinja's undefined with the run-time engine's message
             if constexpr (!is_readable_element<T>() || (name == "last" && !is_random_access_sequence<T>())) {
                 return unknown_t{};
+            } else if constexpr (name == "first") {
+                return item_at(eval<P, x.a>(env), 0, "No first item, sequence was empty.");
             } else {
-                using Elem = elem_t<T>;
-                const auto& seq = eval<P, x.a>(env);
-                const auto n = static_cast<std::int64_t>(std::size(seq));
-                if (n == 0)
-                    return item_of<Elem>{nullptr, 0,
-                                         name == "first" ? "No first item, sequence was empty." : "No last item, sequence was empty."};
-                if constexpr (name == "first") return item_of<Elem>{&*std::begin(seq), 0};
-                else return item_of<Elem>{&*(std::begin(seq) + (n - 1)), n - 1};
+                return item_at(eval<P, x.a>(env), -1, "No last item, sequence was empty.");
             }
         } else if constexpr (name == "tojson" && is_printable<T>() && !std::is_same_v<T, json_markup> &&
                              small_indent<P, I>()) {
@@ -1079,21 +1089,8 @@ decltype(auto) eval(const E& env) {
         else return member_of<P, I>(eval<P, x.a>(env));
     } else if constexpr (is_int_subscript<P, I>()) {
         using T = plain_t<type_of<P, x.a, E>>;
-        if constexpr (is_random_access_sequence<T>()) {
-            using Elem = elem_t<T>;
-            if constexpr (!is_readable_element<T>()) {
-                return unknown_t{};
-            } else {
-                const auto& seq = eval<P, x.a>(env);
-                const auto n = static_cast<std::int64_t>(std::size(seq));
-                constexpr std::int64_t written = subscript_value<P, I>();
-                const std::int64_t k = written < 0 ? written + n : written;
-                if (k < 0 || k >= n) return item_of<Elem>{nullptr, written};
-                return item_of<Elem>{&*(std::begin(seq) + k), written};
-            }
-        } else {
-            return unknown_t{};
-        }
+        if constexpr (is_random_access_sequence<T>() && is_readable_element<T>()) return item_at(eval<P, x.a>(env), subscript_value<P, I>());
+        else return unknown_t{};
     } else if constexpr (x.kind == nk::binop && (x.oper == op::add || x.oper == op::sub || x.oper == op::mul)) {
         if constexpr (x.oper == op::add && is_text_expr<P, x.a, E>() && is_text_expr<P, x.b, E>()) {
             const auto& left = eval<P, x.a>(env);
@@ -1219,7 +1216,7 @@ constexpr int defined_state() {
             else return 1;
         }
     } else if constexpr (is_int_subscript<P, I>() ||
-                         (x.kind == nk::filter && x.a != none && x.b == none &&
+                         (x.kind == nk::filter && x.a != none && positional_count<P, I>() == 0 &&
                           (P::prog.sym_name(x.sym) == "first" || P::prog.sym_name(x.sym) == "last"))) {
         // seq[k], seq|first, seq|last: undefined when the sequence is too short
         if constexpr (defined_state<P, x.a, E>() == 1 && is_item_of<plain_t<type_of<P, I, E>>>::value) return 2;
