@@ -81,6 +81,7 @@ struct node {
 
 // flags
 inline constexpr std::uint8_t flag_recursive = 1;  // for_
+inline constexpr std::uint8_t flag_uses_loop = 2;  // for_: the name `loop` appears in it (set when linked)
 inline constexpr std::uint8_t flag_negated = 1;  // test
 inline constexpr std::uint8_t flag_uses_caller = 1;  // macro / call_block
 inline constexpr std::uint8_t flag_uses_varargs = 2;

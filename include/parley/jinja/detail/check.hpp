@@ -60,6 +60,40 @@ constexpr void for_each_expression_child(const program& p, const node& n, F f) {
     }
 }
 
+/// Whether the symbol `sym` is read or assigned anywhere in the statement or expression `idx`
+/// (names, namespace targets, macro parameters).
+constexpr bool mentions_symbol(const program& p, std::uint32_t idx, std::uint32_t sym) {
+    if (idx == none) return false;
+    const node& n = p.nodes[idx];
+    if ((n.kind == nk::name || n.kind == nk::nsref || n.kind == nk::param) && n.sym == sym) return true;
+    switch (n.kind) {
+    case nk::stmts:
+        for (std::uint32_t k = 0; k < n.b; ++k)
+            if (mentions_symbol(p, p.lists[n.a + k], sym)) return true;
+        return false;
+    case nk::print:
+    case nk::block:
+    case nk::param: return mentions_symbol(p, n.a, sym);
+    case nk::set:
+    case nk::macro:
+    case nk::filter_block:
+    case nk::with:
+    case nk::autoescape: return mentions_symbol(p, n.a, sym) || mentions_symbol(p, n.b, sym);
+    case nk::if_:
+    case nk::set_block:
+    case nk::call_block:
+        return mentions_symbol(p, n.a, sym) || mentions_symbol(p, n.b, sym) || mentions_symbol(p, n.c, sym);
+    case nk::for_:
+        return mentions_symbol(p, n.a, sym) || mentions_symbol(p, n.b, sym) || mentions_symbol(p, n.c, sym) ||
+               mentions_symbol(p, n.d, sym) || mentions_symbol(p, n.e, sym);
+    default: {
+        bool found = false;
+        for_each_expression_child(p, n, [&](std::uint32_t c) { found = found || mentions_symbol(p, c, sym); });
+        return found;
+    }
+    }
+}
+
 /// How deeply expressions may nest (operator chains included): rendering recurses once a level.
 inline constexpr std::uint32_t max_expression_depth = 256;
 

@@ -20,6 +20,43 @@ namespace parley::jinja::detail {
 
 value json_view(const boost::json::value& j);
 
+/// Whether the `n` bytes at `a` and `b` are the same. Keys of chat messages are short: for up to
+/// 16 bytes this compares two overlapping words instead of calling memcmp.
+inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+    if (n >= 8) {
+        if (n > 16) return std::memcmp(a, b, n) == 0;
+        std::uint64_t a0, b0, a1, b1;
+        std::memcpy(&a0, a, 8);
+        std::memcpy(&b0, b, 8);
+        std::memcpy(&a1, a + n - 8, 8);
+        std::memcpy(&b1, b + n - 8, 8);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    if (n >= 4) {
+        std::uint32_t a0, b0, a1, b1;
+        std::memcpy(&a0, a, 4);
+        std::memcpy(&b0, b, 4);
+        std::memcpy(&a1, a + n - 4, 4);
+        std::memcpy(&b1, b + n - 4, 4);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
+/// The member `key` of a JSON object, or null.
+inline const boost::json::value* json_find(const boost::json::object& object, std::string_view key) noexcept {
+    if (object.size() <= 8) {  // chat messages: a few keys, where a scan beats hashing the key
+        for (const boost::json::key_value_pair& kv : object) {
+            const boost::json::string_view k = kv.key();
+            if (k.size() == key.size() && same_bytes(k.data(), key.data(), key.size())) return &kv.value();
+        }
+        return nullptr;
+    }
+    return object.if_contains(key);
+}
+
 struct json_array_adapter {
     static std::size_t size(const void* o) { return static_cast<const boost::json::array*>(o)->size(); }
     static value at(const void* o, std::size_t i) { return json_view((*static_cast<const boost::json::array*>(o))[i]); }
@@ -37,18 +74,7 @@ struct json_object_adapter {
         return json_view((obj(o).begin() + static_cast<std::ptrdiff_t>(i))->value());
     }
     static bool find(const void* o, std::string_view key, value& out) {
-        const boost::json::object& object = obj(o);
-        if (object.size() <= 8) {  // chat messages: a few keys, where a scan beats hashing the key
-            for (const boost::json::key_value_pair& kv : object) {
-                const boost::json::string_view k = kv.key();
-                if (k.size() == key.size() && std::memcmp(k.data(), key.data(), key.size()) == 0) {
-                    out = json_view(kv.value());
-                    return true;
-                }
-            }
-            return false;
-        }
-        if (const boost::json::value* v = object.if_contains(key)) {
+        if (const boost::json::value* v = json_find(obj(o), key)) {
             out = json_view(*v);
             return true;
         }

@@ -41,9 +41,21 @@ inline bool is_list_method(std::string_view n) {
     return std::find(std::begin(names), std::end(names), n) != std::end(names);
 }
 inline bool is_dict_method(std::string_view n) {
-    static constexpr std::string_view names[] = {"clear", "copy", "fromkeys", "get", "items", "keys",
-                                                 "pop", "popitem", "setdefault", "update", "values"};
-    return std::find(std::begin(names), std::end(names), n) != std::end(names);
+    // clear copy fromkeys get items keys pop popitem setdefault update values, by first letter:
+    // attribute reads of JSON objects and structs ask this on every `x.name`
+    if (n.size() < 3) return false;
+    switch (n[0]) {
+    case 'c': return n == "clear" || n == "copy";
+    case 'f': return n == "fromkeys";
+    case 'g': return n == "get";
+    case 'i': return n == "items";
+    case 'k': return n == "keys";
+    case 'p': return n == "pop" || n == "popitem";
+    case 's': return n == "setdefault";
+    case 'u': return n == "update";
+    case 'v': return n == "values";
+    default: return false;
+    }
 }
 inline bool is_mutating(const value& self, std::string_view n) {
     if (self.is_sequence_like() && !(self.is_list() && self.list().tuple))

@@ -317,6 +317,9 @@ public:
         n_ = own_.size();
     }
     std::size_t size() const noexcept { return list_ ? std::min(n_, list_->items.size()) : n_; }
+    /// Whether the items are read in place from a C++ or JSON sequence (which a render cannot
+    /// change) rather than from a template list or a copy.
+    bool views_in_place() const noexcept { return ad_ != nullptr; }
     value operator[](std::size_t i) const {
         if (list_) return list_->items[i];
         if (ad_) return ad_->at(src_.view_object(), i);
@@ -324,7 +327,7 @@ public:
     }
     /// The items as a vector (copies the values, not the data they view).
     std::vector<value> to_vector() const {
-        if (!own_.empty() || (!list_ && !ad_)) return own_;
+        if (!own_.empty() || (!list_ && !ad_)) return own_;  // a copy: to_vector() may be called again
         std::vector<value> r;
         const std::size_t n = size();
         r.reserve(n);

@@ -7,6 +7,7 @@
 #include <parley/jinja/detail/ops.hpp>
 #include <parley/jinja/environment.hpp>
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -250,7 +251,7 @@ private:
             out_->append(t_.source_, x.a, x.b);
             check_output();
             return flow::normal;
-        case nk::print: print(n(x.a)); return flow::normal;
+        case nk::print: print(x); return flow::normal;
         case nk::if_: {
             const node* cur = &x;
             for (;;) {
@@ -277,7 +278,8 @@ private:
             const node& call = n(x.a);
             value caller = make_macro(x, x.b, x.c, true);
             value callee = eval_callee(call);
-            arguments args;
+            args_lease lease(*this);
+            arguments& args = lease.args;
             eval_args(n(call.b), args);
             args.push_keyword("caller", caller);
             write(call_value(callee, args));
@@ -316,46 +318,36 @@ private:
         }
     }
 
-    // {{ a + b + c }} and {{ a ~ b ~ c }}: write the parts directly when that gives the same text
-    void print(const node& e) {
-        if (e.kind == nk::concat && !autoescape_) {
+    // {{ a + b + c }} and {{ a ~ b ~ c }}: write the parts directly when that gives the same text.
+    // `x` is the print statement: for a `+` chain, its list (b: begin, c: count) holds the
+    // chain's operands in order (linked by environment::parse).
+    void print(const node& x) {
+        const node& e = n(x.a);
+        if (autoescape_) return write(eval(e));
+        if (e.kind == nk::concat) {
             for (std::uint32_t k = 0; k < e.b; ++k) {
-                const value v = eval(n(list_item(e.a, k)));
-                append_str(*out_, v);
+                const node& part = n(list_item(e.a, k));
+                if (!append_plain_string(part)) append_str(*out_, eval(part));
             }
-            check_output();
-            return;
+            return check_output();
         }
-        if (e.kind == nk::binop && e.oper == op::add && !autoescape_) {
-            const node* leaves[16];  // the chain's operands, last first
-            std::size_t count = 0;
-            const node* cur = &e;
-            while (cur->kind == nk::binop && cur->oper == op::add && count < 15) {
-                leaves[count++] = &n(cur->b);
-                cur = &n(cur->a);
+        if (x.c == none) return write(eval(e));
+        const std::size_t start = out_->size();
+        for (std::uint32_t k = 0; k < x.c; ++k) {
+            const node& part = n(list_item(x.b, k));
+            if (append_plain_string(part)) continue;
+            value v = eval(part);
+            if (v.is_string() && !v.is_markup()) {
+                out_->append(v.as_string());
+                continue;
             }
-            if (cur->kind != nk::binop || cur->oper != op::add) {
-                leaves[count++] = cur;
-                const std::size_t start = out_->size();
-                for (std::size_t k = 0; k < count; ++k) {
-                    if (append_plain_string(*leaves[count - 1 - k])) continue;
-                    value v = eval(*leaves[count - 1 - k]);
-                    if (v.is_string() && !v.is_markup()) {
-                        out_->append(v.as_string());
-                        continue;
-                    }
-                    // Python's left fold from here on: the strings written so far are its accumulator
-                    value acc = k == 0 ? std::move(v) : arith_at(e, op::add, value(out_->substr(start)), v);
-                    out_->resize(start);
-                    for (std::size_t j = k + 1; j < count; ++j) acc = arith_at(e, op::add, acc, eval(*leaves[count - 1 - j]));
-                    write(acc);
-                    return;
-                }
-                check_output();
-                return;
-            }
+            // Python's left fold from here on: the strings written so far are its accumulator
+            value acc = k == 0 ? std::move(v) : arith_at(e, op::add, value(out_->substr(start)), v);
+            out_->resize(start);
+            for (std::uint32_t j = k + 1; j < x.c; ++j) acc = arith_at(e, op::add, acc, eval(n(list_item(x.b, j))));
+            return write(acc);
         }
-        write(eval(e));
+        check_output();
     }
 
     // Appends the value of a string literal, a variable, or `var[literal]` / `var.name` on a
@@ -378,6 +370,13 @@ private:
             if (key && key->kind != nk::k_str) return false;
             const std::string_view name = key ? p_.str(key->a, key->b) : sym(x.sym);
             if (!key && is_dict_method(name)) return false;
+            if (var->view_adapter() == &json_object_adapter::instance) {  // JSON: no value made
+                const boost::json::value* j =
+                    json_find(*static_cast<const boost::json::object*>(var->view_object()), name);
+                if (!j || !j->is_string()) return false;
+                out_->append(std::string_view(j->get_string()));
+                return true;
+            }
             if (!var->view_adapter()->find(var->view_object(), name, found)) return false;
             v = &found;
         }
@@ -583,7 +582,8 @@ private:
 
     value eval_call(const node& x) {
         const node& callee = n(x.a);
-        arguments args;
+        args_lease lease(*this);
+        arguments& args = lease.args;
         if (callee.kind == nk::getattr) {
             // obj.method(...) without making a bound method
             const value obj = eval(n(callee.a));
@@ -616,19 +616,49 @@ private:
     value eval_filter(const node& x, const value& input) {
         const filter_entry* f = t_.filters_[x.sym];
         if (!f) fail_at(x, errc::template_unknown_name, "unknown filter " + single_quoted(sym(x.sym)));
-        arguments args;
-        if (x.b != none) eval_args(n(x.b), args);
-        return bounded(run_filter(*f, input, args), "filter", sym(x.sym));
+        if (x.b == none) {
+            arguments none_given;
+            return bounded(run_filter(*f, input, none_given), "filter", sym(x.sym));
+        }
+        args_lease lease(*this);
+        eval_args(n(x.b), lease.args);
+        return bounded(run_filter(*f, input, lease.args), "filter", sym(x.sym));
     }
 
     bool eval_test(const node& x) {
         const test_entry* t = t_.tests_[x.sym];
         if (!t) fail_at(x, errc::template_unknown_name, "unknown test " + single_quoted(sym(x.sym)));
         const value input = eval(n(x.a));
-        arguments args;
-        if (x.b != none) eval_args(n(x.b), args);
-        return run_test(*t, input, args);
+        if (x.b == none) {
+            arguments none_given;
+            return run_test(*t, input, none_given);
+        }
+        args_lease lease(*this);
+        eval_args(n(x.b), lease.args);
+        return run_test(*t, input, lease.args);
     }
+
+    // Argument lists for calls, filters and tests, reused from one call to the next in a render
+    // (their vectors keep their capacity): a lease takes one for the length of a call.
+    std::vector<std::unique_ptr<arguments>> spare_args_;
+    struct args_lease {
+        render_state& s;
+        std::unique_ptr<arguments> held;
+        arguments& args;
+        explicit args_lease(render_state& st) : s(st), held(take(st)), args(*held) {}
+        ~args_lease() {
+            args.clear();
+            s.spare_args_.push_back(std::move(held));
+        }
+        args_lease(const args_lease&) = delete;
+        args_lease& operator=(const args_lease&) = delete;
+        static std::unique_ptr<arguments> take(render_state& st) {
+            if (st.spare_args_.empty()) return std::make_unique<arguments>();
+            std::unique_ptr<arguments> a = std::move(st.spare_args_.back());
+            st.spare_args_.pop_back();
+            return a;
+        }
+    };
 
     const parsed_template& t_;
     const program& p_;
@@ -838,11 +868,14 @@ struct loop_obj final : object_obj {
 };
 
 inline flow render_state::exec_for(const node& x, const value& iterable, std::uint32_t depth, std::string* capture_into) {
+    const sequence seq(iterable);  // an undefined iterable: no items (an error when strict)
+    // A JSON array or C++ container is read in place when nothing needs the items as a list (a
+    // filter, or the loop object's previtem/nextitem); anything else is iterated over a copy of
+    // its items, as Python iterates over a snapshot of what the loop began with.
+    const bool uses_loop = (x.flags & flag_uses_loop) != 0;
+    const bool in_place = seq.views_in_place() && x.c == none && !uses_loop;
     std::vector<value> items;
-    if (!iterable.is_undefined() || iterable.is_strict_undefined()) {
-        sequence seq(iterable);
-        items = seq.to_vector();
-    }
+    if (!in_place) items = seq.to_vector();
     push_frame(capture_into ? frames_[top()].parent : top());
     std::string* saved_out = out_;
     if (capture_into) out_ = capture_into;
@@ -865,23 +898,34 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
     }
     value loopv;
     loop_obj* lp = nullptr;
-    if (loop_sym_ != none) {
+    if (uses_loop) {
         lp = new loop_obj();
         loopv = value::make_object(lp);
         lp->st = this;
         lp->for_node = &x;
         lp->depth = depth;
-        lp->items = items;
+        lp->items = std::move(items);
     }
+    const std::vector<value>& list = lp ? lp->items : items;
     const node& body = n(x.d);
-    const std::size_t count = items.size();
+    const std::size_t count = in_place ? seq.size() : list.size();
     const std::size_t frame_begin = frames_.back().begin;
     bool completed = false;  // Jinja runs `else` unless some iteration reached the end of the body
     for (std::size_t i = 0; i < count; ++i) {
         count_iterations(1);
-        vars_.resize(frame_begin);  // assignments do not carry over from one iteration to the next
-        if (target.kind == nk::name) vars_.push_back({target.sym, items[i]});  // the frame is empty
-        else assign(target, items[i]);
+        // assignments do not carry over from one iteration to the next
+        if (target.kind == nk::name) {  // the frame's first binding is the target's
+            value item = in_place ? seq[i] : list[i];
+            if (vars_.size() > frame_begin) {
+                vars_.resize(frame_begin + 1);
+                vars_[frame_begin] = {target.sym, std::move(item)};
+            } else {
+                vars_.push_back({target.sym, std::move(item)});
+            }
+        } else {
+            vars_.resize(frame_begin);
+            assign(target, in_place ? seq[i] : list[i]);
+        }
         if (lp) {
             lp->index0 = i;
             set_var(loop_sym_, loopv);
