@@ -46,7 +46,7 @@ inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
 }
 
 /// The member `key` of a JSON object, or null.
-inline const boost::json::value* json_find(const boost::json::object& object, std::string_view key) noexcept {
+PARLEY_ALWAYS_INLINE const boost::json::value* json_find(const boost::json::object& object, std::string_view key) noexcept {
     if (object.size() <= 8) {  // chat messages: a few keys, where a scan beats hashing the key
         for (const boost::json::key_value_pair& kv : object) {
             const boost::json::string_view k = kv.key();

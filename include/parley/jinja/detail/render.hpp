@@ -24,6 +24,8 @@ class render_state {
 public:
     render_state(const parsed_template& t, std::string& out, const value& root)
         : t_(t), p_(t.prog_), env_(*t.env_), out_(&out), root_(root), autoescape_(env_.opt.autoescape) {
+        vars_.reserve(16);  // once, rather than growing through 1, 2, 4... in every render
+        frames_.reserve(8);
         frames_.push_back({0, none, serial_++});
     }
 
@@ -129,17 +131,17 @@ private:
     std::size_t frame_end(std::uint32_t f) const {
         return f + 1 < frames_.size() ? frames_[f + 1].begin : vars_.size();
     }
-    const value* find_var(std::uint32_t s) const {
-        std::uint32_t f = top();
-        std::size_t end = vars_.size();
-        while (f != none) {
-            const std::size_t b = frames_[f].begin;
-            for (std::size_t k = end; k > b; --k)
-                if (vars_[k - 1].sym == s) return &vars_[k - 1].v;
-            f = frames_[f].parent;
-            if (f != none) end = frame_end(f);
+    PARLEY_ALWAYS_INLINE const value* find_var(std::uint32_t s) const {
+        const binding* vars = vars_.data();
+        std::size_t k = vars_.size();
+        for (std::uint32_t f = top();;) {
+            const frame& fr = frames_[f];
+            for (; k > fr.begin; --k)
+                if (vars[k - 1].sym == s) return &vars[k - 1].v;
+            f = fr.parent;
+            if (f == none) return nullptr;
+            k = frame_end(f);
         }
-        return nullptr;
     }
     value lookup(std::uint32_t s) {
         if (const value* var = find_var(s)) return *var;
@@ -358,6 +360,11 @@ private:
             out_->append(p_.pool.data() + x.a, x.b);
             return true;
         }
+        if (const boost::json::value* j = json_member(x)) {
+            if (!j->is_string()) return false;
+            out_->append(std::string_view(j->get_string()));
+            return true;
+        }
         const value* v = nullptr;
         value found;
         if (x.kind == nk::name) {
@@ -370,19 +377,28 @@ private:
             if (key && key->kind != nk::k_str) return false;
             const std::string_view name = key ? p_.str(key->a, key->b) : sym(x.sym);
             if (!key && is_dict_method(name)) return false;
-            if (var->view_adapter() == &json_object_adapter::instance) {  // JSON: no value made
-                const boost::json::value* j =
-                    json_find(*static_cast<const boost::json::object*>(var->view_object()), name);
-                if (!j || !j->is_string()) return false;
-                out_->append(std::string_view(j->get_string()));
-                return true;
-            }
             if (!var->view_adapter()->find(var->view_object(), name, found)) return false;
             v = &found;
         }
         if (!v || !v->is_string() || v->is_markup()) return false;
         out_->append(v->as_string());
         return true;
+    }
+
+    // `var.name` or `var['key']` where the variable `var` holds a JSON object that has that
+    // member (and `name` is not a dict method, which wins over a key in Jinja): the member, read
+    // in place. Null for anything else, which takes the general path.
+    PARLEY_ALWAYS_INLINE const boost::json::value* json_member(const node& x) const {
+        if (x.kind != nk::getattr && x.kind != nk::getitem) return nullptr;
+        const node& obj = n(x.a);
+        if (obj.kind != nk::name) return nullptr;
+        const node* key = x.kind == nk::getitem ? &n(x.b) : nullptr;
+        if (key && key->kind != nk::k_str) return nullptr;
+        const value* var = find_var(obj.sym);
+        if (!var || !var->is_view() || var->view_adapter() != &json_object_adapter::instance) return nullptr;
+        const std::string_view name = key ? p_.str(key->a, key->b) : sym(x.sym);
+        if (!key && is_dict_method(name)) return nullptr;
+        return json_find(*static_cast<const boost::json::object*>(var->view_object()), name);
     }
 
     value arith_at(const node& at, op o, const value& a, const value& b) {
@@ -406,6 +422,9 @@ private:
     // ---- expressions --------------------------------------------------------------------------
 public:
     value eval(const node& x) {
+        // the commonest leaves, which neither recurse nor fail, without the stack check
+        if (x.kind == nk::k_str) return str_const(x);
+        if (const boost::json::value* j = json_member(x); j && !j->is_uint64()) return json_view(*j);
         try {
             check_stack();
             return eval_inner(x);

@@ -5,6 +5,7 @@
 #include <parley/jinja/detail/builtins.hpp>
 #include <parley/jinja/detail/check.hpp>
 #include <parley/jinja/detail/cpp_view.hpp>
+#include <parley/jinja/detail/link.hpp>
 #include <parley/jinja/detail/parser.hpp>
 #include <parley/jinja/environment.hpp>
 
@@ -167,22 +168,6 @@ inline parsed_template environment::parse(std::string_view source, std::string n
             nd.fval = d;
         }
     }
-    // link: the operands of a `+` chain printed by {{ }}, in order, as the print node's list
-    // (b: begin, c: count), which render_state::print writes one after the other
-    for (detail::node& nd : t.prog_.nodes) {
-        if (nd.kind != detail::nk::print) continue;
-        std::uint32_t cur = nd.a;
-        const auto is_add = [&](std::uint32_t k) {
-            return t.prog_.nodes[k].kind == detail::nk::binop && t.prog_.nodes[k].oper == detail::op::add;
-        };
-        if (!is_add(cur)) continue;
-        std::vector<std::uint32_t> leaves;  // last first
-        for (; is_add(cur); cur = t.prog_.nodes[cur].a) leaves.push_back(t.prog_.nodes[cur].b);
-        leaves.push_back(cur);
-        nd.b = static_cast<std::uint32_t>(t.prog_.lists.size());
-        nd.c = static_cast<std::uint32_t>(leaves.size());
-        t.prog_.lists.insert(t.prog_.lists.end(), leaves.rbegin(), leaves.rend());
-    }
     t.special_ = {t.prog_.find_symbol("loop"), t.prog_.find_symbol("caller"), t.prog_.find_symbol("varargs"),
                   t.prog_.find_symbol("kwargs")};
     const std::size_t nsym = t.prog_.symbols.size();
@@ -198,12 +183,9 @@ inline parsed_template environment::parse(std::string_view source, std::string n
                       "expression nested too deeply (more than " + std::to_string(detail::max_expression_depth) +
                           " levels)",
                       t.prog_.nodes[deep].pos);
-    // link: the loops that read `loop` (the others make no loop object)
-    if (t.special_.loop != detail::none) {
-        for (std::uint32_t k = 0; k < t.prog_.nodes.size(); ++k)
-            if (t.prog_.nodes[k].kind == detail::nk::for_ && detail::mentions_symbol(t.prog_, k, t.special_.loop))
-                t.prog_.nodes[k].flags |= detail::flag_uses_loop;
-    }
+    // link (after the depth check: these walks recurse): `+` chains and loops, for the renderer
+    detail::link_print_chains(t.prog_);
+    detail::mark_loops_using_loop(t.prog_, t.special_.loop);
     // Like Jinja2, an unknown filter or test is a parse error, except in an `if` or an inline
     // if-expression (see detail::name_checker), where it fails when it is used.
     const detail::unknown_name unknown = detail::find_unknown_name(

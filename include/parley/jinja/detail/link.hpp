@@ -1,0 +1,67 @@
+// parley/jinja/detail/link.hpp: what environment::parse adds to a parsed program for the
+// run-time renderer (the compile-time front end does not read it).
+#ifndef PARLEY_JINJA_DETAIL_LINK_HPP
+#define PARLEY_JINJA_DETAIL_LINK_HPP
+
+#include <parley/jinja/detail/ast.hpp>
+#include <parley/jinja/detail/check.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace parley::jinja::detail {
+
+/// Gives each `{{ }}` of a `+` chain the chain's operands in order, as the print node's list
+/// (b: begin, c: count), which render_state::print writes one after the other. Adjacent string
+/// literals become one (`'<|im_end|>' + '\n'`): `+` of strings is associative, and when Python's
+/// left fold meets a value that is not a string, `x + 'a' + 'b'` and `x + 'ab'` give the same
+/// result or the same error.
+inline void link_print_chains(program& p) {
+    const auto is_add = [&](std::uint32_t k) { return p.nodes[k].kind == nk::binop && p.nodes[k].oper == op::add; };
+    const auto is_str = [&](std::uint32_t k) { return p.nodes[k].kind == nk::k_str; };
+    const std::size_t count = p.nodes.size();  // nodes are added below
+    for (std::size_t i = 0; i < count; ++i) {
+        if (p.nodes[i].kind != nk::print || !is_add(p.nodes[i].a)) continue;
+        std::vector<std::uint32_t> leaves;  // last first
+        std::uint32_t cur = p.nodes[i].a;
+        for (; is_add(cur); cur = p.nodes[cur].a) leaves.push_back(p.nodes[cur].b);
+        leaves.push_back(cur);
+        const std::vector<std::uint32_t> ordered(leaves.rbegin(), leaves.rend());
+        std::vector<std::uint32_t> parts;  // literals merged
+        for (std::size_t k = 0; k < ordered.size();) {
+            std::size_t end = k + 1;  // a run of literals: [k, end)
+            if (is_str(ordered[k]))
+                while (end < ordered.size() && is_str(ordered[end])) ++end;
+            if (end - k == 1) {
+                parts.push_back(ordered[k++]);
+                continue;
+            }
+            std::string text;
+            for (std::size_t j = k; j < end; ++j) text += p.str(p.nodes[ordered[j]].a, p.nodes[ordered[j]].b);
+            node merged = p.nodes[ordered[k]];
+            merged.a = static_cast<std::uint32_t>(p.pool.size());
+            merged.b = static_cast<std::uint32_t>(text.size());
+            p.pool.insert(p.pool.end(), text.begin(), text.end());
+            parts.push_back(static_cast<std::uint32_t>(p.nodes.size()));
+            p.nodes.push_back(merged);
+            k = end;
+        }
+        node& print = p.nodes[i];
+        print.b = static_cast<std::uint32_t>(p.lists.size());
+        print.c = static_cast<std::uint32_t>(parts.size());
+        p.lists.insert(p.lists.end(), parts.begin(), parts.end());
+    }
+}
+
+/// Marks the loops in which the name `loop` appears (flag_uses_loop): the others need no loop
+/// object. `loop_sym` is the symbol of `loop`, or `none` when the template never names it.
+inline void mark_loops_using_loop(program& p, std::uint32_t loop_sym) {
+    if (loop_sym == none) return;
+    for (std::uint32_t k = 0; k < p.nodes.size(); ++k)
+        if (p.nodes[k].kind == nk::for_ && mentions_symbol(p, k, loop_sym)) p.nodes[k].flags |= flag_uses_loop;
+}
+
+}  // namespace parley::jinja::detail
+
+#endif
