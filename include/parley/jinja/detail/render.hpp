@@ -385,19 +385,29 @@ private:
         return true;
     }
 
-    // `var.name` or `var['key']` where the variable `var` holds a JSON object that has that
-    // member (and `name` is not a dict method, which wins over a key in Jinja): the member, read
-    // in place. Null for anything else, which takes the general path.
+    // `var.name`, `var['key']` or `var[k]` (`k` a variable holding a string) where the variable
+    // `var` holds a JSON object that has that member (and `name` is not a dict method, which wins
+    // over a key in Jinja): the member, read in place. Null for anything else, which takes the
+    // general path.
     PARLEY_ALWAYS_INLINE const boost::json::value* json_member(const node& x) const {
         if (x.kind != nk::getattr && x.kind != nk::getitem) return nullptr;
         const node& obj = n(x.a);
         if (obj.kind != nk::name) return nullptr;
-        const node* key = x.kind == nk::getitem ? &n(x.b) : nullptr;
-        if (key && key->kind != nk::k_str) return nullptr;
+        std::string_view name;
+        if (x.kind == nk::getattr) {
+            name = sym(x.sym);
+            if (is_dict_method(name)) return nullptr;
+        } else if (const node& key = n(x.b); key.kind == nk::k_str) {
+            name = p_.str(key.a, key.b);
+        } else if (key.kind == nk::name) {
+            const value* k = find_var(key.sym);
+            if (!k || !k->is_string()) return nullptr;
+            name = k->as_string();
+        } else {
+            return nullptr;
+        }
         const value* var = find_var(obj.sym);
         if (!var || !var->is_view() || var->view_adapter() != &json_object_adapter::instance) return nullptr;
-        const std::string_view name = key ? p_.str(key->a, key->b) : sym(x.sym);
-        if (!key && is_dict_method(name)) return nullptr;
         return json_find(*static_cast<const boost::json::object*>(var->view_object()), name);
     }
 
