@@ -9,13 +9,13 @@
 #include <parley/chat/template_set.hpp>
 #include <parley/error.hpp>
 #include <parley/provider/reply.hpp>
+#include <parley/schema/detail/constexpr_json.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
-#include <array>
 #include <charconv>
 #include <cstdint>
 #include <string>
@@ -41,40 +41,7 @@ struct encode_options {
 
 namespace detail {
 
-/// Appends `s` as a JSON string, escaped as Boost.JSON's serializer escapes it: `"` and `\`,
-/// \b \f \n \r \t, the other control characters as \u00xx; every other byte as it is.
-inline void append_json_string(std::string& out, std::string_view s) {
-    static constexpr char hex[] = "0123456789abcdef";
-    static constexpr auto escaped = [] {
-        std::array<bool, 256> t{};
-        for (std::size_t c = 0; c < 0x20; ++c) t[c] = true;
-        t['"'] = t['\\'] = true;
-        return t;
-    }();
-    out.push_back('"');
-    std::size_t run = 0;  // the start of the bytes not yet appended
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (!escaped[c]) continue;
-        out.append(s.data() + run, i - run);
-        run = i + 1;
-        switch (c) {
-        case '"': out.append("\\\""); break;
-        case '\\': out.append("\\\\"); break;
-        case '\b': out.append("\\b"); break;
-        case '\f': out.append("\\f"); break;
-        case '\n': out.append("\\n"); break;
-        case '\r': out.append("\\r"); break;
-        case '\t': out.append("\\t"); break;
-        default: {
-            const char u[] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            out.append(u, sizeof u);
-        }
-        }
-    }
-    out.append(s.data() + run, s.size() - run);
-    out.push_back('"');
-}
+using parley::detail::append_json_string;
 
 /// Appends an integer as Boost.JSON writes it.
 inline void append_json_int(std::string& out, std::int64_t n) {

@@ -70,9 +70,11 @@ constexpr std::string_view c_string(const char* s) noexcept {
 #endif
 }
 
-/// Appends s as a JSON string literal (quotes, backslashes and control characters escaped;
-/// other bytes, UTF-8 included, copied as they are).
-constexpr void append_json_string(text_buffer& out, std::string_view s) {
+/// Appends s as a JSON string literal, escaped as Boost.JSON's serializer escapes it: `"` and
+/// `\`, \b \f \n \r \t, the other control characters as \u00xx; every other byte (UTF-8
+/// included) as it is. `Text` is a text_buffer in constant expressions, or a std::string.
+template <class Text>
+constexpr void append_json_string(Text& out, std::string_view s) {
     constexpr char hex[] = "0123456789abcdef";
     out.push_back('"');
     std::size_t plain_start = 0;  // characters that need no escape are copied in runs
