@@ -63,20 +63,25 @@ inline value generator(std::vector<value> items) {
 
 // ---- strings ------------------------------------------------------------------------------------
 
+/// `s` as the result of a filter that Jinja computes with a method of soft_str(input): Markup
+/// when the input is Markup (markupsafe's methods keep it), a str otherwise.
+inline value like_input(const value& input, std::string s) {
+    return input.is_markup() ? value::markup(std::move(s)) : value(std::move(s));
+}
 inline value f_upper(render_state&, const value& v, arguments&) {
     std::string s;
     py_upper(s, to_str(v));
-    return value(std::move(s));
+    return like_input(v, std::move(s));
 }
 inline value f_lower(render_state&, const value& v, arguments&) {
     std::string s;
     py_lower(s, to_str(v));
-    return value(std::move(s));
+    return like_input(v, std::move(s));
 }
 inline value f_capitalize(render_state&, const value& v, arguments&) {
     std::string s;
     jinja_capitalize(s, to_str(v));
-    return value(std::move(s));
+    return like_input(v, std::move(s));
 }
 inline value f_title(render_state&, const value& v, arguments&) {
     std::string s;
@@ -86,8 +91,13 @@ inline value f_title(render_state&, const value& v, arguments&) {
 inline value f_trim(render_state&, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"chars"};
     bound_args<1> b(a, "trim", p);
-    const std::string s = to_str(v);
     const auto chars = opt_str(b[0], "trim");
+    if (v.is_string()) {  // a part of the same text (Markup stays Markup)
+        const std::string_view s = v.as_string();
+        const std::string_view r = py_strip(s, chars, true, true);
+        return v.substr(static_cast<std::size_t>(r.data() - s.data()), r.size());
+    }
+    const std::string s = to_str(v);
     return value(std::string(py_strip(s, chars, true, true)));
 }
 /// A width or count that sizes a result: beyond `bound` it is refused before anything is built.
@@ -102,7 +112,7 @@ inline value f_center(render_state& st, const value& v, arguments& a) {
     bound_args<1> b(a, "center", p);
     std::string s;
     py_center(s, to_str(v), bounded(int_arg(b[0], 80, "width"), st.max_size(), "center width"), U' ');
-    return value(std::move(s));
+    return like_input(v, std::move(s));
 }
 inline value f_replace(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"old", "new", "count"};
@@ -183,9 +193,17 @@ inline value f_truncate(render_state&, const value& v, arguments& a) {
     const long leeway = b.has(3) && !b[3].is_none() ? int_arg(b[3], 5, "leeway") : 5;
     if (length < static_cast<long>(utf8_length(end))) raise(errc::template_value, "expected length >= " + std::to_string(utf8_length(end)) + ", got " + std::to_string(length));
     if (leeway < 0) raise(errc::template_value, "expected leeway >= 0, got " + std::to_string(leeway));
+    const std::string in = to_str(v);
+    if (static_cast<long>(utf8_length(in)) <= length + leeway) return v.is_string() ? v : value(in);
     std::string s;
-    jinja_truncate(s, to_str(v), length, killwords, end, leeway);
-    return value(std::move(s));
+    jinja_truncate(s, in, length, killwords, end, leeway);
+    if (!v.is_markup()) return value(std::move(s));
+    // a part of the Markup text + the end: Markup's + escapes an end that is not Markup itself
+    if (!b[2].is_markup()) {
+        s.resize(s.size() - end.size());
+        html_escape(s, end);
+    }
+    return value::markup(std::move(s));
 }
 inline value f_wordwrap(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"width", "break_long_words", "wrapstring", "break_on_hyphens"};
@@ -415,7 +433,9 @@ inline value f_last(render_state&, const value& v, arguments&) {
     }
     sequence s(v);
     if (s.size() == 0) return value::undefined(undefined_form::hint, "No last item, sequence was empty.");
-    return s[s.size() - 1];
+    // Python's reversed() indexes: the last character of a Markup string is Markup, where
+    // iteration (`first`) gives a str
+    return s[s.size() - 1].with_markup(v.is_markup());
 }
 inline value f_join(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"d", "attribute"};
@@ -423,13 +443,15 @@ inline value f_join(render_state& st, const value& v, arguments& a) {
     const value sep = b.get(0, value::view_of(""));
     sequence s(v);
     std::string out;
-    bool markup = st.autoescape();
+    // with autoescaping, a Markup separator or item makes the result Markup (the other parts
+    // escaped); otherwise Jinja joins the texts
+    bool markup = st.autoescape() && sep.is_markup();
     std::vector<value> parts;
     parts.reserve(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
         value it = s[i];
         if (b.has(1)) it = attribute_arg(st, it, b[1]);
-        if (it.is_markup()) markup = true;
+        if (it.is_markup() && st.autoescape()) markup = true;
         parts.push_back(std::move(it));
     }
     const std::string sep_s = to_str(sep);
@@ -456,7 +478,7 @@ inline value f_reverse(render_state&, const value& v, arguments&) {
         std::string r;
         r.reserve(s.size());
         for (auto it = cps.rbegin(); it != cps.rend(); ++it) r.append(s.substr(it->first, it->second));
-        return value(std::move(r));
+        return like_input(v, std::move(r));
     }
     auto items = items_of(v);
     std::reverse(items.begin(), items.end());

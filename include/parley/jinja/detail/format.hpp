@@ -63,7 +63,8 @@ void c_format(std::string& out, std::string_view flags, int width, int precision
     out += buf;
 }
 
-/// `fmt % args` with Python's printf-style rules.
+/// `fmt % args` with Python's printf-style rules; a Markup `fmt` escapes what %s, %r and %a
+/// insert (markupsafe's Markup.__mod__), and gives Markup.
 inline value percent_format_impl(const value& fmt, const value& args, std::size_t max_size) {
     const std::string_view f = fmt.as_string();
     const bool tuple_args = args.is_list() && args.list().tuple;
@@ -133,6 +134,11 @@ inline value percent_format_impl(const value& fmt, const value& args, std::size_
         case 'r':
         case 'a': {
             std::string s = conv == 's' ? to_str(arg) : to_repr(arg);
+            if (fmt.is_markup() && !(conv == 's' && arg.is_markup())) {  // Markup % args escapes the texts
+                std::string escaped;
+                html_escape(escaped, s);
+                s = std::move(escaped);
+            }
             if (precision >= 0) s.resize(utf8_offset(s, static_cast<std::size_t>(precision)));
             pad_to(out, s, width < 0 ? 0 : static_cast<std::size_t>(width), flags.find('-') != std::string::npos ? '<' : '>', U' ');
             break;

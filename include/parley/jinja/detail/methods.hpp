@@ -237,10 +237,13 @@ value build_str(F&& f) {
 }
 
 /// `'...'.format(*args, **kwargs)`.
-inline value str_format(const value& fmt, const arguments& args, bool sandboxed) {
+/// str.format; with `escape_fields` (Markup.format), each field's text is HTML-escaped unless
+/// the field's value is Markup, which takes no format specification.
+inline value str_format(const value& fmt, const arguments& args, bool sandboxed, bool escape_fields = false) {
     const std::string_view f = fmt.as_string();
     std::string out;
     std::size_t auto_index = 0;
+    char numbering = 0;  // 'a': {} fields, 'm': {0} fields (Python refuses a mix)
     for (std::size_t i = 0; i < f.size(); ++i) {
         const char c = f[i];
         if (c == '}') {
@@ -280,9 +283,15 @@ inline value str_format(const value& fmt, const arguments& args, bool sandboxed)
         const std::string_view head = field.substr(0, e);
         value v;
         if (head.empty()) {
+            if (numbering == 'm')
+                raise(errc::template_value, "cannot switch from manual field specification to automatic field numbering");
+            numbering = 'a';
             if (auto_index >= args.size()) raise(errc::template_value, "Replacement index " + std::to_string(auto_index) + " out of range for positional args tuple");
             v = args[auto_index++];
         } else if (head.find_first_not_of("0123456789") == std::string_view::npos) {
+            if (numbering == 'a')
+                raise(errc::template_value, "cannot switch from automatic field numbering to manual field specification");
+            numbering = 'm';
             const std::size_t k = std::stoul(std::string(head));
             if (k >= args.size()) raise(errc::template_value, "Replacement index " + std::to_string(k) + " out of range for positional args tuple");
             v = args[k];
@@ -311,7 +320,16 @@ inline value str_format(const value& fmt, const arguments& args, bool sandboxed)
         if (conv == "r" || conv == "a") v = value(to_repr(v));
         else if (conv == "s") v = value(to_str(v));
         else if (!conv.empty()) raise(errc::template_value, "Unknown conversion specifier " + std::string(conv));
-        format_value(out, v, spec);
+        if (!escape_fields) {
+            format_value(out, v, spec);
+        } else if (v.is_markup()) {
+            if (!spec.empty()) raise(errc::template_value, "Unsupported format specification for Markup.");
+            out += v.as_string();
+        } else {
+            std::string text;
+            format_value(text, v, spec);
+            html_escape(out, text);
+        }
     }
     return value(std::move(out));
 }
@@ -463,6 +481,50 @@ inline value str_method(const value& self, std::string_view name, const argument
         return self.with_markup(false);
     }
     type_error("'str' object has no attribute " + single_quoted(name));
+}
+
+/// markupsafe's escape(): a Markup value as it is, anything else as its escaped text.
+inline value markup_escape(const value& v) {
+    if (v.is_markup()) return v;
+    std::string s;
+    html_escape(s, to_str(v));
+    return value::markup(std::move(s));
+}
+
+/// A method of a Markup string, as markupsafe 3 defines them: the methods that return text
+/// return Markup (`replace` escapes its new text first, `center`, `ljust` and `rjust` their
+/// padding character), `join` escapes the items and `format` each field, and the parts of
+/// `split`, `rsplit`, `splitlines`, `partition` and `rpartition` are Markup. The others (`find`,
+/// `startswith`, `isupper`...) answer as for str.
+inline value markup_method(const value& self, std::string_view name, const arguments& args, bool sandboxed) {
+    if (name == "join") {
+        if (args.size() != 1 || !args.keywords().empty())
+            type_error("join() takes exactly one argument (" + std::to_string(args.size()) + " given)");
+        sequence items(args[0]);
+        std::string o;
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            if (i) o += self.as_string();
+            o += markup_escape(items[i]).as_string();
+            if (o.size() > std::size_t(1) << 30) raise(errc::template_limit, "joined string too large");
+        }
+        return value::markup(std::move(o));
+    }
+    if (name == "format") return str_format(self, args, sandboxed, true).with_markup(true);
+    if (name == "split" || name == "rsplit" || name == "splitlines" || name == "partition" || name == "rpartition") {
+        value parts = str_method(self, name, args, sandboxed);
+        for (value& p : parts.list().items) p = p.with_markup(true);
+        return parts;
+    }
+    static constexpr std::string_view text_methods[] = {
+        "capitalize", "casefold", "center", "ljust", "lower", "lstrip", "removeprefix", "removesuffix", "replace",
+        "rjust", "rstrip", "strip", "swapcase", "title", "upper", "zfill"};
+    if (std::find(std::begin(text_methods), std::end(text_methods), name) == std::end(text_methods))
+        return str_method(self, name, args, sandboxed);
+    const bool escapes_arg1 = name == "replace" || name == "center" || name == "ljust" || name == "rjust";
+    if (!escapes_arg1 || args.size() < 2) return str_method(self, name, args, sandboxed).with_markup(true);
+    arguments escaped = args;
+    escaped.positional_mut()[1] = markup_escape(args[1]);
+    return str_method(self, name, escaped, sandboxed).with_markup(true);
 }
 
 inline value list_method(render_state& st, const value& self, std::string_view name, arguments& args, bool sandboxed) {
@@ -627,7 +689,7 @@ inline bool call_method(render_state& st, const value& self, std::string_view na
                         bool sandboxed) {
     if (self.is_object()) return self.object().method(st, name, args, result);
     if (!has_method(self, name)) return false;
-    if (self.is_string()) result = str_method(self, name, args, sandboxed);
+    if (self.is_string()) result = self.is_markup() ? markup_method(self, name, args, sandboxed) : str_method(self, name, args, sandboxed);
     else if (self.is_sequence_like()) result = list_method(st, self, name, args, sandboxed);
     else result = dict_method(self, name, args, sandboxed);
     return true;

@@ -299,7 +299,7 @@ public:
             for (std::size_t i = 0; i < s.size();) {
                 const std::size_t b = i;
                 utf8_decode(s, i);
-                own_.push_back(v.substr(b, i - b));
+                own_.push_back(v.substr(b, i - b).with_markup(false));  // a Markup string iterates as str
             }
             n_ = own_.size();
             return;
