@@ -20,26 +20,24 @@ namespace parley::jinja::detail {
 
 value json_view(const boost::json::value& j);
 
-/// Whether the `n` bytes at `a` and `b` are the same. Keys of chat messages are short: for up to
-/// 16 bytes this compares two overlapping words instead of calling memcmp.
+/// Whether the `n` bytes at `a` and `b` (sizeof(Word) <= n <= 2 * sizeof(Word)) are the same:
+/// the first and the last word of each, which overlap when n < 2 * sizeof(Word).
+template <class Word>
+bool same_words(const char* a, const char* b, std::size_t n) noexcept {
+    Word a0, b0, a1, b1;
+    std::memcpy(&a0, a, sizeof(Word));
+    std::memcpy(&b0, b, sizeof(Word));
+    std::memcpy(&a1, a + n - sizeof(Word), sizeof(Word));
+    std::memcpy(&b1, b + n - sizeof(Word), sizeof(Word));
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
+/// Whether the `n` bytes at `a` and `b` are the same. Keys of chat messages are short: up to 16
+/// bytes are compared as two overlapping words instead of calling memcmp.
 inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
-    if (n >= 8) {
-        if (n > 16) return std::memcmp(a, b, n) == 0;
-        std::uint64_t a0, b0, a1, b1;
-        std::memcpy(&a0, a, 8);
-        std::memcpy(&b0, b, 8);
-        std::memcpy(&a1, a + n - 8, 8);
-        std::memcpy(&b1, b + n - 8, 8);
-        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-    }
-    if (n >= 4) {
-        std::uint32_t a0, b0, a1, b1;
-        std::memcpy(&a0, a, 4);
-        std::memcpy(&b0, b, 4);
-        std::memcpy(&a1, a + n - 4, 4);
-        std::memcpy(&b1, b + n - 4, 4);
-        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-    }
+    if (n > 16) return std::memcmp(a, b, n) == 0;
+    if (n >= 8) return same_words<std::uint64_t>(a, b, n);
+    if (n >= 4) return same_words<std::uint32_t>(a, b, n);
     for (std::size_t i = 0; i < n; ++i)
         if (a[i] != b[i]) return false;
     return true;
