@@ -41,11 +41,12 @@ inline std::int64_t int_operand(const value& v) {
     if (v.is_float()) return static_cast<std::int64_t>(v.as_float());
     type_error(std::string("unsupported operand type(s) for %: '") + type_name(v) + "' and 'int'");
 }
+// Jinja: value % 2 == 1 and value % 2 == 0 (2.5 is neither)
 inline bool t_odd(render_state& st, const value& v, arguments&) {
-    return truthy(arith(op::mod, v, value(2), st.max_size()));
+    return equals(arith(op::mod, v, value(2), st.max_size()), value(1));
 }
 inline bool t_even(render_state& st, const value& v, arguments&) {
-    return !truthy(arith(op::mod, v, value(2), st.max_size()));
+    return equals(arith(op::mod, v, value(2), st.max_size()), value(0));
 }
 inline bool t_divisibleby(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"num"};

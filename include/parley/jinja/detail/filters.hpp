@@ -157,6 +157,10 @@ inline value f_indent(render_state& st, const value& v, arguments& a) {
     else indention = std::string(static_cast<std::size_t>(std::max(0L, bounded(int_arg(b[0], 4, "width"), st.max_size(), "indent width"))), ' ');
     const bool first = b.has(1) && truthy(b[1]);
     const bool blank = b.has(2) && truthy(b[2]);
+    if (!v.is_string()) {  // Jinja adds "\n" to the value first
+        if (v.is_undefined()) fail_undefined(v);
+        type_error(std::string("unsupported operand type(s) for +=: '") + type_name(v) + "' and 'str'");
+    }
     std::string s = to_str(v) + "\n";  // jinja: s += newline; then splitlines
     // Jinja: if blank: rv = (newline + indention).join(lines) else: lines[1:] indented unless blank
     std::vector<std::string_view> lines = py_splitlines(s, false);
@@ -193,8 +197,20 @@ inline value f_truncate(render_state&, const value& v, arguments& a) {
     const long leeway = b.has(3) && !b[3].is_none() ? int_arg(b[3], 5, "leeway") : 5;
     if (length < static_cast<long>(utf8_length(end))) raise(errc::template_value, "expected length >= " + std::to_string(utf8_length(end)) + ", got " + std::to_string(length));
     if (leeway < 0) raise(errc::template_value, "expected leeway >= 0, got " + std::to_string(leeway));
+    if (!v.is_string()) {
+        // Jinja measures the value with len(): an undefined value has length 0, a list or a
+        // mapping short enough comes back as it is, and anything longer cannot be cut as a text
+        if (v.is_undefined()) {
+            check_strict(v);
+            return v;
+        }
+        if (!v.is_sequence_like() && !v.is_mapping_like())
+            type_error(std::string("object of type '") + type_name(v) + "' has no len()");
+        if (static_cast<long>(detail::length(v)) <= length + leeway) return v;
+        type_error(std::string("can only concatenate ") + type_name(v) + " (not \"str\") to " + type_name(v));
+    }
     const std::string in = to_str(v);
-    if (static_cast<long>(utf8_length(in)) <= length + leeway) return v.is_string() ? v : value(in);
+    if (static_cast<long>(utf8_length(in)) <= length + leeway) return v;
     std::string s;
     jinja_truncate(s, in, length, killwords, end, leeway);
     if (!v.is_markup()) return value(std::move(s));
@@ -212,6 +228,10 @@ inline value f_wordwrap(render_state& st, const value& v, arguments& a) {
     const bool blw = b.has(1) ? truthy(b[1]) : true;
     const std::string wrap = b.has(2) && !b[2].is_none() ? to_str(b[2]) : std::string("\n");
     const bool boh = b.has(3) ? truthy(b[3]) : true;
+    if (!v.is_string()) {  // Jinja calls the value's splitlines()
+        if (v.is_undefined()) fail_undefined(v);
+        type_error(std::string("'") + type_name(v) + "' object has no attribute 'splitlines'");
+    }
     std::string s;
     try {
         jinja_wordwrap(s, to_str(v), width, blw, wrap, boh, st.max_size());
@@ -237,8 +257,8 @@ inline value f_urlencode(render_state&, const value& v, arguments&) {
         out += q;
     };
     std::string out;
-    if (v.is_string()) {
-        quote(out, v, false);
+    if (v.is_string() || (!v.is_sequence_like() && !v.is_mapping_like() && !v.is_undefined())) {
+        quote(out, v, false);  // a string, or what is not iterable (a number, none...): its text
         return value(std::move(out));
     }
     std::vector<std::pair<value, value>> pairs;
@@ -315,10 +335,34 @@ inline bool parse_py_float(std::string_view s, double& out) {
     const char* e = b + clean.size();
     if (*b == '+') ++b;
     auto r = std::from_chars(b, e, out);
+    if (r.ec == std::errc::result_out_of_range && r.ptr == e) {
+        // beyond a double's range: Python gives an infinity, or a zero when it is too small.
+        // Which one: the power of ten of the first significant digit.
+        const char* p = b;
+        const bool minus = *p == '-';
+        if (minus) ++p;
+        long power = 0;
+        bool seen = false;  // a significant digit
+        for (bool fraction = false; p != e && *p != 'e' && *p != 'E'; ++p) {
+            if (*p == '.') fraction = true;
+            else if (*p != '0') seen = true;
+            if (*p == '.' || (seen && fraction)) continue;
+            if (fraction) --power;  // a zero before the first significant digit of the fraction
+            else if (seen) ++power;
+        }
+        long exponent = 0;
+        if (p != e && std::from_chars(p + 1 + (p[1] == '+'), e, exponent).ec != std::errc())
+            exponent = p[1] == '-' ? -1000000 : 1000000;  // an exponent beyond a long's range
+        const bool huge = power + exponent > 0;
+        out = huge ? (minus ? -HUGE_VAL : HUGE_VAL) : (minus ? -0.0 : 0.0);
+        return true;
+    }
     return r.ec == std::errc() && r.ptr == e;
 }
 
-inline bool parse_py_int(std::string_view s, int base, std::int64_t& out) {
+/// int(s, base) when it fits in 64 bits; false otherwise, with `too_large` set when `s` is a
+/// valid integer beyond that range.
+inline bool parse_py_int(std::string_view s, int base, std::int64_t& out, bool* too_large = nullptr) {
     std::string_view t = py_strip(s, std::nullopt, true, true);
     bool neg = false;
     if (!t.empty() && (t[0] == '+' || t[0] == '-')) {
@@ -337,6 +381,8 @@ inline bool parse_py_int(std::string_view s, int base, std::int64_t& out) {
     if (base == 0) base = 10;
     if (t.empty()) return false;
     std::uint64_t r = 0;
+    const std::uint64_t limit = neg ? 0x8000000000000000ull : 0x7fffffffffffffffull;
+    bool beyond = false;
     for (std::size_t i = 0; i < t.size(); ++i) {
         const char c = t[i];
         if (c == '_') {
@@ -345,10 +391,17 @@ inline bool parse_py_int(std::string_view s, int base, std::int64_t& out) {
         }
         int d = c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'z' ? (c | 0x20) - 'a' + 10 : 99;
         if (d >= base) return false;
-        if (r > (0x7fffffffffffffffull - static_cast<std::uint64_t>(d)) / static_cast<std::uint64_t>(base)) return false;
+        if (beyond || r > (limit - static_cast<std::uint64_t>(d)) / static_cast<std::uint64_t>(base)) {
+            beyond = true;  // the rest must still be digits for the text to be an integer
+            continue;
+        }
         r = r * static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(d);
     }
-    out = neg ? -static_cast<std::int64_t>(r) : static_cast<std::int64_t>(r);
+    if (beyond) {
+        if (too_large) *too_large = true;
+        return false;
+    }
+    out = static_cast<std::int64_t>(neg ? 0 - r : r);  // modulo 2^64: -2^63 included
     return true;
 }
 
@@ -360,15 +413,21 @@ inline value f_int(render_state&, const value& v, arguments& a) {
     if (v.is_undefined()) fail_undefined(v);
     if (v.is_integer()) return v;
     if (v.is_bool()) return value(static_cast<long long>(v.as_integer()));
-    if (v.is_float()) {
-        if (!std::isfinite(v.as_float())) return def;
-        return value(static_cast<long long>(v.as_float()));
-    }
+    // Jinja: int(value) (int(value, base) of a string), else int(float(value)), else the
+    // default; int() of NaN is a ValueError (the default), of an infinity an OverflowError
+    const auto of_float = [&](double d) {
+        if (std::isnan(d)) return def;
+        if (std::isinf(d)) raise(errc::template_value, "cannot convert float infinity to integer");
+        return value(static_cast<long long>(int_of_float(d)));
+    };
+    if (v.is_float()) return of_float(v.as_float());
     if (v.is_string()) {
         std::int64_t r;
-        if (parse_py_int(v.as_string(), static_cast<int>(base), r)) return value(static_cast<long long>(r));
+        bool too_large = false;
+        if (parse_py_int(v.as_string(), static_cast<int>(base), r, &too_large)) return value(static_cast<long long>(r));
+        if (too_large) raise(errc::template_value, "integer result too large (parley integers are 64-bit)");
         double d;
-        if (parse_py_float(v.as_string(), d) && std::isfinite(d)) return value(static_cast<long long>(d));
+        if (parse_py_float(v.as_string(), d)) return of_float(d);
     }
     return def;
 }
@@ -429,7 +488,6 @@ inline value f_first(render_state&, const value& v, arguments&) {
 inline value f_last(render_state&, const value& v, arguments&) {
     if (!v.is_sequence_like() && !v.is_string()) {
         if (v.is_undefined()) return value::undefined(undefined_form::hint, "No last item, sequence was empty.");
-        if (v.is_mapping_like()) type_error("'dict' object is not reversible");
     }
     sequence s(v);
     if (s.size() == 0) return value::undefined(undefined_form::hint, "No last item, sequence was empty.");
@@ -743,7 +801,11 @@ inline value f_rejectattr(render_state& st, const value& v, arguments& a) { retu
 
 // ---- serialisation ------------------------------------------------------------------------------
 
-inline value f_pprint(render_state&, const value& v, arguments&) { return value(to_repr(v)); }
+inline value f_pprint(render_state&, const value& v, arguments&) {
+    std::string s;
+    append_repr(s, v, true);
+    return value(std::move(s));
+}
 
 /// Jinja2's default tojson: json.dumps with sorted keys, with <, >, & and ' written as JSON
 /// escapes (u003c, u003e, u0026, u0027) so that the text is safe in HTML. Compile-time

@@ -31,7 +31,7 @@ inline std::int64_t int_of(const value& v, const char* what) {
     if (v.is_float()) {
         const double d = v.as_float();
         if (!std::isfinite(d)) raise(errc::template_value, "cannot convert float infinity or NaN to integer");
-        return static_cast<std::int64_t>(d);
+        return int_of_float(d);
     }
     type_error(std::string(what) + " format: a real number is required, not " + type_name(v));
 }
@@ -190,7 +190,11 @@ inline value percent_format_impl(const value& fmt, const value& args, std::size_
         }
         if (out.size() > max_size) raise(errc::template_limit, "formatted string exceeds the output size limit");
     }
-    if (!used_mapping && next_arg < nargs && (tuple_args || next_arg == 0) && !(args.is_mapping_like() && !tuple_args))
+    // Python checks that every argument was used unless the argument, not a tuple, has
+    // __getitem__ (a mapping, a list, an undefined value; not a string)
+    const bool has_getitem = args.is_mapping_like() || args.is_undefined() ||
+                             (args.is_sequence_like() && sequence_type(args) != seq_type::other);
+    if (!used_mapping && next_arg < nargs && (tuple_args || next_arg == 0) && !(has_getitem && !tuple_args))
         type_error("not all arguments converted during string formatting");
     return fmt.is_markup() ? value::markup(std::move(out)) : value(std::move(out));
 }

@@ -86,7 +86,7 @@ inline void check_strict(const value& v) {
 
 [[noreturn]] inline void type_error(std::string m) { raise(errc::template_type, std::move(m)); }
 
-void append_repr(std::string& out, const value& v);
+void append_repr(std::string& out, const value& v, bool sorted_keys = false);
 
 inline void append_int(std::string& out, std::int64_t i) {
     char buf[24];
@@ -150,9 +150,14 @@ inline void check_text_size(const std::string& out) {
                                         " bytes)");
 }
 
-inline void append_repr(std::string& out, const value& v) {
+/// repr(v); with `sorted_keys`, as pprint writes it: the keys of each mapping in order when they
+/// are all strings or all numbers (pprint sorts them), otherwise as they come.
+inline void append_repr(std::string& out, const value& v, bool sorted_keys) {
     switch (v.kind()) {
-    case value_kind::undefined: check_strict(v); return;  // repr inside containers: Jinja prints ''
+    case value_kind::undefined:  // Undefined.__repr__ (a list holding one prints [Undefined])
+        check_strict(v);
+        out += "Undefined";
+        return;
     case value_kind::none: out += "None"; return;
     case value_kind::boolean: out += v.as_bool() ? "True" : "False"; return;
     case value_kind::integer: append_int(out, v.as_integer()); return;
@@ -180,7 +185,7 @@ inline void append_repr(std::string& out, const value& v) {
         out += l.tuple ? '(' : '[';
         for (std::size_t i = 0; i < l.items.size(); ++i) {
             if (i) out += ", ";
-            append_repr(out, l.items[i]);
+            append_repr(out, l.items[i], sorted_keys);
             check_text_size(out);
         }
         if (l.tuple && l.items.size() == 1) out += ',';
@@ -197,7 +202,7 @@ inline void append_repr(std::string& out, const value& v) {
             auto item = [&](const value& x, const value&) {
                 if (!first) out += ", ";
                 first = false;
-                append_repr(out, x);
+                append_repr(out, x, sorted_keys);
                 check_text_size(out);
             };
             if (ad->each) {
@@ -212,16 +217,26 @@ inline void append_repr(std::string& out, const value& v) {
         [[fallthrough]];
     case value_kind::dict: {
         check_stack();
-        out += '{';
-        bool first = true;
+        std::vector<std::pair<value, value>> items;
+        bool strings = true, numbers = true;
         for_each_item(v, [&](const value& k, const value& x) {
-            if (!first) out += ", ";
-            first = false;
-            append_repr(out, k);
-            out += ": ";
-            append_repr(out, x);
-            check_text_size(out);
+            strings = strings && k.is_string();
+            numbers = numbers && k.is_number();
+            items.emplace_back(k, x);
         });
+        if (sorted_keys && (strings || numbers)) {
+            std::stable_sort(items.begin(), items.end(), [&](const auto& a, const auto& b) {
+                return strings ? a.first.as_string() < b.first.as_string() : a.first.as_number() < b.first.as_number();
+            });
+        }
+        out += '{';
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            if (i) out += ", ";
+            append_repr(out, items[i].first, sorted_keys);
+            out += ": ";
+            append_repr(out, items[i].second, sorted_keys);
+            check_text_size(out);
+        }
         out += '}';
         return;
     }
@@ -525,6 +540,9 @@ inline bool contains(const value& container, const value& item) {
         return container.as_string().find(item.as_string()) != std::string_view::npos;
     }
     if (container.is_mapping_like()) {
+        // a key is hashed first: a list or a mapping cannot be one
+        if (item.is_dict() || item.is_view() || (item.is_sequence_like() && sequence_type(item) == seq_type::list))
+            type_error(std::string("unhashable type: '") + type_name(item) + "'");
         value tmp;
         return mapping_find(container, item, tmp);
     }
@@ -566,6 +584,14 @@ inline void float_divmod(double x, double y, double& div, double& mod) {
     } else {
         div = std::copysign(0.0, x / y);
     }
+}
+
+/// int(d) of a finite float as a template integer: an error beyond the 64-bit range, where
+/// Python makes a big integer.
+inline std::int64_t int_of_float(double d) {
+    if (!(d < 9223372036854775808.0 && d >= -9223372036854775808.0))
+        raise(errc::template_value, "integer result too large (parley integers are 64-bit)");
+    return static_cast<std::int64_t>(d);
 }
 
 inline value int_pow(std::int64_t base, std::int64_t exp) {
