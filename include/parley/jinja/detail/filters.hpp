@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -801,10 +802,162 @@ inline value f_rejectattr(render_state& st, const value& v, arguments& a) { retu
 
 // ---- serialisation ------------------------------------------------------------------------------
 
-inline value f_pprint(render_state&, const value& v, arguments&) {
-    std::string s;
-    append_repr(s, v, true);
-    return value(std::move(s));
+/// Python's pprint.pformat (width 80, indent 1, keys sorted): a list, tuple or mapping whose repr
+/// does not fit in the width left is written an item per line, a string as several literals cut
+/// after line ends and spaces; anything else as its repr.
+class pretty_printer {
+public:
+    explicit pretty_printer(std::size_t max_size) : max_size_(max_size) {}
+    std::string out;
+
+    void format(const value& v, long indent, long allowance, int level) {
+        check_stack();
+        std::string rep;
+        append_repr(rep, v, true);
+        if (static_cast<long>(utf8_length(rep)) > width - indent - allowance) {
+            if (v.is_mapping_like() && !v.is_object()) return mapping(v, indent, allowance, level + 1);
+            if (v.is_sequence_like() && sequence_type(v) != seq_type::other)
+                return items(v, indent, allowance, level + 1);
+            if (v.is_string() && !v.is_markup()) return text(v.as_string(), indent, allowance, level + 1);
+        }
+        out += rep;
+        check();
+    }
+
+private:
+    static constexpr long width = 80;
+    std::size_t max_size_;
+
+    void check() const {
+        if (out.size() > max_size_) raise(errc::template_limit, "pprint result exceeds the output size limit");
+    }
+    static std::string repr_of(std::string_view s) {
+        std::string r;
+        py_str_repr(r, s);
+        return r;
+    }
+    static long length_of(std::string_view s) { return static_cast<long>(utf8_length(s)); }
+
+    void mapping(const value& v, long indent, long allowance, int level) {
+        std::vector<std::pair<value, value>> entries;
+        bool strings = true, numbers = true;
+        for_each_item(v, [&](const value& k, const value& x) {
+            strings = strings && k.is_string();
+            numbers = numbers && k.is_number();
+            entries.emplace_back(k, x);
+        });
+        if (strings || numbers) {
+            std::stable_sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
+                return strings ? a.first.as_string() < b.first.as_string() : a.first.as_number() < b.first.as_number();
+            });
+        }
+        out += '{';
+        indent += 1;
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            const bool last = i + 1 == entries.size();
+            std::string key;
+            append_repr(key, entries[i].first, true);
+            out += key;
+            out += ": ";
+            format(entries[i].second, indent + length_of(key) + 2, last ? allowance + 1 : 1, level);
+            if (!last) {
+                out += ",\n";
+                out.append(static_cast<std::size_t>(indent), ' ');
+            }
+        }
+        out += '}';
+    }
+
+    void items(const value& v, long indent, long allowance, int level) {
+        const bool tuple = v.is_list() && v.list().tuple;
+        const sequence seq(v);
+        const char* end = !tuple ? "]" : seq.size() == 1 ? ",)" : ")";
+        out += tuple ? '(' : '[';
+        allowance += static_cast<long>(std::strlen(end));
+        indent += 1;
+        for (std::size_t i = 0; i < seq.size(); ++i) {
+            const bool last = i + 1 == seq.size();
+            if (i) {
+                out += ",\n";
+                out.append(static_cast<std::size_t>(indent), ' ');
+            }
+            format(seq[i], indent, last ? allowance : 1, level);
+        }
+        out += end;
+    }
+
+    void text(std::string_view s, long indent, long allowance, int level) {
+        if (s.empty()) {
+            out += "''";
+            return;
+        }
+        std::vector<std::string> chunks;
+        const std::vector<std::string_view> lines = py_splitlines(s, true);
+        if (level == 1) {
+            indent += 1;
+            allowance += 1;
+        }
+        long max_width1 = width - indent;
+        const long max_width = width - indent;
+        std::string rep;
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            rep = repr_of(lines[i]);
+            if (i + 1 == lines.size()) max_width1 -= allowance;
+            if (length_of(rep) <= max_width1) {
+                chunks.push_back(rep);
+                continue;
+            }
+            // the line as runs of non-spaces each followed by its spaces (re.findall(r'\S*\s*'))
+            std::vector<std::string_view> parts;
+            const std::string_view line = lines[i];
+            for (std::size_t b = 0; b < line.size();) {
+                std::size_t e = b;
+                bool in_space = false;
+                while (e < line.size()) {
+                    std::size_t next = e;
+                    const bool space = py_isspace(utf8_decode(line, next));
+                    if (!space && in_space) break;
+                    in_space = in_space || space;
+                    e = next;
+                }
+                parts.push_back(line.substr(b, e - b));
+                b = e;
+            }
+            long max_width2 = max_width;
+            std::string current;
+            for (std::size_t j = 0; j < parts.size(); ++j) {
+                std::string candidate = current + std::string(parts[j]);
+                if (j + 1 == parts.size() && i + 1 == lines.size()) max_width2 -= allowance;
+                if (length_of(repr_of(candidate)) > max_width2) {
+                    if (!current.empty()) chunks.push_back(repr_of(current));
+                    current = std::string(parts[j]);
+                } else {
+                    current = std::move(candidate);
+                }
+            }
+            if (!current.empty()) chunks.push_back(repr_of(current));
+        }
+        if (chunks.size() == 1) {
+            out += rep;
+            return check();
+        }
+        if (level == 1) out += '(';
+        for (std::size_t i = 0; i < chunks.size(); ++i) {
+            if (i) {
+                out += '\n';
+                out.append(static_cast<std::size_t>(indent), ' ');
+            }
+            out += chunks[i];
+            check();
+        }
+        if (level == 1) out += ')';
+    }
+};
+
+inline value f_pprint(render_state& st, const value& v, arguments&) {
+    pretty_printer p(st.max_size());
+    p.format(v, 0, 0, 0);
+    return value(std::move(p.out));
 }
 
 /// Jinja2's default tojson: json.dumps with sorted keys, with <, >, & and ' written as JSON

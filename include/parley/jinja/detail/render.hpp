@@ -936,6 +936,11 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
         lp->items = std::move(items);
     }
     const std::vector<value>& list = lp ? lp->items : items;
+    // a JSON array read in place: its elements without the adapter's indirect call
+    const boost::json::array* json_items =
+        in_place && iterable.view_adapter() == &json_array_adapter::instance
+            ? static_cast<const boost::json::array*>(iterable.view_object())
+            : nullptr;
     const node& body = n(x.d);
     const std::size_t count = in_place ? seq.size() : list.size();
     const std::size_t frame_begin = frames_.back().begin;
@@ -944,7 +949,7 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
         count_iterations(1);
         // assignments do not carry over from one iteration to the next
         if (target.kind == nk::name) {  // the frame's first binding is the target's
-            value item = in_place ? seq[i] : list[i];
+            value item = json_items ? json_view((*json_items)[i]) : in_place ? seq[i] : list[i];
             if (vars_.size() > frame_begin) {
                 vars_.resize(frame_begin + 1);
                 vars_[frame_begin] = {target.sym, std::move(item)};
