@@ -839,18 +839,7 @@ private:
     static long length_of(std::string_view s) { return static_cast<long>(utf8_length(s)); }
 
     void mapping(const value& v, long indent, long allowance, int level) {
-        std::vector<std::pair<value, value>> entries;
-        bool strings = true, numbers = true;
-        for_each_item(v, [&](const value& k, const value& x) {
-            strings = strings && k.is_string();
-            numbers = numbers && k.is_number();
-            entries.emplace_back(k, x);
-        });
-        if (strings || numbers) {
-            std::stable_sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
-                return strings ? a.first.as_string() < b.first.as_string() : a.first.as_number() < b.first.as_number();
-            });
-        }
+        const auto entries = mapping_items(v, true);
         out += '{';
         indent += 1;
         for (std::size_t i = 0; i < entries.size(); ++i) {

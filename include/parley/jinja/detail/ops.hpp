@@ -88,6 +88,7 @@ inline void check_strict(const value& v) {
 
 void append_repr(std::string& out, const value& v, bool sorted_keys = false);
 
+
 inline void append_int(std::string& out, std::int64_t i) {
     char buf[24];
     char* e = buf + sizeof buf;
@@ -148,6 +149,24 @@ inline void check_text_size(const std::string& out) {
     if (out.size() > text_limit) [[unlikely]]
         raise(errc::template_limit, "the text of a value exceeds the output size limit (" + std::to_string(text_limit) +
                                         " bytes)");
+}
+
+/// The (key, value) pairs of a mapping; with `sorted_keys`, in the order pprint writes them:
+/// sorted when the keys are all strings or all numbers, otherwise as they come.
+inline std::vector<std::pair<value, value>> mapping_items(const value& v, bool sorted_keys) {
+    std::vector<std::pair<value, value>> items;
+    bool strings = true, numbers = true;
+    for_each_item(v, [&](const value& k, const value& x) {
+        strings = strings && k.is_string();
+        numbers = numbers && k.is_number();
+        items.emplace_back(k, x);
+    });
+    if (sorted_keys && (strings || numbers)) {
+        std::stable_sort(items.begin(), items.end(), [&](const auto& a, const auto& b) {
+            return strings ? a.first.as_string() < b.first.as_string() : a.first.as_number() < b.first.as_number();
+        });
+    }
+    return items;
 }
 
 /// repr(v); with `sorted_keys`, as pprint writes it: the keys of each mapping in order when they
@@ -217,18 +236,7 @@ inline void append_repr(std::string& out, const value& v, bool sorted_keys) {
         [[fallthrough]];
     case value_kind::dict: {
         check_stack();
-        std::vector<std::pair<value, value>> items;
-        bool strings = true, numbers = true;
-        for_each_item(v, [&](const value& k, const value& x) {
-            strings = strings && k.is_string();
-            numbers = numbers && k.is_number();
-            items.emplace_back(k, x);
-        });
-        if (sorted_keys && (strings || numbers)) {
-            std::stable_sort(items.begin(), items.end(), [&](const auto& a, const auto& b) {
-                return strings ? a.first.as_string() < b.first.as_string() : a.first.as_number() < b.first.as_number();
-            });
-        }
+        const auto items = mapping_items(v, sorted_keys);
         out += '{';
         for (std::size_t i = 0; i < items.size(); ++i) {
             if (i) out += ", ";
