@@ -84,3 +84,12 @@ TEST_CASE("fuzz finding: the type error of a string method's argument names the 
         CHECK(what.find(": lstrip arg must be None or str\n") != std::string::npos);
     }
 }
+
+TEST_CASE("fuzz finding: a printf width or precision of many digits is the limit's error, not an int overflow") {
+    // The digits were accumulated in an int without a bound (undefined behaviour past 2^31).
+    CHECK_THROWS_WITH_AS(fuzz_finding_render("{{ '%22222222222222222.3s'|format('abcdef') }}"),
+                         doctest::Contains("format width or precision too large"), parley::template_error);
+    CHECK_THROWS_WITH_AS(fuzz_finding_render("{{ '%.99999999999999999999s' % 'abc' }}"),
+                         doctest::Contains("format width or precision too large"), parley::template_error);
+    CHECK(fuzz_finding_render("{{ '%5.2s|' % 'abc' }}") == "   ab|");
+}

@@ -108,7 +108,9 @@ inline value percent_format_impl(const value& fmt, const value& args, std::size_
             }
             ++i;
         } else {
-            while (i < f.size() && f[i] >= '0' && f[i] <= '9') width = (width < 0 ? 0 : width) * 10 + (f[i++] - '0');
+            // digits past the limit stop counting (the limit's error follows): no int overflow
+            while (i < f.size() && f[i] >= '0' && f[i] <= '9')
+                width = std::min((width < 0 ? 0 : width) * 10 + (f[i++] - '0'), 1000000);
         }
         if (i < f.size() && f[i] == '.') {
             ++i;
@@ -117,7 +119,8 @@ inline value percent_format_impl(const value& fmt, const value& args, std::size_
                 precision = static_cast<int>(int_of(take(), "*"));
                 ++i;
             } else {
-                while (i < f.size() && f[i] >= '0' && f[i] <= '9') precision = precision * 10 + (f[i++] - '0');
+                while (i < f.size() && f[i] >= '0' && f[i] <= '9')
+                    precision = std::min(precision * 10 + (f[i++] - '0'), 1000000);
             }
         }
         while (i < f.size() && (f[i] == 'h' || f[i] == 'l' || f[i] == 'L')) ++i;
