@@ -93,3 +93,13 @@ TEST_CASE("fuzz finding: a printf width or precision of many digits is the limit
                          doctest::Contains("format width or precision too large"), parley::template_error);
     CHECK(fuzz_finding_render("{{ '%5.2s|' % 'abc' }}") == "   ab|");
 }
+
+TEST_CASE("fuzz finding: a str.format type code no number takes is an error, not a printf conversion") {
+    // '{:V}' reached snprintf as "%.6V" (AddressSanitizer's printf check failed on it).
+    CHECK_THROWS_WITH_AS(fuzz_finding_render("{{ '{:V}'.format(1.5) }}"),
+                         doctest::Contains("Unknown format code 'V' for object of type 'float'"), parley::template_error);
+    CHECK_THROWS_WITH_AS(fuzz_finding_render("{{ '{:j}'.format(1234567) }}"),
+                         doctest::Contains("Unknown format code 'j' for object of type 'int'"), parley::template_error);
+    CHECK(fuzz_finding_render("{{ '{:e}|{:.2f}|{:G}|{:%}'.format(1.5, 2, 1e20, 0.25) }}") ==
+          "1.500000e+00|2.00|1E+20|25.000000%");
+}

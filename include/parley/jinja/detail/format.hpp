@@ -304,6 +304,9 @@ inline void format_number(std::string& out, const value& v, const format_spec& f
             py_float_repr(body, a);
         } else {
             char t = type == 0 ? 'g' : type == 'n' ? 'g' : type;
+            if (std::string_view("eEfFgG%").find(t) == std::string_view::npos)  // never handed to snprintf
+                raise(errc::template_value,
+                      std::string("Unknown format code '") + t + "' for object of type '" + type_name(v) + "'");
             const long prec = f.precision < 0 ? 6 : f.precision;
             if (t == '%') {
                 c_format(body, f.alt ? "#" : "", -1, static_cast<int>(prec), 'f', a * 100.0);
