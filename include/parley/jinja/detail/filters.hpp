@@ -210,7 +210,7 @@ inline value f_truncate(render_state&, const value& v, arguments& a) {
         if (static_cast<long>(detail::length(v)) <= length + leeway) return v;
         type_error(std::string("can only concatenate ") + type_name(v) + " (not \"str\") to " + type_name(v));
     }
-    const std::string in = to_str(v);
+    const std::string_view in = v.as_string();
     if (static_cast<long>(utf8_length(in)) <= length + leeway) return v;
     std::string s;
     jinja_truncate(s, in, length, killwords, end, leeway);

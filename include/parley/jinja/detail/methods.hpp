@@ -236,9 +236,8 @@ value build_str(F&& f) {
     return value(std::move(out));
 }
 
-/// `'...'.format(*args, **kwargs)`.
-/// str.format; with `escape_fields` (Markup.format), each field's text is HTML-escaped unless
-/// the field's value is Markup, which takes no format specification.
+/// `'...'.format(*args, **kwargs)`; with `escape_fields` (Markup.format), each field's text is
+/// HTML-escaped unless the field's value is Markup, which takes no format specification.
 inline value str_format(const value& fmt, const arguments& args, bool sandboxed, bool escape_fields = false) {
     const std::string_view f = fmt.as_string();
     std::string out;

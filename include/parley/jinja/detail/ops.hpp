@@ -88,7 +88,6 @@ inline void check_strict(const value& v) {
 
 void append_repr(std::string& out, const value& v, bool sorted_keys = false);
 
-
 inline void append_int(std::string& out, std::int64_t i) {
     char buf[24];
     char* e = buf + sizeof buf;

@@ -899,8 +899,8 @@ struct loop_obj final : object_obj {
 inline flow render_state::exec_for(const node& x, const value& iterable, std::uint32_t depth, std::string* capture_into) {
     const sequence seq(iterable);  // an undefined iterable: no items (an error when strict)
     // A JSON array or C++ container is read in place when nothing needs the items as a list (a
-    // filter, or the loop object's previtem/nextitem); anything else is iterated over a copy of
-    // its items, as Python iterates over a snapshot of what the loop began with.
+    // filter, or the loop object's length, previtem and nextitem); anything else is iterated over
+    // a copy of the items the loop began with.
     const bool uses_loop = (x.flags & flag_uses_loop) != 0;
     const bool in_place = seq.views_in_place() && x.c == none && !uses_loop;
     std::vector<value> items;
