@@ -548,6 +548,14 @@ TEST_CASE("limits: loop iterations, counted over all loops of a render") {
     // 5 + 5 * 9 = 50 iterations is within the limit
     CHECK(render(env, "{% for i in range(5) %}{% for j in range(9) %}{% endfor %}{% endfor %}done") == "done");
     CHECK(code_of("{% for c in 'x' * 60 %}{% endfor %}", env) == errc::template_limit);
+    // items a loop's filter skips count too, and a list that grows as it is iterated (Python
+    // visits the items appended) is stopped by the limit rather than running on
+    CHECK(code_of("{% for c in 'x' * 60 if false %}{% endfor %}", env) == errc::template_limit);
+    CHECK(render(env, "{% for c in 'x' * 50 if false %}{% endfor %}done") == "done");
+    CHECK(what_of("{% set l = [1] %}{% for x in l %}{{ l.append(x) or '' }}{% endfor %}", env)
+              .find("loop iteration limit reached (50 loop iterations and macro calls)") != std::string::npos);
+    CHECK(what_of("{% set l = [1] %}{% for x in l if l.append(x) %}{% endfor %}", env)
+              .find("loop iteration limit reached (50 loop iterations and macro calls)") != std::string::npos);
     // the count starts again with every render
     const auto t = env.parse("{% for i in range(20) %}{% endfor %}{% for i in range(20) %}{% endfor %}ok");
     for (int k = 0; k < 3; ++k) CHECK(t.render(boost::json::object{}) == "ok");

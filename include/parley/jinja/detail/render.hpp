@@ -18,6 +18,7 @@ enum class flow { normal, break_, continue_ };
 
 struct macro_obj;
 struct loop_obj;
+struct loop_source;
 
 /// One render of one template.
 class render_state {
@@ -92,6 +93,11 @@ public:
     value invoke_macro(const macro_obj& m, arguments& args);
     /// Runs a recursive loop again on a new iterable.
     value recurse_loop(const loop_obj& l, const value& iterable);
+    /// A loop's items (see loop_source): the next one, a look at the one after the current
+    /// (null when there is none), and how many are left (all of them taken).
+    bool loop_take(loop_source& src, value& item);
+    const value* loop_peek(loop_source& src);
+    std::size_t loop_remaining(loop_source& src);
 
 private:
     friend struct macro_obj;
@@ -835,18 +841,66 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args) {
 
 // ---- loops --------------------------------------------------------------------------------------
 
+/// The items of a for loop, taken one at a time as Python's iterators give them: a template list
+/// is read as it is at each step (items the body appends are visited, as in Python), a dict whose
+/// size changes fails as in Python, and the loop's `if` filter runs on an item when the item is
+/// taken: when the loop reaches it, or earlier when `loop.nextitem`, `loop.last` or
+/// `loop.length` looks ahead (Jinja2's filter is a generator, read by its LoopContext).
+struct loop_source {
+    explicit loop_source(const value& iterable) : seq(iterable) {
+        if (iterable.is_view() && iterable.view_adapter() == &json_array_adapter::instance)
+            json = static_cast<const boost::json::array*>(iterable.view_object());
+        else if (iterable.is_list())
+            list = &iterable.list();
+        else if (iterable.is_dict()) {
+            dict = &iterable.dict();
+            dict_size = dict->items.size();
+        }
+    }
+    /// Whether the loop's length is the iterable's len() (Jinja2 counts the remaining items of
+    /// anything else: a filtered loop, a generator).
+    bool has_len() const noexcept { return !filter && !(list && list->generator); }
+    /// The iterable's len() now.
+    std::size_t len() const noexcept {
+        if (list) return list->items.size();
+        if (dict) return dict->items.size();
+        return seq.size();
+    }
+
+    sequence seq;
+    const boost::json::array* json = nullptr;  // a JSON array: its elements without the adapter
+    const list_obj* list = nullptr;  // a template list: read live
+    const dict_obj* dict = nullptr;
+    std::size_t dict_size = 0;
+    std::size_t next = 0;  // the next element of the iterable
+    bool exhausted = false;  // Python's iterators stay exhausted once they are
+    std::vector<value> ahead;  // items taken (filtered) but not reached yet, from ahead_at
+    std::size_t ahead_at = 0;
+    // the loop's `if` filter: evaluated with the target bound in a scope of its own, child of
+    // `scope` (the loop's enclosing scope), as Jinja2's filter generator sees the variables
+    const node* filter = nullptr;
+    const node* target = nullptr;
+    std::uint32_t scope = none;
+    bool running = true;  // false once the loop has ended (a loop object kept after it takes no more)
+};
+
 struct loop_obj final : object_obj {
     render_state* st = nullptr;
     const node* for_node = nullptr;
-    std::vector<value> items;
+    std::unique_ptr<loop_source> src;
+    value current, before;  // the item of this iteration and of the one before
     std::size_t index0 = 0;
+    mutable std::size_t length = 0;  // known once asked for
+    mutable bool length_known = false;
     std::uint32_t depth = 0;  // 0-based
     value last_changed;
     bool changed_called = false;
 
     const char* type_name() const noexcept override { return "LoopContext"; }
     void each_held(void (*fn)(void*, const value&), void* ctx) const override {
-        for (const value& x : items) fn(ctx, x);
+        for (std::size_t k = src->ahead_at; k < src->ahead.size(); ++k) fn(ctx, src->ahead[k]);
+        fn(ctx, current);
+        fn(ctx, before);
         fn(ctx, last_changed);
     }
     bool callable() const noexcept override { return (for_node->flags & flag_recursive) != 0; }
@@ -855,24 +909,34 @@ struct loop_obj final : object_obj {
         if (args.size() != 1 || !args.keywords().empty()) type_error("loop() takes exactly one argument");
         return s.recurse_loop(*this, args[0]);
     }
+    // Jinja2's LoopContext.length: the iterable's len() when it has one, else the items so far
+    // and all those left (taken now, filter included); kept once known
+    std::size_t len() const {
+        if (!length_known) {
+            length = src->has_len() ? src->len() : index0 + 1 + st->loop_remaining(*src);
+            length_known = true;
+        }
+        return length;
+    }
     value getattr(std::string_view a) const override {
-        const std::size_t len = items.size();
-        if (a == "index") return value(static_cast<long long>(index0 + 1));
-        if (a == "index0") return value(static_cast<long long>(index0));
-        if (a == "revindex") return value(static_cast<long long>(len - index0));
-        if (a == "revindex0") return value(static_cast<long long>(len - index0 - 1));
+        auto as_int = [](std::size_t n) { return value(static_cast<long long>(n)); };
+        if (a == "index") return as_int(index0 + 1);
+        if (a == "index0") return as_int(index0);
+        if (a == "revindex") return value(static_cast<long long>(len()) - static_cast<long long>(index0));
+        if (a == "revindex0") return value(static_cast<long long>(len()) - static_cast<long long>(index0) - 1);
         if (a == "first") return value(index0 == 0);
-        if (a == "last") return value(index0 + 1 == len);
-        if (a == "length") return value(static_cast<long long>(len));
-        if (a == "depth") return value(static_cast<long long>(depth + 1));
-        if (a == "depth0") return value(static_cast<long long>(depth));
+        if (a == "last") return value(st->loop_peek(*src) == nullptr);
+        if (a == "length") return as_int(len());
+        if (a == "depth") return as_int(depth + 1);
+        if (a == "depth0") return as_int(depth);
         if (a == "previtem") {
             if (index0 == 0) return value::undefined(undefined_form::hint, "there is no previous item");
-            return items[index0 - 1];
+            return before;
         }
         if (a == "nextitem") {
-            if (index0 + 1 >= len) return value::undefined(undefined_form::hint, "there is no next item");
-            return items[index0 + 1];
+            const value* next = st->loop_peek(*src);
+            if (!next) return value::undefined(undefined_form::hint, "there is no next item");
+            return *next;
         }
         return {};
     }
@@ -893,63 +957,107 @@ struct loop_obj final : object_obj {
         }
         return false;
     }
-    void repr(std::string& out) const override { out += "<LoopContext " + std::to_string(index0 + 1) + "/" + std::to_string(items.size()) + ">"; }
+    void repr(std::string& out) const override {
+        out += "<LoopContext " + std::to_string(index0 + 1) + "/" + std::to_string(len()) + ">";
+    }
 };
 
-inline flow render_state::exec_for(const node& x, const value& iterable, std::uint32_t depth, std::string* capture_into) {
-    const sequence seq(iterable);  // an undefined iterable: no items (an error when strict)
-    // A JSON array or C++ container is read in place when nothing needs the items as a list (a
-    // filter, or the loop object's length, previtem and nextitem); anything else is iterated over
-    // a copy of the items the loop began with.
-    const bool uses_loop = (x.flags & flag_uses_loop) != 0;
-    const bool in_place = seq.views_in_place() && x.c == none && !uses_loop;
-    std::vector<value> items;
-    if (!in_place) items = seq.to_vector();
-    push_frame(capture_into ? frames_[top()].parent : top());
-    std::string* saved_out = out_;
-    if (capture_into) out_ = capture_into;
-    struct restore {
-        render_state& s;
-        std::string* out;
-        ~restore() {
-            s.out_ = out;
-            s.pop_frame();
+// The next item of the iterable that passes the loop's filter, into `item`; false when there
+// are no more.
+inline bool render_state::loop_take(loop_source& src, value& item) {
+    for (;;) {
+        if (src.dict && src.dict->items.size() != src.dict_size)
+            raise(errc::template_value, "dictionary changed size during iteration");
+        if (src.exhausted || !src.running) return false;
+        if (src.json) {
+            if (src.next >= src.json->size()) break;
+            item = json_view((*src.json)[src.next++]);
+        } else {
+            if (src.next >= (src.list && !src.list->generator ? src.list->items.size() : src.seq.size())) break;
+            item = src.seq[src.next++];
         }
-    } guard{*this, saved_out};
-    const node& target = n(x.a);
-    if (x.c != none) {
-        std::vector<value> kept;
-        for (auto& it : items) {
-            assign(target, it);
-            if (truthy(eval(n(x.c)))) kept.push_back(it);
-        }
-        items = std::move(kept);
+        count_iterations(1);  // every item taken, whether it passes the filter or not
+        if (!src.filter) return true;
+        scope sc(*this, src.scope);
+        assign(*src.target, item);
+        if (truthy(eval(*src.filter))) return true;
     }
+    src.exhausted = true;
+    return false;
+}
+
+inline const value* render_state::loop_peek(loop_source& src) {
+    if (src.ahead_at == src.ahead.size()) {
+        src.ahead.clear();
+        src.ahead_at = 0;
+        value item;
+        if (!loop_take(src, item)) return nullptr;
+        src.ahead.push_back(std::move(item));
+    }
+    return &src.ahead[src.ahead_at];
+}
+
+inline std::size_t render_state::loop_remaining(loop_source& src) {
+    for (value item; loop_take(src, item);) src.ahead.push_back(std::move(item));
+    return src.ahead.size() - src.ahead_at;
+}
+
+inline flow render_state::exec_for(const node& x, const value& iterable, std::uint32_t depth, std::string* capture_into) {
+    loop_source local(iterable);  // an undefined iterable: no items (an error when strict)
+    const std::uint32_t outer = capture_into ? frames_[top()].parent : top();
     value loopv;
     loop_obj* lp = nullptr;
-    if (uses_loop) {
+    if (x.flags & flag_uses_loop) {
         lp = new loop_obj();
         loopv = value::make_object(lp);
         lp->st = this;
         lp->for_node = &x;
         lp->depth = depth;
-        lp->items = std::move(items);
+        lp->src = std::make_unique<loop_source>(std::move(local));
     }
-    const std::vector<value>& list = lp ? lp->items : items;
-    // a JSON array read in place: its elements without the adapter's indirect call
-    const boost::json::array* json_items =
-        in_place && iterable.view_adapter() == &json_array_adapter::instance
-            ? static_cast<const boost::json::array*>(iterable.view_object())
-            : nullptr;
+    loop_source& src = lp ? *lp->src : local;
+    const node& target = n(x.a);
+    if (x.c != none) {
+        src.filter = &n(x.c);
+        src.target = &target;
+        src.scope = outer;
+    }
+    push_frame(outer);
+    std::string* saved_out = out_;
+    if (capture_into) out_ = capture_into;
+    struct restore {
+        render_state& s;
+        std::string* out;
+        loop_source& src;
+        ~restore() {
+            s.out_ = out;
+            s.pop_frame();
+            src.running = false;
+        }
+    } guard{*this, saved_out, src};
     const node& body = n(x.d);
-    const std::size_t count = in_place ? seq.size() : list.size();
     const std::size_t frame_begin = frames_.back().begin;
     bool completed = false;  // Jinja runs `else` unless some iteration reached the end of the body
-    for (std::size_t i = 0; i < count; ++i) {
-        count_iterations(1);
+    value item;
+    // the commonest loop, over a JSON array without a filter: its elements without the checks
+    const boost::json::array* json = !src.filter ? src.json : nullptr;
+    for (std::size_t i = 0;; ++i) {
+        if (src.ahead_at < src.ahead.size()) {
+            item = std::move(src.ahead[src.ahead_at++]);
+        } else if (json && !src.exhausted) {
+            if (src.next >= json->size()) break;
+            count_iterations(1);
+            item = json_view((*json)[src.next++]);
+        } else if (!loop_take(src, item)) {
+            break;
+        }
+        if (lp) {
+            lp->before = std::move(lp->current);
+            lp->current = item;
+            lp->index0 = i;
+        }
         // assignments do not carry over from one iteration to the next
         if (target.kind == nk::name) {  // the frame's first binding is the target's
-            value item = json_items ? json_view((*json_items)[i]) : in_place ? seq[i] : list[i];
             if (vars_.size() > frame_begin) {
                 vars_.resize(frame_begin + 1);
                 vars_[frame_begin] = {target.sym, std::move(item)};
@@ -958,13 +1066,10 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
             }
         } else {
             vars_.resize(frame_begin);
-            assign(target, in_place ? seq[i] : list[i]);
+            assign(target, item);
         }
-        if (lp) {
-            lp->index0 = i;
-            set_var(loop_sym_, loopv);
-        }
-        const flow f = exec_list(body);
+        if (lp) set_var(loop_sym_, loopv);
+        const flow f = body.b == 1 ? exec(n(list_item(body.a, 0))) : exec_list(body);
         if (f == flow::break_) break;
         if (f == flow::normal) completed = true;
     }
