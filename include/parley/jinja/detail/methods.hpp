@@ -170,6 +170,8 @@ inline value get_item(const value& obj, const value& key, bool sandboxed, bool s
             value a = obj.object().getattr(key.as_string());
             if (a.is_defined()) return a;
         }
+        if (obj.is_list() && has_own_attribute(obj, key.as_string()))  // groupby's grouper and list
+            return get_attribute(obj, key.as_string(), sandboxed, strict, user);
         if (has_method(obj, key.as_string()) || find_user_method(user, key.as_string()))
             return get_attribute(obj, key.as_string(), sandboxed, strict, user);
         // Jinja2 words a missing string key as a missing attribute. A key viewed in place (from
