@@ -163,16 +163,14 @@ public:
 
     /// A string that views `s`; the characters must outlive the value.
     static value view_of(std::string_view s) noexcept {
-        value v;
-        v.kind_ = value_kind::string;
+        value v(value_kind::string, 0);
         v.s_ = s.data();
         v.n_ = static_cast<std::uint32_t>(s.size());
         return v;
     }
     /// A view of a C++ object through an adapter; the object must outlive the value.
     static value view_of(const void* obj, const adapter* ad) noexcept {
-        value v;
-        v.kind_ = value_kind::view;
+        value v(value_kind::view, 0);
         v.p_ = obj;
         v.ad_ = ad;
         return v;
@@ -318,6 +316,13 @@ public:
     }
 
 private:
+    // Sets the kind and the flags with one store, as copies read them (a copy that reads what
+    // two separate stores wrote waits for both), and the payload to null.
+    value(value_kind k, std::uint8_t flags) noexcept : kind_(k), flags_(flags) {
+        p_ = nullptr;
+        aux_ = nullptr;
+    }
+
     static constexpr std::uint8_t flag_markup = 1;
     static constexpr std::uint8_t flag_strict = 0x10;
     static constexpr std::uint8_t flag_borrowed = 0x20;
@@ -424,9 +429,7 @@ inline value value::make_list(std::vector<value> items, bool tuple) {
     o->items = std::move(items);
     o->tuple = tuple;
     o->refs = 1;
-    value v;
-    v.kind_ = value_kind::list;
-    v.flags_ = flag_counted;
+    value v(value_kind::list, flag_counted);
     v.h_ = o;
     return v;
 }
@@ -434,26 +437,20 @@ inline value value::make_list(std::vector<value> items, bool tuple) {
 inline value value::make_dict() {
     auto* o = new detail::dict_obj();
     o->refs = 1;
-    value v;
-    v.kind_ = value_kind::dict;
-    v.flags_ = flag_counted;
+    value v(value_kind::dict, flag_counted);
     v.h_ = o;
     return v;
 }
 
 inline value value::make_object(detail::object_obj* o) {
     ++o->refs;
-    value v;
-    v.kind_ = value_kind::object;
-    v.flags_ = flag_counted;
+    value v(value_kind::object, flag_counted);
     v.h_ = o;
     return v;
 }
 
 inline value value::borrow_object(const detail::object_obj* o) noexcept {
-    value v;
-    v.kind_ = value_kind::object;
-    v.flags_ = flag_borrowed;
+    value v(value_kind::object, flag_borrowed);
     v.h_ = const_cast<detail::object_obj*>(o);
     return v;
 }

@@ -92,6 +92,17 @@ struct symbol {
     std::uint32_t off = 0, len = 0;
 };
 
+/// One operand of a chain printed by `{{ }}` (`a + b + c`, `a ~ b ~ c`), as the run-time
+/// renderer reads it: a string literal, a member `name.key` or `name['key']` of a variable, or
+/// any other expression. Set by link_print_chains.
+struct chain_part {
+    enum kind_t : std::uint8_t { literal, member, other };
+    kind_t kind = other;
+    std::uint32_t node = none;  ///< the operand
+    std::uint32_t sym = none;  ///< member: the variable
+    std::uint32_t off = 0, len = 0;  ///< in the pool: the literal's text, or the member's key
+};
+
 /// A parsed template. All containers are std::vector so that the same code runs in
 /// constant evaluation (the compile-time front end) and at run time.
 struct program {
@@ -100,6 +111,7 @@ struct program {
     std::vector<char> pool;  ///< identifiers and unescaped string literals
     std::vector<symbol> symbols;
     std::uint32_t root = none;  ///< the top-level `stmts` node
+    std::vector<chain_part> chains;  ///< operands of printed chains (run-time renderer only)
 
     constexpr std::string_view str(std::uint32_t off, std::uint32_t len) const {
         return {pool.data() + off, len};

@@ -34,7 +34,7 @@ bool same_words(const char* a, const char* b, std::size_t n) noexcept {
 
 /// Whether the `n` bytes at `a` and `b` are the same. Keys of chat messages are short: up to 16
 /// bytes are compared as two overlapping words instead of calling memcmp.
-inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+PARLEY_ALWAYS_INLINE bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
     if (n > 16) return std::memcmp(a, b, n) == 0;
     if (n >= 8) return same_words<std::uint64_t>(a, b, n);
     if (n >= 4) return same_words<std::uint32_t>(a, b, n);

@@ -5,6 +5,7 @@
 
 #include <parley/jinja/detail/ast.hpp>
 #include <parley/jinja/detail/check.hpp>
+#include <parley/jinja/detail/methods.hpp>
 
 #include <cstdint>
 #include <string>
@@ -12,45 +13,75 @@
 
 namespace parley::jinja::detail {
 
-/// Gives each `{{ }}` of a `+` chain the chain's operands in order, as the print node's list
-/// (b: begin, c: count), which render_state::print writes one after the other. Adjacent string
-/// literals become one (`'<|im_end|>' + '\n'`): `+` of strings is associative, and when Python's
-/// left fold meets a value that is not a string, `x + 'a' + 'b'` and `x + 'ab'` give the same
-/// result or the same error.
+/// What the renderer reads of a chain's operand (see chain_part).
+inline chain_part describe_chain_part(const program& p, std::uint32_t k) {
+    const node& x = p.nodes[k];
+    chain_part part;
+    part.node = k;
+    if (x.kind == nk::k_str) {
+        part.kind = chain_part::literal;
+        part.off = x.a;
+        part.len = x.b;
+    } else if ((x.kind == nk::getattr || x.kind == nk::getitem) && p.nodes[x.a].kind == nk::name) {
+        if (x.kind == nk::getattr && !is_dict_method(p.sym_name(x.sym))) {  // a dict method wins over a key
+            part.kind = chain_part::member;
+            part.off = p.symbols[x.sym].off;
+            part.len = p.symbols[x.sym].len;
+        } else if (x.kind == nk::getitem && p.nodes[x.b].kind == nk::k_str) {
+            part.kind = chain_part::member;
+            part.off = p.nodes[x.b].a;
+            part.len = p.nodes[x.b].b;
+        }
+        part.sym = p.nodes[x.a].sym;
+    }
+    return part;
+}
+
+/// Gives each `{{ }}` of a `+` or `~` chain the chain's operands in order (program::chains, from
+/// the print node's b, c of them), which render_state::print writes one after the other. For
+/// `+`, adjacent string literals become one (`'<|im_end|>' + '\n'`): `+` of strings is
+/// associative, and when Python's left fold meets a value that is not a string, `x + 'a' + 'b'`
+/// and `x + 'ab'` give the same result or the same error.
 inline void link_print_chains(program& p) {
     const auto is_add = [&](std::uint32_t k) { return p.nodes[k].kind == nk::binop && p.nodes[k].oper == op::add; };
     const auto is_str = [&](std::uint32_t k) { return p.nodes[k].kind == nk::k_str; };
     const std::size_t count = p.nodes.size();  // nodes are added below
     for (std::size_t i = 0; i < count; ++i) {
-        if (p.nodes[i].kind != nk::print || !is_add(p.nodes[i].a)) continue;
-        std::vector<std::uint32_t> leaves;  // last first
-        std::uint32_t cur = p.nodes[i].a;
-        for (; is_add(cur); cur = p.nodes[cur].a) leaves.push_back(p.nodes[cur].b);
-        leaves.push_back(cur);
-        const std::vector<std::uint32_t> ordered(leaves.rbegin(), leaves.rend());
-        std::vector<std::uint32_t> parts;  // literals merged
-        for (std::size_t k = 0; k < ordered.size();) {
-            std::size_t end = k + 1;  // a run of literals: [k, end)
-            if (is_str(ordered[k]))
-                while (end < ordered.size() && is_str(ordered[end])) ++end;
-            if (end - k == 1) {
-                parts.push_back(ordered[k++]);
-                continue;
+        if (p.nodes[i].kind != nk::print) continue;
+        std::vector<std::uint32_t> parts;
+        if (const node e = p.nodes[p.nodes[i].a]; e.kind == nk::concat) {
+            for (std::uint32_t k = 0; k < e.b; ++k) parts.push_back(p.lists[e.a + k]);
+        } else if (is_add(p.nodes[i].a)) {
+            std::vector<std::uint32_t> leaves;  // last first
+            std::uint32_t cur = p.nodes[i].a;
+            for (; is_add(cur); cur = p.nodes[cur].a) leaves.push_back(p.nodes[cur].b);
+            leaves.push_back(cur);
+            const std::vector<std::uint32_t> ordered(leaves.rbegin(), leaves.rend());
+            for (std::size_t k = 0; k < ordered.size();) {  // literals merged
+                std::size_t end = k + 1;  // a run of literals: [k, end)
+                if (is_str(ordered[k]))
+                    while (end < ordered.size() && is_str(ordered[end])) ++end;
+                if (end - k == 1) {
+                    parts.push_back(ordered[k++]);
+                    continue;
+                }
+                std::string text;
+                for (std::size_t j = k; j < end; ++j) text += p.str(p.nodes[ordered[j]].a, p.nodes[ordered[j]].b);
+                node merged = p.nodes[ordered[k]];
+                merged.a = static_cast<std::uint32_t>(p.pool.size());
+                merged.b = static_cast<std::uint32_t>(text.size());
+                p.pool.insert(p.pool.end(), text.begin(), text.end());
+                parts.push_back(static_cast<std::uint32_t>(p.nodes.size()));
+                p.nodes.push_back(merged);
+                k = end;
             }
-            std::string text;
-            for (std::size_t j = k; j < end; ++j) text += p.str(p.nodes[ordered[j]].a, p.nodes[ordered[j]].b);
-            node merged = p.nodes[ordered[k]];
-            merged.a = static_cast<std::uint32_t>(p.pool.size());
-            merged.b = static_cast<std::uint32_t>(text.size());
-            p.pool.insert(p.pool.end(), text.begin(), text.end());
-            parts.push_back(static_cast<std::uint32_t>(p.nodes.size()));
-            p.nodes.push_back(merged);
-            k = end;
+        } else {
+            continue;
         }
         node& print = p.nodes[i];
-        print.b = static_cast<std::uint32_t>(p.lists.size());
+        print.b = static_cast<std::uint32_t>(p.chains.size());
         print.c = static_cast<std::uint32_t>(parts.size());
-        p.lists.insert(p.lists.end(), parts.begin(), parts.end());
+        for (std::uint32_t k : parts) p.chains.push_back(describe_chain_part(p, k));
     }
 }
 

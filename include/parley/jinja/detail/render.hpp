@@ -253,6 +253,16 @@ private:
         }
     }
 
+    // exec() of a print statement
+    flow exec_print(const node& x) {
+        try {
+            print(x);
+            return flow::normal;
+        } catch (const eval_error& e) {
+            fail_at(x, e.code, e.message);
+        }
+    }
+
     flow exec_inner(const node& x) {
         switch (x.kind) {
         case nk::text:
@@ -327,35 +337,47 @@ private:
     }
 
     // {{ a + b + c }} and {{ a ~ b ~ c }}: write the parts directly when that gives the same text.
-    // `x` is the print statement: for a `+` chain, its list (b: begin, c: count) holds the
-    // chain's operands in order (linked by environment::parse).
+    // `x` is the print statement: for a chain, program::chains holds its operands in order, x.c
+    // of them from x.b (linked by environment::parse).
     void print(const node& x) {
         const node& e = n(x.a);
-        if (autoescape_) return write(eval(e));
-        if (e.kind == nk::concat) {
-            for (std::uint32_t k = 0; k < e.b; ++k) {
-                const node& part = n(list_item(e.a, k));
-                if (!append_plain_string(part)) append_str(*out_, eval(part));
-            }
-            return check_output();
-        }
-        if (x.c == none) return write(eval(e));
+        if (autoescape_ || x.c == none) return write(eval(e));
+        const chain_part* parts = p_.chains.data() + x.b;
         const std::size_t start = out_->size();
         for (std::uint32_t k = 0; k < x.c; ++k) {
-            const node& part = n(list_item(x.b, k));
+            if (append_plain_part(parts[k])) continue;
+            const node& part = n(parts[k].node);
             if (append_plain_string(part)) continue;
             value v = eval(part);
             if (v.is_string() && !v.is_markup()) {
                 out_->append(v.as_string());
                 continue;
             }
+            if (e.kind == nk::concat) {  // `~`: the text of any value
+                append_str(*out_, v);
+                continue;
+            }
             // Python's left fold from here on: the strings written so far are its accumulator
             value acc = k == 0 ? std::move(v) : arith_at(e, op::add, value(out_->substr(start)), v);
             out_->resize(start);
-            for (std::uint32_t j = k + 1; j < x.c; ++j) acc = arith_at(e, op::add, acc, eval(n(list_item(x.b, j))));
+            for (std::uint32_t j = k + 1; j < x.c; ++j) acc = arith_at(e, op::add, acc, eval(n(parts[j].node)));
             return write(acc);
         }
         check_output();
+    }
+
+    // Appends a chain's literal, or a member read in place from a JSON object when it is a
+    // string; false (nothing written) for anything else.
+    PARLEY_ALWAYS_INLINE bool append_plain_part(const chain_part& part) {
+        if (part.kind == chain_part::literal) {
+            out_->append(p_.pool.data() + part.off, part.len);
+            return true;
+        }
+        if (part.kind != chain_part::member) return false;
+        const boost::json::value* j = json_member_of(part.sym, {p_.pool.data() + part.off, part.len});
+        if (!j || !j->is_string()) return false;
+        out_->append(std::string_view(j->get_string()));
+        return true;
     }
 
     // Appends the value of a string literal, a variable, or `var[literal]` / `var.name` on a
@@ -412,7 +434,12 @@ private:
         } else {
             return nullptr;
         }
-        const value* var = find_var(obj.sym);
+        return json_member_of(obj.sym, name);
+    }
+    // The member `name` of the JSON object the variable `s` holds; null when the variable holds
+    // anything else or the object has no such member.
+    PARLEY_ALWAYS_INLINE const boost::json::value* json_member_of(std::uint32_t s, std::string_view name) const {
+        const value* var = find_var(s);
         if (!var || !var->is_view() || var->view_adapter() != &json_object_adapter::instance) return nullptr;
         return json_find(*static_cast<const boost::json::object*>(var->view_object()), name);
     }
@@ -728,11 +755,27 @@ struct macro_obj final : object_obj {
     const char* type_name() const noexcept override { return "Macro"; }
     bool callable() const noexcept override { return true; }
     value call(render_state& s, arguments& args) const override { return s.invoke_macro(*this, args); }
+    // Jinja2's Macro attributes: name, arguments (the parameters' names), catch_kwargs,
+    // catch_varargs and caller (whether the body calls `caller` without a parameter of that name)
     value getattr(std::string_view a) const override {
-        if (a == "name") return value(name);
+        if (a == "name") return is_caller ? value(nullptr) : value(name);  // a call block's is anonymous
+        const node& ps = st->n(params);
+        if (a == "arguments") {
+            std::vector<value> names;
+            for (std::uint32_t k = 0; k < ps.b; ++k) names.push_back(value::view_of(st->sym(st->n(st->list_item(ps.a, k)).sym)));
+            return value::make_list(std::move(names), true);
+        }
+        if (a == "catch_kwargs") return value((def->flags & flag_uses_kwargs) != 0);
+        if (a == "catch_varargs") return value((def->flags & flag_uses_varargs) != 0);
+        if (a == "caller") {
+            bool uses = (def->flags & flag_uses_caller) != 0;
+            for (std::uint32_t k = 0; uses && k < ps.b; ++k)
+                if (st->n(st->list_item(ps.a, k)).sym == st->caller_sym_) uses = false;
+            return value(uses);
+        }
         return {};
     }
-    void repr(std::string& out) const override { out += "<Macro '" + name + "'>"; }
+    void repr(std::string& out) const override { out += is_caller ? "<Macro anonymous>" : "<Macro '" + name + "'>"; }
 };
 
 inline value render_state::make_macro(const node& x, std::uint32_t params, std::uint32_t body, bool is_caller) {
@@ -1036,40 +1079,39 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
         }
     } guard{*this, saved_out, src};
     const node& body = n(x.d);
+    // a body that is one `{{ }}`, the commonest in chat templates: printed without the dispatch
+    const node* single_print = body.b == 1 && n(list_item(body.a, 0)).kind == nk::print ? &n(list_item(body.a, 0)) : nullptr;
     const std::size_t frame_begin = frames_.back().begin;
     bool completed = false;  // Jinja runs `else` unless some iteration reached the end of the body
     value item;
     // the commonest loop, over a JSON array without a filter: its elements without the checks
     const boost::json::array* json = !src.filter ? src.json : nullptr;
+    // a name target is the frame's first binding, written in place (assignments of the body do
+    // not carry over from one iteration to the next)
+    const bool name_target = target.kind == nk::name;
+    if (name_target) vars_.push_back({target.sym, value()});
     for (std::size_t i = 0;; ++i) {
-        if (src.ahead_at < src.ahead.size()) {
-            item = std::move(src.ahead[src.ahead_at++]);
-        } else if (json && !src.exhausted) {
+        vars_.resize(name_target ? frame_begin + 1 : frame_begin);
+        if (json && !src.exhausted && src.ahead_at == src.ahead.size()) {
             if (src.next >= json->size()) break;
             count_iterations(1);
-            item = json_view((*json)[src.next++]);
-        } else if (!loop_take(src, item)) {
-            break;
+            const boost::json::value& element = (*json)[src.next++];
+            value& to = name_target ? vars_[frame_begin].v : item;
+            to = element.is_object() ? json_view(element.get_object()) : json_view(element);
+        } else {
+            if (src.ahead_at < src.ahead.size()) item = std::move(src.ahead[src.ahead_at++]);
+            else if (!loop_take(src, item)) break;  // (a filter binds the target in a scope of its own)
+            if (name_target) vars_[frame_begin].v = std::move(item);
         }
+        const value& current = name_target ? vars_[frame_begin].v : item;
         if (lp) {
             lp->before = std::move(lp->current);
-            lp->current = item;
+            lp->current = current;
             lp->index0 = i;
         }
-        // assignments do not carry over from one iteration to the next
-        if (target.kind == nk::name) {  // the frame's first binding is the target's
-            if (vars_.size() > frame_begin) {
-                vars_.resize(frame_begin + 1);
-                vars_[frame_begin] = {target.sym, std::move(item)};
-            } else {
-                vars_.push_back({target.sym, std::move(item)});
-            }
-        } else {
-            vars_.resize(frame_begin);
-            assign(target, item);
-        }
+        if (!name_target) assign(target, item);
         if (lp) set_var(loop_sym_, loopv);
-        const flow f = body.b == 1 ? exec(n(list_item(body.a, 0))) : exec_list(body);
+        const flow f = single_print ? exec_print(*single_print) : body.b == 1 ? exec(n(list_item(body.a, 0))) : exec_list(body);
         if (f == flow::break_) break;
         if (f == flow::normal) completed = true;
     }
