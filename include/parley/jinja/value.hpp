@@ -43,9 +43,12 @@ PARLEY_ALWAYS_INLINE std::uintptr_t frame_address() noexcept {
 /// Raises errc::template_limit when the recursion of the current render has used its stack
 /// budget (limits::max_stack): a template or value nested that deeply fails with an error
 /// instead of overflowing the stack.
-inline void check_stack() {
+[[noreturn]] inline void stack_budget_used() {
+    raise(errc::template_limit, "nested too deeply: the render used its stack budget (limits::max_stack)");
+}
+PARLEY_ALWAYS_INLINE void check_stack() {
     if (frame_address() < stack_floor) [[unlikely]]
-        raise(errc::template_limit, "nested too deeply: the render used its stack budget (limits::max_stack)");
+        stack_budget_used();
 }
 
 /// The objects hold checks (see holds() in ops.hpp) may still walk in the current render on this

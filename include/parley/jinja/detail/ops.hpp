@@ -335,7 +335,16 @@ public:
             type_error(std::string("'") + type_name(v) + "' object is not iterable");
         }
         if (!v.is_mapping_like()) type_error(std::string("'") + type_name(v) + "' object is not iterable");
-        for_each_item(v, [&](const value& k, const value&) { own_.push_back(k); });
+        if (v.is_dict()) {  // the keys, without the values
+            own_.reserve(v.dict().items.size());
+            for (const auto& kv : v.dict().items) own_.push_back(kv.first);
+        } else if (const adapter* ad = v.view_adapter(); !ad->each) {
+            const std::size_t n = ad->size(v.view_object());
+            own_.reserve(n);
+            for (std::size_t i = 0; i < n; ++i) own_.push_back(ad->at(v.view_object(), i));
+        } else {
+            for_each_item(v, [&](const value& k, const value&) { own_.push_back(k); });
+        }
         n_ = own_.size();
     }
     std::size_t size() const noexcept { return list_ ? std::min(n_, list_->items.size()) : n_; }

@@ -7,6 +7,7 @@
 #include <parley/jinja/detail/ops.hpp>
 #include <parley/jinja/environment.hpp>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,8 +26,8 @@ class render_state {
 public:
     render_state(const parsed_template& t, std::string& out, const value& root)
         : t_(t), p_(t.prog_), env_(*t.env_), out_(&out), root_(root), autoescape_(env_.opt.autoescape) {
-        vars_.reserve(16);  // once, rather than growing through 1, 2, 4... in every render
-        frames_.reserve(8);
+        vars_.reserve(32);  // once, rather than growing through 1, 2, 4... in every render (1 KiB: within malloc's thread cache)
+        frames_.reserve(16);
         frames_.push_back({0, none, serial_++});
     }
 
@@ -813,8 +814,18 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args) {
     const auto& pos = args.positional();
     const std::size_t nparams = params.b;
     // bind: positional, then keywords, then defaults (evaluated in the macro's scope)
-    std::vector<value> bound(nparams);
-    std::vector<bool> given(nparams, false);
+    // (the few parameters of most macros are bound without allocating)
+    constexpr std::size_t few = 8;
+    std::array<value, few> bound_few;
+    std::array<char, few> given_few{};
+    std::vector<value> bound_many;
+    std::vector<char> given_many;
+    if (nparams > few) {
+        bound_many.resize(nparams);
+        given_many.assign(nparams, 0);
+    }
+    value* const bound = nparams > few ? bound_many.data() : bound_few.data();
+    char* const given = nparams > few ? given_many.data() : given_few.data();
     for (std::size_t k = 0; k < nparams && k < pos.size(); ++k) {
         bound[k] = pos[k];
         given[k] = true;
