@@ -24,6 +24,8 @@
 // generated path, and that every render case gives the expected bytes (ChatML: the hand-written
 // loop's; Rasa: the run-time engine's on the JSON context); it stops with status 1 otherwise.
 // Each benchmark checks its own output again before timing (SkipWithError on a mismatch).
+#include "chatml_data.hpp"
+
 #include <parley/jinja/compiled.hpp>
 
 #include <rasa_prompt.hpp>  // generated from the corpus by benchmarks/CMakeLists.txt
@@ -122,6 +124,7 @@ namespace pj = parley::jinja;
 using chatml::chatml_ctx;
 using chatml::message;
 using rasa::prompt_ctx;
+using parley_bench::read_file;
 
 constexpr pj::compiled_template<chatml::source> chatml_template;
 constexpr pj::compiled_template<rasa::prompt_source> rasa_template;
@@ -137,54 +140,13 @@ fs::path rasa_contexts_path() {
     return fs::weakly_canonical(fs::path(PARLEY_BENCH_SHARED_DIR) / "corpus/rasa/contexts.json");
 }
 
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + path.string());
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+// ---- ChatML data ------------------------------------------------------------------------------
 
-// ---- ChatML data (the generator and seed of benchmarks/jinja_bench.cpp: the same conversations) ----
-
-// SplitMix64: a small generator whose sequence does not depend on the standard library.
-class splitmix64 {
-public:
-    explicit splitmix64(std::uint64_t seed) : state_(seed) {}
-    std::uint64_t next() {
-        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15u);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-        return z ^ (z >> 31);
-    }
-    std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
-
-private:
-    std::uint64_t state_;
-};
-
-constexpr std::array<std::string_view, 48> words = {
-    "the", "a", "function", "returns", "value", "when", "input", "is", "empty", "and",
-    "we", "should", "check", "that", "error", "handling", "works", "for", "every", "case",
-    "could", "you", "explain", "why", "this", "loop", "allocates", "memory", "in", "C++",
-    "Python", "template", "JSON", "string", "it's", "don't", "\"quoted\"", "naïve", "café",
-    "—", "20 °C", "`std::vector<int>`", "{\"key\": 1}", "performance", "test", "of", "with", "data",
-};
-
-// n messages alternating user and assistant, each 100 to ~310 bytes, add_generation_prompt true.
+// The conversation of n messages (chatml_data.hpp), add_generation_prompt true.
 chatml_ctx chatml_context(std::size_t n) {
-    splitmix64 rng(20240726);
     chatml_ctx c;
-    for (std::size_t i = 0; i < n; ++i) {
-        const bool user = i % 2 == 0;
-        const std::size_t target = 100 + rng.below(201);
-        std::string content;
-        while (content.size() < target) {
-            if (!content.empty()) content += (!user && rng.below(12) == 0) ? '\n' : ' ';
-            content += words[rng.below(words.size())];
-            if (rng.below(9) == 0) content += ',';
-        }
-        content += user ? '?' : '.';
-        c.messages.push_back({user ? "user" : "assistant", std::move(content)});
-    }
+    for (parley_bench::chatml_message& m : parley_bench::chatml_messages(n))
+        c.messages.push_back({std::move(m.role), std::move(m.content)});
     c.add_generation_prompt = true;
     return c;
 }

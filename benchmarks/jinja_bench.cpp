@@ -13,6 +13,8 @@
 //   render_to  out.clear(); t.render_to(out, ctx): one std::string reused across renders
 //   append     the hand-written loop into a new std::string
 //   append_to  the hand-written loop into a reused std::string
+#include "chatml_data.hpp"
+
 #include <parley/jinja.hpp>
 
 #include <benchmark/benchmark.h>
@@ -37,6 +39,7 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using parley::jinja::environment;
 using parley::jinja::parsed_template;
+using parley_bench::read_file;
 
 constexpr std::array<std::size_t, 3> chatml_sizes = {3, 100, 1000};
 
@@ -50,60 +53,17 @@ fs::path qwen_context_path() {
     return fs::weakly_canonical(fs::path(PARLEY_BENCH_SHARED_DIR) / "corpus/contexts/tools.json");
 }
 
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + path.string());
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 void write_file(const fs::path& path, std::string_view text) {
     std::ofstream out(path, std::ios::binary);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
-// SplitMix64: a small generator whose sequence does not depend on the standard library.
-class splitmix64 {
-public:
-    explicit splitmix64(std::uint64_t seed) : state_(seed) {}
-    std::uint64_t next() {
-        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15u);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-        return z ^ (z >> 31);
-    }
-    std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
-
-private:
-    std::uint64_t state_;
-};
-
-constexpr std::array<std::string_view, 48> words = {
-    "the", "a", "function", "returns", "value", "when", "input", "is", "empty", "and",
-    "we", "should", "check", "that", "error", "handling", "works", "for", "every", "case",
-    "could", "you", "explain", "why", "this", "loop", "allocates", "memory", "in", "C++",
-    "Python", "template", "JSON", "string", "it's", "don't", "\"quoted\"", "naïve", "café",
-    "—", "20 °C", "`std::vector<int>`", "{\"key\": 1}", "performance", "test", "of", "with", "data",
-};
-
-// A conversation of n messages, alternating user and assistant, each 100 to ~310 bytes of text
-// (assistant replies with some line breaks), followed by add_generation_prompt: true. The same
-// seed for every size: the shorter conversations are prefixes of the longer ones.
+// The conversation of n messages (chatml_data.hpp), followed by add_generation_prompt: true.
 json::value chatml_context(std::size_t n) {
-    splitmix64 rng(20240726);
     json::array messages;
-    for (std::size_t i = 0; i < n; ++i) {
-        const bool user = i % 2 == 0;
-        const std::size_t target = 100 + rng.below(201);
-        std::string content;
-        while (content.size() < target) {
-            if (!content.empty()) content += (!user && rng.below(12) == 0) ? '\n' : ' ';
-            content += words[rng.below(words.size())];
-            if (rng.below(9) == 0) content += ',';
-        }
-        content += user ? '?' : '.';
-        messages.push_back(json::object{{"role", user ? "user" : "assistant"}, {"content", content}});
-    }
+    for (const parley_bench::chatml_message& m : parley_bench::chatml_messages(n))
+        messages.push_back(json::object{{"role", m.role}, {"content", m.content}});
     return json::object{{"messages", std::move(messages)}, {"add_generation_prompt", true}};
 }
 

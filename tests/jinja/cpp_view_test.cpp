@@ -191,6 +191,34 @@ TEST_CASE("cpp_view: a described struct is a mapping of its members; nested stru
     CHECK(render_view("{% for k in home %}{{ k }};{% endfor %}", c) == "city;zip;");
 }
 
+TEST_CASE("cpp_view: printed chains read members of structs as they read members of the same data in JSON") {
+    // The chain's members are read through the struct's adapter here and in place from the JSON
+    // object there (which the differential tests check against Jinja2): same text, same errors.
+    customer c;
+    fill(c);
+    const boost::json::value j = boost::json::parse(R"({
+        "name": "Ada", "kind": "assistant", "home": {"city": "London", "zip": null},
+        "orders": [{"label": "tea", "weight": 2}, {"label": "cake", "weight": 1}, {"label": "jam", "weight": 3}],
+        "favourite": {"label": "scone", "weight": 5}})");
+    const pj::environment env = pj::environment::hf();
+    for (const std::string_view source : {
+             "{% for o in orders %}{{ '<' + o.label + '|' + o['label'] + '>' }}{% endfor %}",
+             "{% for o in orders %}{{ o.label ~ ':' ~ o.weight ~ ':' ~ o.missing ~ ';' }}{% endfor %}",
+             "{{ name + ' is ' + kind + ' in ' + home.city }}",
+             "{{ favourite.label + '!' + favourite['label'] }}",
+             "{% set o = orders[0] %}{{ o.label + o.label }}{{ o.items is defined }}",
+         }) {
+        CAPTURE(source);
+        CHECK(render_view(source, c, env) == render_view(source, j, env));
+    }
+    for (const std::string_view source : {"{{ 'w' + orders[0].weight }}", "{% for o in orders %}{{ o.label + o.weight }}{% endfor %}",
+                                          "{{ home.city + home.zip }}"}) {
+        CAPTURE(source);
+        CHECK_THROWS_AS(render_view(source, c, env), parley::template_error);
+        CHECK_THROWS_AS(render_view(source, j, env), parley::template_error);
+    }
+}
+
 TEST_CASE("cpp_view: described enums read as the enumerator's name; other values as integers") {
     customer c;
     fill(c);

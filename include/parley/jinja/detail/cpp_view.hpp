@@ -103,7 +103,9 @@ struct struct_adapter {
         const T& obj = *static_cast<const T*>(o);
         bool found = false;
         boost::mp11::mp_for_each<members>([&](auto D) {
-            if (!found && key == D.name) {
+            // member names are short: compared as words, without a call to memcmp
+            constexpr std::string_view name = decltype(D)::name;
+            if (!found && key.size() == name.size() && same_bytes(key.data(), name.data(), name.size())) {
                 out = member_view(obj.*D.pointer, D.name);
                 found = true;
             }

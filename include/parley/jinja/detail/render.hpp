@@ -367,17 +367,29 @@ private:
         check_output();
     }
 
-    // Appends a chain's literal, or a member read in place from a JSON object when it is a
-    // string; false (nothing written) for anything else.
+    // Appends a chain's literal, or a member read in place from a JSON object or a C++ mapping
+    // (a described struct, a map) when it is a string that is not Markup; false (nothing
+    // written) for anything else.
     PARLEY_ALWAYS_INLINE bool append_plain_part(const chain_part& part) {
         if (part.kind == chain_part::literal) {
             out_->append(p_.pool.data() + part.off, part.len);
             return true;
         }
         if (part.kind != chain_part::member) return false;
-        const boost::json::value* j = json_member_of(part.sym, {p_.pool.data() + part.off, part.len});
-        if (!j || !j->is_string()) return false;
-        out_->append(std::string_view(j->get_string()));
+        const value* var = find_var(part.sym);
+        if (!var || !var->is_view()) return false;
+        const std::string_view key{p_.pool.data() + part.off, part.len};
+        const adapter* ad = var->view_adapter();
+        if (ad == &json_object_adapter::instance) {
+            const boost::json::value* j = json_find(*static_cast<const boost::json::object*>(var->view_object()), key);
+            if (!j || !j->is_string()) return false;
+            out_->append(std::string_view(j->get_string()));
+            return true;
+        }
+        value found;
+        if (ad->shape != view_shape::mapping || !ad->find(var->view_object(), key, found)) return false;
+        if (!found.is_string() || found.is_markup()) return false;
+        out_->append(found.as_string());
         return true;
     }
 
