@@ -528,6 +528,11 @@ TEST_CASE("limits: texts that filters, methods and printed values build") {
               .rfind("t.j2:1:15: the result of filter 'escape' exceeds the output size limit (100 bytes)\n", 0) == 0);
     CHECK(what_of("{{ ('<' * 40).replace('<', '<<<')|length }}", env)
               .rfind("t.j2:1:22: the result of method 'replace' exceeds the output size limit (100 bytes)\n", 0) == 0);
+    // expandtabs counts its result before building it: a huge tab size fails without the memory
+    CHECK(what_of("{{ ('\t' * 20).expandtabs(8)|length }}", env)
+              .rfind("t.j2:1:25: the result of method 'expandtabs' exceeds the output size limit (100 bytes)\n", 0) == 0);
+    CHECK(render(env, "{{ ('\t' * 12).expandtabs(8)|length }}") == "96");
+    CHECK(code_of("{{ '\t\t'.expandtabs(100000000000000) }}", pj::environment::plain()) == errc::template_limit);
     CHECK(what_of("{% set f = ('<' * 40).replace %}{{ f('<', '<<<')|length }}", env)
               .find(": the result of the call exceeds the output size limit (100 bytes)\n") != std::string::npos);
     CHECK(what_of("{{ (['x' * 30] * 5)|string|length }}", env)

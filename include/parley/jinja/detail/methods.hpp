@@ -29,8 +29,8 @@ inline void dict_set(dict_obj& d, value key, value v) {
 
 inline bool is_str_method(std::string_view n) {
     static constexpr std::string_view names[] = {
-        "capitalize", "casefold", "center", "count", "endswith", "find", "format", "index", "isalnum", "isalpha",
-        "isdecimal", "isdigit", "islower", "isnumeric", "isspace", "istitle", "isupper", "join", "ljust", "lower",
+        "capitalize", "casefold", "center", "count", "endswith", "expandtabs", "find", "format", "index", "isalnum",
+        "isalpha", "isascii", "isdecimal", "isdigit", "islower", "isnumeric", "isspace", "istitle", "isupper", "join", "ljust", "lower",
         "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex", "rjust", "rpartition",
         "rsplit", "rstrip", "split", "splitlines", "startswith", "strip", "swapcase", "title", "upper", "zfill"};
     return std::find(std::begin(names), std::end(names), n) != std::end(names);
@@ -444,6 +444,20 @@ inline value str_method(const value& self, std::string_view name, const argument
         if (w > 100000000) raise(errc::template_limit, "padding width too large");
         return build_str([&](std::string& o) { py_zfill(o, s, w); });
     }
+    if (name == "expandtabs") {
+        const std::string_view params[] = {"tabsize"};
+        bound_args<1> b(args, name, params);
+        const long tabsize = int_arg(b[0], 8, "tabsize");
+        // counted first: a huge tab size fails here rather than in the allocator
+        if (py_expandtabs_size(s, tabsize) > text_limit)
+            raise(errc::template_limit, "the result of method 'expandtabs' exceeds the output size limit (" +
+                                            std::to_string(text_limit) + " bytes)");
+        return build_str([&](std::string& o) { py_expandtabs(o, s, tabsize); });
+    }
+    if (name == "isascii") {
+        need(0, 0);
+        return value(std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
+    }
     if (name == "isalnum") { need(0, 0); return value(py_str_isalnum(s)); }
     if (name == "isalpha") { need(0, 0); return value(py_str_isalpha(s)); }
     if (name == "isdecimal") { need(0, 0); return value(py_str_isdecimal(s)); }
@@ -517,8 +531,8 @@ inline value markup_method(const value& self, std::string_view name, const argum
         return parts;
     }
     static constexpr std::string_view text_methods[] = {
-        "capitalize", "casefold", "center", "ljust", "lower", "lstrip", "removeprefix", "removesuffix", "replace",
-        "rjust", "rstrip", "strip", "swapcase", "title", "upper", "zfill"};
+        "capitalize", "casefold", "center", "expandtabs", "ljust", "lower", "lstrip", "removeprefix", "removesuffix",
+        "replace", "rjust", "rstrip", "strip", "swapcase", "title", "upper", "zfill"};
     if (std::find(std::begin(text_methods), std::end(text_methods), name) == std::end(text_methods))
         return str_method(self, name, args, sandboxed);
     const bool escapes_arg1 = name == "replace" || name == "center" || name == "ljust" || name == "rjust";

@@ -1171,6 +1171,36 @@ inline void py_rjust(std::string& out, std::string_view s, long width, char32_t 
 }
 
 /// str.zfill(width): zeros on the left, after a leading '+' or '-'.
+/// Python's str.expandtabs(tabsize), piece by piece: `emit(n, c)` for n copies of c. A tab
+/// becomes the spaces up to the next multiple of `tabsize` columns (code points counted from the
+/// last line break, '\n' or '\r'); a tabsize of 0 or less removes tabs.
+template <class Emit>
+void expandtabs_walk(std::string_view s, long tabsize, Emit&& emit) {
+    std::uint64_t column = 0;
+    for (const char c : s) {
+        if (c == '\t') {
+            if (tabsize <= 0) continue;
+            const std::uint64_t pad = static_cast<std::uint64_t>(tabsize) - column % static_cast<std::uint64_t>(tabsize);
+            column += pad;
+            emit(pad, ' ');
+            continue;
+        }
+        if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++column;  // a code point's first byte
+        if (c == '\n' || c == '\r') column = 0;
+        emit(std::uint64_t{1}, c);
+    }
+}
+/// The length in bytes of s.expandtabs(tabsize), without building it.
+inline std::uint64_t py_expandtabs_size(std::string_view s, long tabsize) {
+    std::uint64_t size = 0;
+    expandtabs_walk(s, tabsize, [&](std::uint64_t n, char) { size += n; });
+    return size;
+}
+inline void py_expandtabs(std::string& out, std::string_view s, long tabsize) {
+    out.reserve(out.size() + static_cast<std::size_t>(py_expandtabs_size(s, tabsize)));
+    expandtabs_walk(s, tabsize, [&](std::uint64_t n, char c) { out.append(static_cast<std::size_t>(n), c); });
+}
+
 inline void py_zfill(std::string& out, std::string_view s, long width) {
     const long len = static_cast<long>(utf8_length(s));
     if (len >= width) {
