@@ -148,6 +148,30 @@ TEST_CASE("errors: unclosed strings, comments and raw blocks point at where they
           "    ^");
 }
 
+TEST_CASE("errors: arguments a built-in filter does not take are named, at the filter") {
+    CHECK(what_of("{{ 'a' | upper(1) }}") ==
+          "t.j2:1:10: filter 'upper' takes no arguments (1 given)\n"
+          "  {{ 'a' | upper(1) }}\n"
+          "           ^");
+    CHECK(what_of("{{ 'a' | center(3, 4) }}").rfind("t.j2:1:10: filter 'center' takes at most 1 argument(s) (2 given)\n", 0) == 0);
+    CHECK(what_of("{{ 'a' | replace }}").rfind("t.j2:1:10: filter 'replace' is missing its required argument 'old'\n", 0) == 0);
+    CHECK(what_of("{{ 'a' | replace('a') }}").rfind("t.j2:1:10: filter 'replace' is missing its required argument 'new'\n", 0) == 0);
+    CHECK(what_of("{{ 'a' | center(nope=1) }}").rfind("t.j2:1:10: filter 'center' got an unexpected keyword argument 'nope'\n", 0) == 0);
+    CHECK(what_of("{{ 'a' | center(3, width=2) }}").rfind("t.j2:1:10: filter 'center' got multiple values for argument 'width'\n", 0) == 0);
+    CHECK(code_of("{{ 'a' | upper(1) }}") == errc::template_type);
+    // the same checks when a filter is applied by name at run time
+    CHECK(what_of("{{ ['a'] | map('upper', 1) | list }}").find("filter 'upper' takes no arguments (1 given)") != std::string::npos);
+    // parameters given by keyword, required ones included, are accepted
+    CHECK(render(pj::environment::plain(), "{{ 'aa' | replace(old='a', new='b', count=1) }} {{ [1, 2, 3] | batch(linecount=2) | list }}") ==
+          "ba [[1, 2], [3]]");
+    // a filter of one's own of the same name takes any arguments (it checks them itself)
+    pj::environment own = pj::environment::plain();
+    own.add_filter("upper", [](const pj::value& v, const pj::arguments& a) {
+        return pj::value(std::string(v.as_string()) + std::to_string(a.size()));
+    });
+    CHECK(render(own, "{{ 'a' | upper(1, 2) }}") == "a2");
+}
+
 TEST_CASE("errors: an unknown tag is named") {
     CHECK(what_of("{% foo %}") ==
           "t.j2:1:4: unknown tag 'foo'\n"
@@ -327,7 +351,7 @@ TEST_CASE("errors: type errors name both types") {
           "  {{ s.upper(1) }}\n"
           "            ^");
     CHECK(what_of("{{ items|join(',', 'a', 'b') }}") ==
-          "t.j2:1:10: join() takes at most 2 argument(s) (3 given)\n"
+          "t.j2:1:10: filter 'join' takes at most 2 argument(s) (3 given)\n"
           "  {{ items|join(',', 'a', 'b') }}\n"
           "           ^");
     CHECK(code_of("{{ s + 1 }}") == errc::template_type);

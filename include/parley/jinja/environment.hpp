@@ -9,6 +9,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -89,8 +90,19 @@ class render_state;
 using builtin_filter = value (*)(render_state&, const value&, arguments&);
 using builtin_test = bool (*)(render_state&, const value&, arguments&);
 
+/// The parameters a built-in filter takes after its input, as Jinja2 declares them. They are
+/// checked before each call, so that an argument Jinja2 refuses (one too many, an unknown keyword,
+/// a missing required one) is an error here too, not ignored.
+struct filter_params {
+    std::array<std::string_view, 6> names{};
+    std::uint8_t count = 0;  ///< how many of `names` are used
+    std::uint8_t required = 0;  ///< the first `required` names have no default
+    bool any = false;  ///< `*args, **kwargs`: the filter checks its arguments itself
+};
+
 struct filter_entry {
     builtin_filter builtin = nullptr;
+    filter_params params;  ///< the built-in filter's
     filter_function user;
 };
 struct test_entry {

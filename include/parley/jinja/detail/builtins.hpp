@@ -303,6 +303,54 @@ inline void install_builtins(env_data& e) {
         {"urlize", f_urlize}, {"random", f_random},
     };
     for (auto& [name, fn] : fs) e.filters[name].builtin = fn;
+    // Jinja2's parameters of each filter after its input (the first `required` without default)
+    const struct {
+        const char* filters;
+        const char* names;  // separated by spaces
+        std::uint8_t required;
+    } signatures[] = {
+        {"attr", "name", 1},
+        {"batch", "linecount fill_with", 1},
+        {"center", "width", 0},
+        {"d default", "default_value boolean", 0},
+        {"dictsort", "case_sensitive by reverse", 0},
+        {"float", "default", 0},
+        {"groupby", "attribute default case_sensitive", 1},
+        {"indent", "width first blank", 0},
+        {"int", "default base", 0},
+        {"join", "d attribute", 0},
+        {"max min", "case_sensitive attribute", 0},
+        {"replace", "old new count", 2},
+        {"round", "precision method", 0},
+        {"slice", "slices fill_with", 1},
+        {"sort", "reverse case_sensitive attribute", 0},
+        {"sum", "attribute start", 0},
+        {"tojson", e.opt.hf_tojson ? "ensure_ascii indent separators sort_keys" : "indent", 0},
+        {"trim", "chars", 0},
+        {"truncate", "length killwords end leeway", 0},
+        {"unique", "case_sensitive attribute", 0},
+        {"wordwrap", "width break_long_words wrapstring break_on_hyphens", 0},
+        {"filesizeformat", "binary", 0},
+        {"xmlattr", "autospace", 0},
+        {"urlize", "trim_url_limit nofollow target rel extra_schemes", 0},
+        // these check their arguments themselves (*args, **kwargs)
+        {"format map select reject selectattr rejectattr", "", 255},
+    };
+    const auto each_word = [](std::string_view list, auto&& fn) {
+        while (!list.empty()) {
+            const std::size_t end = std::min(list.find(' '), list.size());
+            fn(list.substr(0, end));
+            list.remove_prefix(std::min(end + 1, list.size()));
+        }
+    };
+    for (const auto& s : signatures) {
+        each_word(s.filters, [&](std::string_view filter) {
+            filter_params& p = e.filters[std::string(filter)].params;
+            p.any = s.required == 255;
+            p.required = p.any ? 0 : s.required;
+            each_word(s.names, [&](std::string_view n) { p.names[p.count++] = n; });
+        });
+    }
     using namespace tests;
     const std::pair<const char*, builtin_test> ts[] = {
         {"defined", t_defined}, {"undefined", t_undefined}, {"none", t_none}, {"boolean", t_boolean},

@@ -40,10 +40,19 @@ inline value attr_path(render_state& st, const value& item, std::string_view pat
     return cur;
 }
 
+/// Jinja2's attribute getter: a string is a dotted path, None (or no attribute) the item itself,
+/// anything else one subscript.
 inline value attribute_arg(render_state& st, const value& item, const value& attribute) {
-    if (attribute.is_integer()) return get_item(item, attribute, st.opt().sandboxed, st.strict(), st.user_methods());
-    if (!attribute.is_string()) return item;
-    return attr_path(st, item, attribute.as_string());
+    if (attribute.is_string()) return attr_path(st, item, attribute.as_string());
+    if (attribute.is_undefined() || attribute.is_none()) return item;
+    return get_item(item, attribute, st.opt().sandboxed, st.strict(), st.user_methods());
+}
+
+/// `reverse` of sort and dictsort, which Python's sorted() takes as an integer.
+inline bool reverse_arg(const value& v) {
+    if (!v.is_bool() && !v.is_integer())
+        type_error(std::string("'") + type_name(v) + "' object cannot be interpreted as an integer");
+    return truthy(v);
 }
 
 inline value ignore_case(const value& v, bool case_sensitive) {
@@ -448,11 +457,17 @@ inline value f_float(render_state&, const value& v, arguments& a) {
 inline value f_round(render_state&, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"precision", "method"};
     bound_args<2> b(a, "round", p);
-    const long precision = int_arg(b[0], 0, "precision");
+    const bool no_precision = b.has(0) && b[0].is_none();  // Python's round(x, None): an int
+    const long precision = no_precision ? 0 : int_arg(b[0], 0, "precision");
     const std::string method = b.has(1) ? to_str(b[1]) : std::string("common");
     if (method != "common" && method != "ceil" && method != "floor")
         raise(errc::template_value, "method must be common, ceil or floor");
     if (!v.is_number()) type_error(std::string("type ") + type_name(v) + " doesn't define __round__ method");
+    if (no_precision) {
+        if (method != "common") type_error("unsupported operand type(s) for ** or pow(): 'int' and 'NoneType'");
+        if (!v.is_float()) return value(static_cast<long long>(v.as_integer()));
+        return value(static_cast<long long>(int_of_float(std::nearbyint(v.as_number()))));  // half to even
+    }
     const double x = v.as_number();
     if (method == "common") {
         if (!v.is_float()) {
@@ -546,7 +561,7 @@ inline value f_reverse(render_state&, const value& v, arguments&) {
 inline value f_sort(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"reverse", "case_sensitive", "attribute"};
     bound_args<3> b(a, "sort", p);
-    const bool rev = b.has(0) && truthy(b[0]);
+    const bool rev = b.has(0) && reverse_arg(b[0]);
     const bool cs = b.has(1) && truthy(b[1]);
     auto items = items_of(v);
     std::vector<std::pair<value, value>> keyed;
@@ -579,7 +594,7 @@ inline value f_dictsort(render_state&, const value& v, arguments& a) {
     bound_args<3> b(a, "dictsort", p);
     const bool cs = b.has(0) && truthy(b[0]);
     const std::string by = b.has(1) ? to_str(b[1]) : std::string("key");
-    const bool rev = b.has(2) && truthy(b[2]);
+    const bool rev = b.has(2) && reverse_arg(b[2]);
     if (by != "key" && by != "value") raise(errc::template_value, "You can only sort by either \"key\" or \"value\"");
     if (!v.is_mapping_like()) type_error(std::string("'") + type_name(v) + "' object has no attribute 'items'");
     std::vector<std::pair<value, value>> items;
@@ -693,7 +708,7 @@ inline value f_items(render_state&, const value& v, arguments&) {
 inline value f_attr(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"name"};
     bound_args<1> b(a, "attr", p);
-    if (!b[0].is_string()) return value();
+    if (!b[0].is_string()) type_error(std::string("attribute name must be string, not '") + type_name(b[0]) + "'");
     const std::string_view name = b[0].as_string();
     if (v.is_undefined()) fail_undefined(v);
     const method_function* own = find_user_method(st.user_methods(), name);

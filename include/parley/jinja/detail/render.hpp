@@ -52,7 +52,7 @@ public:
     value apply_filter(std::string_view name, const value& input, arguments& args) {
         auto it = env_.filters.find(name);
         if (it == env_.filters.end()) raise(errc::template_unknown_name, "unknown filter " + single_quoted(name));
-        return run_filter(it->second, input, args);
+        return run_filter(it->second, name, input, args);
     }
     /// Applies a test given by name at run time (`select('odd')`).
     bool apply_test(std::string_view name, const value& input, arguments& args) {
@@ -60,8 +60,11 @@ public:
         if (it == env_.tests.end()) raise(errc::template_unknown_name, "unknown test " + single_quoted(name));
         return run_test(it->second, input, args);
     }
-    value run_filter(const filter_entry& f, const value& input, arguments& args) {
-        if (f.builtin) return f.builtin(*this, input, args);
+    value run_filter(const filter_entry& f, std::string_view name, const value& input, arguments& args) {
+        if (f.builtin) {
+            if (!f.params.any) check_filter_arguments(f.params, name, args);
+            return f.builtin(*this, input, args);
+        }
         return run_user([&] { return f.user(input, args); });
     }
     bool run_test(const test_entry& t, const value& input, arguments& args) {
@@ -82,6 +85,32 @@ public:
             raise(errc::template_callback, e.what());
         }
     }
+    /// Raises Python's TypeError (errc::template_type) when `args` do not fit the parameters of
+    /// a built-in filter: more positional arguments than parameters, a keyword that names none
+    /// of them or one already given by position, or a required parameter left out.
+    static void check_filter_arguments(const filter_params& p, std::string_view name, const arguments& a) {
+        const auto& pos = a.positional();
+        if (pos.empty() && a.keywords().empty() && p.required == 0) return;
+        const std::string fn = "filter " + single_quoted(name);
+        if (pos.size() > p.count)
+            raise(errc::template_type, fn + " takes " + (p.count == 0 ? std::string("no arguments") : "at most " + std::to_string(p.count) + " argument(s)") +
+                                           " (" + std::to_string(pos.size()) + " given)");
+        for (const auto& [key, v] : a.keywords()) {
+            std::size_t j = 0;
+            while (j < p.count && p.names[j] != key) ++j;
+            if (j == p.count) raise(errc::template_type, fn + " got an unexpected keyword argument " + single_quoted(key));
+            if (j < pos.size()) raise(errc::template_type, fn + " got multiple values for argument " + single_quoted(key));
+        }
+        for (std::size_t j = pos.size(); j < p.required; ++j)
+            if (!has_keyword(a, p.names[j]))
+                raise(errc::template_type, fn + " is missing its required argument " + single_quoted(p.names[j]));
+    }
+    static bool has_keyword(const arguments& a, std::string_view key) {
+        for (const auto& kv : a.keywords())
+            if (kv.first == key) return true;
+        return false;
+    }
+
     void count_iterations(std::uint64_t n) {
         iterations_ += n;
         if (iterations_ > env_.opt.limit.max_loop_iterations)
@@ -693,11 +722,11 @@ private:
         if (!f) fail_at(x, errc::template_unknown_name, "unknown filter " + single_quoted(sym(x.sym)));
         if (x.b == none) {
             arguments none_given;
-            return bounded(run_filter(*f, input, none_given), "filter", sym(x.sym));
+            return bounded(run_filter(*f, sym(x.sym), input, none_given), "filter", sym(x.sym));
         }
         args_lease lease(*this);
         eval_args(n(x.b), lease.args);
-        return bounded(run_filter(*f, input, lease.args), "filter", sym(x.sym));
+        return bounded(run_filter(*f, sym(x.sym), input, lease.args), "filter", sym(x.sym));
     }
 
     bool eval_test(const node& x) {
