@@ -207,6 +207,8 @@ TEST_CASE("cpp_view: printed chains read members of structs as they read members
              "{{ name + ' is ' + kind + ' in ' + home.city }}",
              "{{ favourite.label + '!' + favourite['label'] }}",
              "{% set o = orders[0] %}{{ o.label + o.label }}{{ o.items is defined }}",
+             "{% set k = 'label' %}{% for o in orders %}{{ '<' + o[k] + '>' + o[k] }}{% endfor %}",
+             "{% set k = 'weight' %}{{ orders[0][k] ~ '|' ~ home[k] ~ '|' }}",
          }) {
         CAPTURE(source);
         CHECK(render_view(source, c, env) == render_view(source, j, env));

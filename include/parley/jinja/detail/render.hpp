@@ -377,7 +377,8 @@ private:
         for (std::uint32_t k = 0; k < x.c; ++k) {
             if (append_plain_part(parts[k])) continue;
             const node& part = n(parts[k].node);
-            if (append_plain_string(part)) continue;
+            // (a literal or member part that was not a plain string is not one by another path)
+            if (parts[k].kind == chain_part::other && append_plain_string(part)) continue;
             value v = eval(part);
             if (v.is_string() && !v.is_markup()) {
                 out_->append(v.as_string());
@@ -404,10 +405,14 @@ private:
             out_->append(p_.pool.data() + part.off, part.len);
             return true;
         }
-        if (part.kind != chain_part::member) return false;
-        const value* var = find_var(part.sym);
+        return part.kind == chain_part::member && append_member(find_var(part.sym), {p_.pool.data() + part.off, part.len});
+    }
+
+    // Appends the member `key` of the mapping `var` holds (a JSON object, read in place, or a C++
+    // mapping, through its adapter) when it is a string that is not Markup; false (nothing
+    // written) for anything else.
+    PARLEY_ALWAYS_INLINE bool append_member(const value* var, std::string_view key) {
         if (!var || !var->is_view()) return false;
-        const std::string_view key{p_.pool.data() + part.off, part.len};
         const adapter* ad = var->view_adapter();
         if (ad == &json_object_adapter::instance) {
             const boost::json::value* j = json_find(*static_cast<const boost::json::object*>(var->view_object()), key);
@@ -422,37 +427,34 @@ private:
         return true;
     }
 
-    // Appends the value of a string literal, a variable, or `var[literal]` / `var.name` on a
-    // viewed mapping, when it is a plain string; false (nothing written) for anything else, which
-    // the caller then evaluates in full. The common operands of prompt templates skip eval().
+    // Appends the value of a string literal, a variable, or `var.name`, `var['key']` or `var[k]`
+    // (`k` a variable holding a string) on a viewed mapping, when it is a plain string; false
+    // (nothing written) for anything else, which the caller then evaluates in full. The common
+    // operands of prompt templates skip eval().
     PARLEY_ALWAYS_INLINE bool append_plain_string(const node& x) {
         if (x.kind == nk::k_str) {
             out_->append(p_.pool.data() + x.a, x.b);
             return true;
         }
-        if (const boost::json::value* j = json_member(x)) {
-            if (!j->is_string()) return false;
-            out_->append(std::string_view(j->get_string()));
+        if (x.kind == nk::name) {
+            const value* v = find_var(x.sym);
+            if (!v || !v->is_string() || v->is_markup()) return false;
+            out_->append(v->as_string());
             return true;
         }
-        const value* v = nullptr;
-        value found;
-        if (x.kind == nk::name) {
-            v = find_var(x.sym);
-        } else if (x.kind == nk::getitem || x.kind == nk::getattr) {
-            const node& obj = n(x.a);
-            const value* var = obj.kind == nk::name ? find_var(obj.sym) : nullptr;
-            if (!var || !is_viewed_mapping(*var)) return false;
-            const node* key = x.kind == nk::getitem ? &n(x.b) : nullptr;
-            if (key && key->kind != nk::k_str) return false;
-            const std::string_view name = key ? p_.str(key->a, key->b) : sym(x.sym);
-            if (!key && is_dict_method(name)) return false;
-            if (!var->view_adapter()->find(var->view_object(), name, found)) return false;
-            v = &found;
+        if ((x.kind != nk::getitem && x.kind != nk::getattr) || n(x.a).kind != nk::name) return false;
+        std::string_view key;
+        if (x.kind == nk::getattr) {
+            key = sym(x.sym);
+            if (is_dict_method(key)) return false;  // a dict method wins over a key in Jinja
+        } else if (const node& k = n(x.b); k.kind == nk::k_str) {
+            key = p_.str(k.a, k.b);
+        } else if (const value* kv = k.kind == nk::name ? find_var(k.sym) : nullptr; kv && kv->is_string()) {
+            key = kv->as_string();
+        } else {
+            return false;
         }
-        if (!v || !v->is_string() || v->is_markup()) return false;
-        out_->append(v->as_string());
-        return true;
+        return append_member(find_var(n(x.a).sym), key);
     }
 
     // `var.name`, `var['key']` or `var[k]` (`k` a variable holding a string) where the variable
@@ -809,13 +811,16 @@ struct macro_obj final : object_obj {
         }
         if (a == "catch_kwargs") return value((def->flags & flag_uses_kwargs) != 0);
         if (a == "catch_varargs") return value((def->flags & flag_uses_varargs) != 0);
-        if (a == "caller") {
-            bool uses = (def->flags & flag_uses_caller) != 0;
-            for (std::uint32_t k = 0; uses && k < ps.b; ++k)
-                if (st->n(st->list_item(ps.a, k)).sym == st->caller_sym_) uses = false;
-            return value(uses);
-        }
+        if (a == "caller") return value(calls_caller());
         return {};
+    }
+    /// Whether the body calls `caller` (the special one: a parameter of that name takes its place).
+    bool calls_caller() const {
+        if (!(def->flags & flag_uses_caller)) return false;
+        const node& ps = st->n(params);
+        for (std::uint32_t k = 0; k < ps.b; ++k)
+            if (st->n(st->list_item(ps.a, k)).sym == st->caller_sym_) return false;
+        return true;
     }
     void repr(std::string& out) const override { out += is_caller ? "<Macro anonymous>" : "<Macro '" + name + "'>"; }
 };
@@ -847,9 +852,7 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args) {
     const node& params = n(m.params);
     const std::uint8_t flags = m.def->flags;
     // a `caller` parameter of the macro's own takes the place of the special one
-    bool uses_caller = (flags & flag_uses_caller) != 0;
-    for (std::uint32_t k = 0; uses_caller && k < params.b; ++k)
-        if (n(list_item(params.a, k)).sym == caller_sym_) uses_caller = false;
+    const bool uses_caller = m.calls_caller();
     const bool catch_kwargs = (flags & flag_uses_kwargs) != 0;
     const bool catch_varargs = (flags & flag_uses_varargs) != 0;
     const auto& pos = args.positional();
