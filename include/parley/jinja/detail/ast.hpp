@@ -86,6 +86,13 @@ inline constexpr std::uint8_t flag_negated = 1;  // test
 inline constexpr std::uint8_t flag_uses_caller = 1;  // macro / call_block
 inline constexpr std::uint8_t flag_uses_varargs = 2;
 inline constexpr std::uint8_t flag_uses_kwargs = 4;
+// getattr / getitem, set when linked (link_members) for the run-time renderer: the object is a
+// variable (sym2) and the key a constant (c: offset, d: length in the pool; flag_member) or a
+// variable (d: its symbol; flag_member_var); and a getattr's name is a dict method (which wins
+// over a key of that name in Jinja)
+inline constexpr std::uint8_t flag_member = 8;
+inline constexpr std::uint8_t flag_member_var = 16;
+inline constexpr std::uint8_t flag_dict_method = 32;
 
 /// A symbol: an identifier in the string pool.
 struct symbol {

@@ -702,6 +702,7 @@ inline value f_items(render_state&, const value& v, arguments&) {
     if (v.is_undefined()) return value::make_list({});
     if (!v.is_mapping_like()) type_error("Can only get item pairs from a mapping.");
     std::vector<value> r;
+    r.reserve(length(v));
     for_each_item(v, [&](const value& k, const value& x) { r.push_back(value::make_list({k, x}, true)); });
     return value::make_list(std::move(r));
 }

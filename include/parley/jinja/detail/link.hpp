@@ -13,7 +13,35 @@
 
 namespace parley::jinja::detail {
 
-/// What the renderer reads of a chain's operand (see chain_part).
+/// Marks what the renderer reads of attribute and item accesses (flag_member, flag_member_var,
+/// flag_dict_method; see ast.hpp): `name.key`, `name['key']` and `name[k]` are read in place
+/// without evaluating their operands, and a getattr knows whether its name is a dict method
+/// without comparing it at each render.
+inline void link_members(program& p) {
+    for (node& x : p.nodes) {
+        if (x.kind != nk::getattr && x.kind != nk::getitem) continue;
+        if (x.kind == nk::getattr && is_dict_method(p.sym_name(x.sym))) x.flags |= flag_dict_method;
+        if (p.nodes[x.a].kind != nk::name) continue;
+        if (x.kind == nk::getattr) {
+            if (x.flags & flag_dict_method) continue;  // a dict method wins over a key
+            x.c = p.symbols[x.sym].off;
+            x.d = p.symbols[x.sym].len;
+            x.flags |= flag_member;
+        } else if (const node& key = p.nodes[x.b]; key.kind == nk::k_str) {
+            x.c = key.a;
+            x.d = key.b;
+            x.flags |= flag_member;
+        } else if (key.kind == nk::name) {
+            x.d = key.sym;
+            x.flags |= flag_member_var;
+        } else {
+            continue;
+        }
+        x.sym2 = p.nodes[x.a].sym;
+    }
+}
+
+/// What the renderer reads of a chain's operand (see chain_part); after link_members.
 inline chain_part describe_chain_part(const program& p, std::uint32_t k) {
     const node& x = p.nodes[k];
     chain_part part;
@@ -22,17 +50,11 @@ inline chain_part describe_chain_part(const program& p, std::uint32_t k) {
         part.kind = chain_part::literal;
         part.off = x.a;
         part.len = x.b;
-    } else if ((x.kind == nk::getattr || x.kind == nk::getitem) && p.nodes[x.a].kind == nk::name) {
-        if (x.kind == nk::getattr && !is_dict_method(p.sym_name(x.sym))) {  // a dict method wins over a key
-            part.kind = chain_part::member;
-            part.off = p.symbols[x.sym].off;
-            part.len = p.symbols[x.sym].len;
-        } else if (x.kind == nk::getitem && p.nodes[x.b].kind == nk::k_str) {
-            part.kind = chain_part::member;
-            part.off = p.nodes[x.b].a;
-            part.len = p.nodes[x.b].b;
-        }
-        part.sym = p.nodes[x.a].sym;
+    } else if (x.flags & flag_member) {
+        part.kind = chain_part::member;
+        part.sym = x.sym2;
+        part.off = x.c;
+        part.len = x.d;
     }
     return part;
 }

@@ -803,17 +803,22 @@ inline void slice_indices(std::int64_t n, const value& start, const value& stop,
     e = clamp(stop, st < 0 ? lo : hi);
 }
 
-/// Positions of a slice, in order.
-inline std::vector<std::size_t> slice_positions(std::int64_t n, const value& start, const value& stop,
-                                                const value& step) {
+/// The positions of a slice, in order: count of them, the k-th at first + k * step.
+struct slice_range {
+    std::int64_t first = 0, step = 1;
+    std::size_t count = 0;
+    std::size_t operator[](std::size_t k) const noexcept {
+        return static_cast<std::size_t>(first + static_cast<std::int64_t>(k) * step);
+    }
+};
+inline slice_range slice_positions(std::int64_t n, const value& start, const value& stop, const value& step) {
     std::int64_t b, e, st;
     slice_indices(n, start, stop, step, b, e, st);
-    std::vector<std::size_t> r;
-    if (st > 0)
-        for (std::int64_t i = b; i < e; i += st) r.push_back(static_cast<std::size_t>(i));
-    else
-        for (std::int64_t i = b; i > e; i += st) r.push_back(static_cast<std::size_t>(i));
-    return r;
+    // (the stride as unsigned: -st of the most negative step would overflow)
+    const std::uint64_t stride = st < 0 ? 0 - static_cast<std::uint64_t>(st) : static_cast<std::uint64_t>(st);
+    const std::int64_t span = st > 0 ? e - b : b - e;  // both ends within [-1, n]
+    const std::size_t count = span > 0 ? static_cast<std::size_t>((static_cast<std::uint64_t>(span) - 1) / stride + 1) : 0;
+    return {b, st, count};
 }
 
 /// v[start:stop:step] for strings (by code point) and sequences.
@@ -839,15 +844,16 @@ inline value slice(const value& v, const value& start, const value& stop, const 
             cps.emplace_back(o, i - o);
         }
         std::string r;
-        for (std::size_t i : slice_positions(static_cast<std::int64_t>(cps.size()), start, stop, step))
-            r.append(s.substr(cps[i].first, cps[i].second));
+        const slice_range at = slice_positions(static_cast<std::int64_t>(cps.size()), start, stop, step);
+        for (std::size_t k = 0; k < at.count; ++k) r.append(s.substr(cps[at[k]].first, cps[at[k]].second));
         return v.is_markup() ? value::markup(std::move(r)) : value(std::move(r));
     }
     if (v.is_sequence_like() && sequence_type(v) != seq_type::other) {
         sequence items(v);
+        const slice_range at = slice_positions(static_cast<std::int64_t>(items.size()), start, stop, step);
         std::vector<value> r;
-        for (std::size_t i : slice_positions(static_cast<std::int64_t>(items.size()), start, stop, step))
-            r.push_back(items[i]);
+        r.reserve(at.count);
+        for (std::size_t k = 0; k < at.count; ++k) r.push_back(items[at[k]]);
         return value::make_list(std::move(r), v.is_list() && v.list().tuple);
     }
     type_error(std::string("'") + type_name(v) + "' object is not subscriptable");

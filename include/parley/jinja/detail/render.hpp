@@ -274,14 +274,6 @@ private:
         return flow::normal;
     }
 
-    flow exec(const node& x) {
-        try {
-            check_stack();
-            return exec_inner(x);
-        } catch (const eval_error& e) {
-            fail_at(x, e.code, e.message);
-        }
-    }
 
     // exec() of a print statement
     flow exec_print(const node& x) {
@@ -293,76 +285,81 @@ private:
         }
     }
 
-    flow exec_inner(const node& x) {
-        switch (x.kind) {
-        case nk::text:
-            out_->append(t_.source_, x.a, x.b);
-            check_output();
-            return flow::normal;
-        case nk::print: print(x); return flow::normal;
-        case nk::if_: {
-            const node* cur = &x;
-            for (;;) {
-                if (truthy(eval(n(cur->a)))) return exec_list(n(cur->b));
-                if (cur->c == none) return flow::normal;
-                const node& e = n(cur->c);
-                if (e.kind != nk::if_) return exec_list(e);
-                cur = &e;
+    flow exec(const node& x) {
+        try {
+            check_stack();
+            switch (x.kind) {
+            case nk::text:
+                out_->append(t_.source_, x.a, x.b);
+                check_output();
+                return flow::normal;
+            case nk::print: print(x); return flow::normal;
+            case nk::if_: {
+                const node* cur = &x;
+                for (;;) {
+                    if (truthy(eval(n(cur->a)))) return exec_list(n(cur->b));
+                    if (cur->c == none) return flow::normal;
+                    const node& e = n(cur->c);
+                    if (e.kind != nk::if_) return exec_list(e);
+                    cur = &e;
+                }
             }
-        }
-        case nk::for_: return exec_for(x, eval(n(x.b)), 0, nullptr);
-        case nk::set: assign(n(x.a), eval(n(x.b))); return flow::normal;
-        case nk::set_block: {
-            value v = captured(capture_scoped(n(x.b)));
-            if (x.c != none) v = apply_filter_chain(n(x.c), v);
-            assign(n(x.a), v);
-            return flow::normal;
-        }
-        case nk::macro: {
-            set_var(x.sym, make_macro(x, x.a, x.b));
-            return flow::normal;
-        }
-        case nk::call_block: {
-            const node& call = n(x.a);
-            value caller = make_macro(x, x.b, x.c, true);
-            value callee = eval_callee(call);
-            args_lease lease(*this);
-            arguments& args = lease.args;
-            eval_args(n(call.b), args);
-            args.push_keyword("caller", caller);
-            write(call_value(callee, args));
-            return flow::normal;
-        }
-        case nk::filter_block: {
-            write(apply_filter_chain(n(x.a), captured(capture_scoped(n(x.b)))));
-            return flow::normal;
-        }
-        case nk::with: {
-            const node& assigns = n(x.a);
-            std::vector<value> vals;
-            for (std::uint32_t k = 0; k < assigns.b; ++k) vals.push_back(eval(n(n(list_item(assigns.a, k)).b)));
-            scope sc(*this, top());
-            for (std::uint32_t k = 0; k < assigns.b; ++k) assign(n(n(list_item(assigns.a, k)).a), vals[k]);
-            return exec_list(n(x.b));
-        }
-        case nk::block: {
-            scope sc(*this, top());
-            return exec_list(n(x.a));
-        }
-        case nk::autoescape: {
-            const bool on = truthy(eval(n(x.a)));
-            struct restore {
-                bool& flag;
-                bool saved;
-                ~restore() { flag = saved; }
-            } guard{autoescape_, autoescape_};
-            autoescape_ = on;
-            return exec_list(n(x.b));
-        }
-        case nk::break_: return flow::break_;
-        case nk::continue_: return flow::continue_;
-        case nk::stmts: return exec_list(x);
-        default: fail_at(x, errc::template_syntax, "not a statement");
+            case nk::for_: return exec_for(x, eval(n(x.b)), 0, nullptr);
+            case nk::set: assign(n(x.a), eval(n(x.b))); return flow::normal;
+            case nk::set_block: {
+                value v = captured(capture_scoped(n(x.b)));
+                if (x.c != none) v = apply_filter_chain(n(x.c), v);
+                assign(n(x.a), v);
+                return flow::normal;
+            }
+            case nk::macro: {
+                set_var(x.sym, make_macro(x, x.a, x.b));
+                return flow::normal;
+            }
+            case nk::call_block: {
+                const node& call = n(x.a);
+                value caller = make_macro(x, x.b, x.c, true);
+                value callee = eval_callee(call);
+                args_lease lease(*this);
+                arguments& args = lease.args;
+                eval_args(n(call.b), args);
+                args.push_keyword("caller", caller);
+                write(call_value(callee, args));
+                return flow::normal;
+            }
+            case nk::filter_block: {
+                write(apply_filter_chain(n(x.a), captured(capture_scoped(n(x.b)))));
+                return flow::normal;
+            }
+            case nk::with: {
+                const node& assigns = n(x.a);
+                std::vector<value> vals;
+                for (std::uint32_t k = 0; k < assigns.b; ++k) vals.push_back(eval(n(n(list_item(assigns.a, k)).b)));
+                scope sc(*this, top());
+                for (std::uint32_t k = 0; k < assigns.b; ++k) assign(n(n(list_item(assigns.a, k)).a), vals[k]);
+                return exec_list(n(x.b));
+            }
+            case nk::block: {
+                scope sc(*this, top());
+                return exec_list(n(x.a));
+            }
+            case nk::autoescape: {
+                const bool on = truthy(eval(n(x.a)));
+                struct restore {
+                    bool& flag;
+                    bool saved;
+                    ~restore() { flag = saved; }
+                } guard{autoescape_, autoescape_};
+                autoescape_ = on;
+                return exec_list(n(x.b));
+            }
+            case nk::break_: return flow::break_;
+            case nk::continue_: return flow::continue_;
+            case nk::stmts: return exec_list(x);
+            default: fail_at(x, errc::template_syntax, "not a statement");
+            }
+        } catch (const eval_error& e) {
+            fail_at(x, e.code, e.message);
         }
     }
 
@@ -372,40 +369,44 @@ private:
     void print(const node& x) {
         const node& e = n(x.a);
         if (autoescape_ || x.c == none) return write(eval(e));
-        const chain_part* parts = p_.chains.data() + x.b;
-        const std::size_t start = out_->size();
-        for (std::uint32_t k = 0; k < x.c; ++k) {
-            if (append_plain_part(parts[k])) continue;
-            const node& part = n(parts[k].node);
-            // (a literal or member part that was not a plain string is not one by another path)
-            if (parts[k].kind == chain_part::other && append_plain_string(part)) continue;
-            value v = eval(part);
-            if (v.is_string() && !v.is_markup()) {
-                out_->append(v.as_string());
+        const chain_part* const parts = p_.chains.data() + x.b;
+        const chain_part* const end = parts + x.c;
+        std::string& out = *out_;  // (in registers across the appends)
+        const std::size_t start = out.size();
+        for (const chain_part* part = parts; part != end; ++part) {
+            if (part->kind == chain_part::literal) {
+                out.append(p_.pool.data() + part->off, part->len);
                 continue;
             }
-            if (e.kind == nk::concat) {  // `~`: the text of any value
-                append_str(*out_, v);
+            if (part->kind == chain_part::member && append_member(find_var(part->sym), {p_.pool.data() + part->off, part->len}))
                 continue;
-            }
-            // Python's left fold from here on: the strings written so far are its accumulator
-            value acc = k == 0 ? std::move(v) : arith_at(e, op::add, value(out_->substr(start)), v);
-            out_->resize(start);
-            for (std::uint32_t j = k + 1; j < x.c; ++j) acc = arith_at(e, op::add, acc, eval(n(parts[j].node)));
-            return write(acc);
+            if (print_other_part(e, part, part == parts, start, end)) return;
         }
         check_output();
     }
 
-    // Appends a chain's literal, or a member read in place from a JSON object or a C++ mapping
-    // (a described struct, a map) when it is a string that is not Markup; false (nothing
-    // written) for anything else.
-    PARLEY_ALWAYS_INLINE bool append_plain_part(const chain_part& part) {
-        if (part.kind == chain_part::literal) {
-            out_->append(p_.pool.data() + part.off, part.len);
-            return true;
+    // A chain's operand that print() did not write as a plain string: written when it is one by
+    // another path or when the chain is `~`; true when the rest of the chain was printed too
+    // (Python's left fold of `+` from this operand on).
+    bool print_other_part(const node& e, const chain_part* part, bool first, std::size_t start, const chain_part* end) {
+        const node& x = n(part->node);
+        // (a literal or member part that was not a plain string is not one by another path)
+        if (part->kind == chain_part::other && append_plain_string(x)) return false;
+        value v = eval(x);
+        if (v.is_string() && !v.is_markup()) {
+            out_->append(v.as_string());
+            return false;
         }
-        return part.kind == chain_part::member && append_member(find_var(part.sym), {p_.pool.data() + part.off, part.len});
+        if (e.kind == nk::concat) {  // `~`: the text of any value
+            append_str(*out_, v);
+            return false;
+        }
+        // Python's left fold from here on: the strings written so far are its accumulator
+        value acc = first ? std::move(v) : arith_at(e, op::add, value(out_->substr(start)), v);
+        out_->resize(start);
+        for (const chain_part* next = part + 1; next != end; ++next) acc = arith_at(e, op::add, acc, eval(n(next->node)));
+        write(acc);
+        return true;
     }
 
     // Appends the member `key` of the mapping `var` holds (a JSON object, read in place, or a C++
@@ -442,43 +443,29 @@ private:
             out_->append(v->as_string());
             return true;
         }
-        if ((x.kind != nk::getitem && x.kind != nk::getattr) || n(x.a).kind != nk::name) return false;
         std::string_view key;
-        if (x.kind == nk::getattr) {
-            key = sym(x.sym);
-            if (is_dict_method(key)) return false;  // a dict method wins over a key in Jinja
-        } else if (const node& k = n(x.b); k.kind == nk::k_str) {
-            key = p_.str(k.a, k.b);
-        } else if (const value* kv = k.kind == nk::name ? find_var(k.sym) : nullptr; kv && kv->is_string()) {
-            key = kv->as_string();
-        } else {
-            return false;
-        }
-        return append_member(find_var(n(x.a).sym), key);
+        return member_key(x, key) && append_member(find_var(x.sym2), key);
     }
 
-    // `var.name`, `var['key']` or `var[k]` (`k` a variable holding a string) where the variable
-    // `var` holds a JSON object that has that member (and `name` is not a dict method, which wins
-    // over a key in Jinja): the member, read in place. Null for anything else, which takes the
-    // general path.
-    PARLEY_ALWAYS_INLINE const boost::json::value* json_member(const node& x) const {
-        if (x.kind != nk::getattr && x.kind != nk::getitem) return nullptr;
-        const node& obj = n(x.a);
-        if (obj.kind != nk::name) return nullptr;
-        std::string_view name;
-        if (x.kind == nk::getattr) {
-            name = sym(x.sym);
-            if (is_dict_method(name)) return nullptr;
-        } else if (const node& key = n(x.b); key.kind == nk::k_str) {
-            name = p_.str(key.a, key.b);
-        } else if (key.kind == nk::name) {
-            const value* k = find_var(key.sym);
-            if (!k || !k->is_string()) return nullptr;
-            name = k->as_string();
-        } else {
-            return nullptr;
+    // The key of `var.name`, `var['key']` or `var[k]` as link_members marked it (for `var[k]`,
+    // when the variable `k` holds a string); false for anything else.
+    PARLEY_ALWAYS_INLINE bool member_key(const node& x, std::string_view& key) const {
+        if (x.flags & flag_member) {
+            key = {p_.pool.data() + x.c, x.d};
+            return true;
         }
-        return json_member_of(obj.sym, name);
+        if (!(x.flags & flag_member_var)) return false;
+        const value* k = find_var(x.d);
+        if (!k || !k->is_string()) return false;
+        key = k->as_string();
+        return true;
+    }
+
+    // `var.name`, `var['key']` or `var[k]` where the variable `var` holds a JSON object that has
+    // that member: the member, read in place. Null for anything else, which takes the general path.
+    PARLEY_ALWAYS_INLINE const boost::json::value* json_member(const node& x) const {
+        std::string_view key;
+        return member_key(x, key) ? json_member_of(x.sym2, key) : nullptr;
     }
     // The member `name` of the JSON object the variable `s` holds; null when the variable holds
     // anything else or the object has no such member.
@@ -511,16 +498,17 @@ public:
     value eval(const node& x) {
         // the commonest leaves, which neither recurse nor fail, without the stack check
         if (x.kind == nk::k_str) return str_const(x);
-        if (const boost::json::value* j = json_member(x); j && !j->is_uint64()) return json_view(*j);
-        try {
-            check_stack();
-            return eval_inner(x);
-        } catch (const eval_error& e) {
-            fail_at(x, e.code, e.message);
-        }
+        if (x.flags & (flag_member | flag_member_var)) return eval_member(x);
+        return eval_inner(x);
     }
 
 private:
+    // `var.name`, `var['key']` and `var[k]` (see link_members): a JSON object's member in place
+    value eval_member(const node& x) {
+        if (const boost::json::value* j = json_member(x); j && !j->is_uint64()) return json_view(*j);
+        return eval_inner(x);
+    }
+
     value str_const(const node& x) const { return value::view_of(p_.str(x.a, x.b)); }
     // An undefined read from a C++ context (an empty std::optional) follows the undefined mode too.
     value strict_if_undefined(value v) const {
@@ -532,130 +520,135 @@ private:
     }
 
     value eval_inner(const node& x) {
-        switch (x.kind) {
-        case nk::k_none: return value(nullptr);
-        case nk::k_true: return value(true);
-        case nk::k_false: return value(false);
-        case nk::k_int: return value(static_cast<long long>(x.ival));
-        case nk::k_float: return value(x.fval);
-        case nk::k_str: return str_const(x);
-        case nk::name: return lookup(x.sym);
-        case nk::getattr: {
-            const value obj = eval(n(x.a));
-            const std::string_view name = sym(x.sym);
-            // the common case first: a key of a viewed mapping (JSON object, struct) that is not
-            // also a dict method (a method wins over a key in Jinja's getattr)
-            value found;
-            if (is_viewed_mapping(obj) && obj.view_adapter()->find(obj.view_object(), name, found) &&
-                !is_dict_method(name))
-                return strict_if_undefined(std::move(found));
-            return strict_if_undefined(get_attribute(obj, name, env_.opt.sandboxed, strict(), user_methods()));
-        }
-        case nk::getitem: {
-            const value obj = eval(n(x.a));
-            const node& k = n(x.b);
-            if (k.kind == nk::k_str && is_viewed_mapping(obj)) {  // `message['role']`: the item, when present
+        try {
+            check_stack();
+            switch (x.kind) {
+            case nk::k_none: return value(nullptr);
+            case nk::k_true: return value(true);
+            case nk::k_false: return value(false);
+            case nk::k_int: return value(static_cast<long long>(x.ival));
+            case nk::k_float: return value(x.fval);
+            case nk::k_str: return str_const(x);
+            case nk::name: return lookup(x.sym);
+            case nk::getattr: {
+                const value obj = eval(n(x.a));
+                const std::string_view name = sym(x.sym);
+                // the common case first: a key of a viewed mapping (JSON object, struct) that is not
+                // also a dict method (a method wins over a key in Jinja's getattr)
                 value found;
-                if (obj.view_adapter()->find(obj.view_object(), p_.str(k.a, k.b), found))
+                if (!(x.flags & flag_dict_method) && is_viewed_mapping(obj) &&
+                    obj.view_adapter()->find(obj.view_object(), name, found))
                     return strict_if_undefined(std::move(found));
+                return strict_if_undefined(get_attribute(obj, name, env_.opt.sandboxed, strict(), user_methods()));
             }
-            if (k.kind == nk::slice) {
-                return slice(obj, k.a == none ? value(nullptr) : eval(n(k.a)),
-                             k.b == none ? value(nullptr) : eval(n(k.b)), k.c == none ? value(nullptr) : eval(n(k.c)));
-            }
-            return strict_if_undefined(get_item(obj, eval(k), env_.opt.sandboxed, strict(), user_methods()));
-        }
-        case nk::call: return eval_call(x);
-        case nk::filter: return eval_filter(x, eval(n(x.a)));
-        case nk::test: {
-            const bool r = eval_test(x);
-            return value((x.flags & flag_negated) ? !r : r);
-        }
-        case nk::neg: return negate(eval(n(x.a)));
-        case nk::pos: return unary_plus(eval(n(x.a)));
-        case nk::not_: return value(!truthy(eval(n(x.a))));
-        case nk::and_: {
-            value l = eval(n(x.a));
-            if (!truthy(l)) return l;
-            return eval(n(x.b));
-        }
-        case nk::or_: {
-            value l = eval(n(x.a));
-            if (truthy(l)) return l;
-            return eval(n(x.b));
-        }
-        case nk::binop: {
-            value l = eval(n(x.a));
-            value r = eval(n(x.b));
-            if (x.oper == op::mod && l.is_string()) return percent_format(l, r);
-            return arith(x.oper, l, r, max_size());
-        }
-        case nk::concat: {
-            std::string s;
-            bool markup = false;
-            for (std::uint32_t k = 0; k < x.b; ++k) {
-                const value v = eval(n(list_item(x.a, k)));
-                if (autoescape_) {
-                    markup = true;
-                    if (v.is_markup()) s += v.as_string();
-                    else html_escape(s, to_str(v));
-                } else {
-                    append_str(s, v);
+            case nk::getitem: {
+                const value obj = eval(n(x.a));
+                const node& k = n(x.b);
+                if (k.kind == nk::k_str && is_viewed_mapping(obj)) {  // `message['role']`: the item, when present
+                    value found;
+                    if (obj.view_adapter()->find(obj.view_object(), p_.str(k.a, k.b), found))
+                        return strict_if_undefined(std::move(found));
                 }
-                if (s.size() > max_size()) raise(errc::template_limit, "string concatenation would exceed the output size limit");
-            }
-            return markup ? value::markup(std::move(s)) : value(std::move(s));
-        }
-        case nk::compare: {
-            value left = eval(n(x.a));
-            for (std::uint32_t k = 0; k < x.c; ++k) {
-                const node& o = n(list_item(x.b, k));
-                value right = eval(n(o.a));
-                bool r;
-                switch (o.oper) {
-                case op::eq: r = equals(left, right); break;
-                case op::ne: r = !equals(left, right); break;
-                case op::lt: r = compare(left, right, o.oper) < 0; break;
-                case op::lteq: r = compare(left, right, o.oper) <= 0; break;
-                case op::gt: r = compare(left, right, o.oper) > 0; break;
-                case op::gteq: r = compare(left, right, o.oper) >= 0; break;
-                case op::in: r = contains(right, left); break;
-                default: r = !contains(right, left); break;
+                if (k.kind == nk::slice) {
+                    return slice(obj, k.a == none ? value(nullptr) : eval(n(k.a)),
+                                 k.b == none ? value(nullptr) : eval(n(k.b)), k.c == none ? value(nullptr) : eval(n(k.c)));
                 }
-                if (!r) return value(false);
-                left = std::move(right);
+                return strict_if_undefined(get_item(obj, eval(k), env_.opt.sandboxed, strict(), user_methods()));
             }
-            return value(true);
-        }
-        case nk::condexpr: {
-            if (truthy(eval(n(x.a)))) return eval(n(x.b));
-            if (x.c == none) {
-                value u = value::undefined(undefined_form::hint,
-                                           "the inline if-expression evaluated to false and no else section was defined.");
-                return strict() ? u.as_strict() : u;
+            case nk::call: return eval_call(x);
+            case nk::filter: return eval_filter(x, eval(n(x.a)));
+            case nk::test: {
+                const bool r = eval_test(x);
+                return value((x.flags & flag_negated) ? !r : r);
             }
-            return eval(n(x.c));
-        }
-        case nk::list:
-        case nk::tuple: {
-            std::vector<value> items;
-            items.reserve(x.b);
-            for (std::uint32_t k = 0; k < x.b; ++k) items.push_back(eval(n(list_item(x.a, k))));
-            return value::make_list(std::move(items), x.kind == nk::tuple);
-        }
-        case nk::dict: {
-            value d = value::make_dict();
-            for (std::uint32_t k = 0; k + 1 < x.b; k += 2) {
-                value key = eval(n(list_item(x.a, k)));
-                value v = eval(n(list_item(x.a, k + 1)));
-                dict_set(d.dict(), std::move(key), std::move(v));
+            case nk::neg: return negate(eval(n(x.a)));
+            case nk::pos: return unary_plus(eval(n(x.a)));
+            case nk::not_: return value(!truthy(eval(n(x.a))));
+            case nk::and_: {
+                value l = eval(n(x.a));
+                if (!truthy(l)) return l;
+                return eval(n(x.b));
             }
-            return d;
+            case nk::or_: {
+                value l = eval(n(x.a));
+                if (truthy(l)) return l;
+                return eval(n(x.b));
+            }
+            case nk::binop: {
+                value l = eval(n(x.a));
+                value r = eval(n(x.b));
+                if (x.oper == op::mod && l.is_string()) return percent_format(l, r);
+                return arith(x.oper, l, r, max_size());
+            }
+            case nk::concat: {
+                std::string s;
+                bool markup = false;
+                for (std::uint32_t k = 0; k < x.b; ++k) {
+                    const value v = eval(n(list_item(x.a, k)));
+                    if (autoescape_) {
+                        markup = true;
+                        if (v.is_markup()) s += v.as_string();
+                        else html_escape(s, to_str(v));
+                    } else {
+                        append_str(s, v);
+                    }
+                    if (s.size() > max_size()) raise(errc::template_limit, "string concatenation would exceed the output size limit");
+                }
+                return markup ? value::markup(std::move(s)) : value(std::move(s));
+            }
+            case nk::compare: {
+                value left = eval(n(x.a));
+                for (std::uint32_t k = 0; k < x.c; ++k) {
+                    const node& o = n(list_item(x.b, k));
+                    value right = eval(n(o.a));
+                    bool r;
+                    switch (o.oper) {
+                    case op::eq: r = equals(left, right); break;
+                    case op::ne: r = !equals(left, right); break;
+                    case op::lt: r = compare(left, right, o.oper) < 0; break;
+                    case op::lteq: r = compare(left, right, o.oper) <= 0; break;
+                    case op::gt: r = compare(left, right, o.oper) > 0; break;
+                    case op::gteq: r = compare(left, right, o.oper) >= 0; break;
+                    case op::in: r = contains(right, left); break;
+                    default: r = !contains(right, left); break;
+                    }
+                    if (!r) return value(false);
+                    left = std::move(right);
+                }
+                return value(true);
+            }
+            case nk::condexpr: {
+                if (truthy(eval(n(x.a)))) return eval(n(x.b));
+                if (x.c == none) {
+                    value u = value::undefined(undefined_form::hint,
+                                               "the inline if-expression evaluated to false and no else section was defined.");
+                    return strict() ? u.as_strict() : u;
+                }
+                return eval(n(x.c));
+            }
+            case nk::list:
+            case nk::tuple: {
+                std::vector<value> items;
+                items.reserve(x.b);
+                for (std::uint32_t k = 0; k < x.b; ++k) items.push_back(eval(n(list_item(x.a, k))));
+                return value::make_list(std::move(items), x.kind == nk::tuple);
+            }
+            case nk::dict: {
+                value d = value::make_dict();
+                for (std::uint32_t k = 0; k + 1 < x.b; k += 2) {
+                    value key = eval(n(list_item(x.a, k)));
+                    value v = eval(n(list_item(x.a, k + 1)));
+                    dict_set(d.dict(), std::move(key), std::move(v));
+                }
+                return d;
+            }
+            case nk::slice: type_error("a slice is only valid inside []");
+            default: break;
+            }
+            type_error("cannot evaluate this expression");
+        } catch (const eval_error& e) {
+            fail_at(x, e.code, e.message);
         }
-        case nk::slice: type_error("a slice is only valid inside []");
-        default: break;
-        }
-        type_error("cannot evaluate this expression");
     }
 
     value percent_format(const value& fmt, const value& args);
@@ -723,8 +716,7 @@ private:
         const filter_entry* f = t_.filters_[x.sym];
         if (!f) fail_at(x, errc::template_unknown_name, "unknown filter " + single_quoted(sym(x.sym)));
         if (x.b == none) {
-            arguments none_given;
-            return bounded(run_filter(*f, sym(x.sym), input, none_given), "filter", sym(x.sym));
+            return bounded(run_filter(*f, sym(x.sym), input, no_args_), "filter", sym(x.sym));
         }
         args_lease lease(*this);
         eval_args(n(x.b), lease.args);
@@ -736,8 +728,7 @@ private:
         if (!t) fail_at(x, errc::template_unknown_name, "unknown test " + single_quoted(sym(x.sym)));
         const value input = eval(n(x.a));
         if (x.b == none) {
-            arguments none_given;
-            return run_test(*t, input, none_given);
+            return run_test(*t, input, no_args_);
         }
         args_lease lease(*this);
         eval_args(n(x.b), lease.args);
@@ -747,6 +738,7 @@ private:
     // Argument lists for calls, filters and tests, reused from one call to the next in a render
     // (their vectors keep their capacity): a lease takes one for the length of a call.
     std::vector<std::unique_ptr<arguments>> spare_args_;
+    arguments no_args_;  // for filters and tests called without arguments (no callee changes it)
     struct args_lease {
         render_state& s;
         std::unique_ptr<arguments> held;
@@ -945,9 +937,11 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args) {
 /// taken: when the loop reaches it, or earlier when `loop.nextitem`, `loop.last` or
 /// `loop.length` looks ahead (Jinja2's filter is a generator, read by its LoopContext).
 struct loop_source {
-    explicit loop_source(const value& iterable) : seq(iterable) {
+    explicit loop_source(const value& iterable) : seq(json_object_of(iterable) ? value() : iterable) {
         if (iterable.is_view() && iterable.view_adapter() == &json_array_adapter::instance)
             json = static_cast<const boost::json::array*>(iterable.view_object());
+        else if (const boost::json::object* o = json_object_of(iterable))
+            json_keys = o;
         else if (iterable.is_list())
             list = &iterable.list();
         else if (iterable.is_dict()) {
@@ -962,11 +956,17 @@ struct loop_source {
     std::size_t len() const noexcept {
         if (list) return list->items.size();
         if (dict) return dict->items.size();
+        if (json_keys) return json_keys->size();
         return seq.size();
+    }
+    static const boost::json::object* json_object_of(const value& v) noexcept {
+        if (!v.is_view() || v.view_adapter() != &json_object_adapter::instance) return nullptr;
+        return static_cast<const boost::json::object*>(v.view_object());
     }
 
     sequence seq;
     const boost::json::array* json = nullptr;  // a JSON array: its elements without the adapter
+    const boost::json::object* json_keys = nullptr;  // a JSON object: its keys, read in place (`seq` is empty)
     const list_obj* list = nullptr;  // a template list: read live
     const dict_obj* dict = nullptr;
     std::size_t dict_size = 0;
@@ -1070,6 +1070,9 @@ inline bool render_state::loop_take(loop_source& src, value& item) {
         if (src.json) {
             if (src.next >= src.json->size()) break;
             item = json_view((*src.json)[src.next++]);
+        } else if (src.json_keys) {
+            if (src.next >= src.json_keys->size()) break;
+            item = value::view_of(std::string_view((src.json_keys->begin() + static_cast<std::ptrdiff_t>(src.next++))->key()));
         } else {
             if (src.next >= (src.list && !src.list->generator ? src.list->items.size() : src.seq.size())) break;
             item = src.seq[src.next++];
@@ -1145,7 +1148,23 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
     // not carry over from one iteration to the next)
     const bool name_target = target.kind == nk::name;
     if (name_target) vars_.push_back({target.sym, value()});
-    for (std::size_t i = 0;; ++i) {
+    const auto run_body = [&] {
+        const flow f = single_print ? exec_print(*single_print) : body.b == 1 ? exec(n(list_item(body.a, 0))) : exec_list(body);
+        if (f == flow::normal) completed = true;
+        return f != flow::break_;
+    };
+    const bool plain_json = json && name_target && !lp;
+    if (plain_json) {
+        // the commonest loop of all: over a JSON array, bound to a name, without a loop object
+        while (src.next < json->size()) {
+            if (vars_.size() != frame_begin + 1) vars_.resize(frame_begin + 1);
+            count_iterations(1);
+            const boost::json::value& element = (*json)[src.next++];
+            vars_[frame_begin].v = element.is_object() ? json_view(element.get_object()) : json_view(element);
+            if (!run_body()) break;
+        }
+    }
+    for (std::size_t i = 0; !plain_json; ++i) {
         vars_.resize(name_target ? frame_begin + 1 : frame_begin);
         if (json && !src.exhausted && src.ahead_at == src.ahead.size()) {
             if (src.next >= json->size()) break;
@@ -1166,9 +1185,7 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
         }
         if (!name_target) assign(target, item);
         if (lp) set_var(loop_sym_, loopv);
-        const flow f = single_print ? exec_print(*single_print) : body.b == 1 ? exec(n(list_item(body.a, 0))) : exec_list(body);
-        if (f == flow::break_) break;
-        if (f == flow::normal) completed = true;
+        if (!run_body()) break;
     }
     if (!completed && x.e != none) {
         vars_.resize(frame_begin);
