@@ -232,7 +232,7 @@ public:
         }
         return *this;
     }
-    value& operator=(value&& o) noexcept {
+    PARLEY_ALWAYS_INLINE value& operator=(value&& o) noexcept {
         if (this != &o) {
             release();
             kind_ = o.kind_;

@@ -119,6 +119,9 @@ struct program {
     std::vector<symbol> symbols;
     std::uint32_t root = none;  ///< the top-level `stmts` node
     std::vector<chain_part> chains;  ///< operands of printed chains (run-time renderer only)
+    /// Per symbol, 1 when some statement may bind it as a variable (run-time renderer only): the
+    /// others are read from the context without looking through the scopes. Set by link_bound_symbols.
+    std::vector<std::uint8_t> bound;
 
     constexpr std::string_view str(std::uint32_t off, std::uint32_t len) const {
         return {pool.data() + off, len};

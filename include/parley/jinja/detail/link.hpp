@@ -8,6 +8,7 @@
 #include <parley/jinja/detail/methods.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,37 @@ inline void link_print_chains(program& p) {
         print.c = static_cast<std::uint32_t>(parts.size());
         for (std::uint32_t k : parts) p.chains.push_back(describe_chain_part(p, k));
     }
+}
+
+/// Marks in program::bound the symbols a render may bind as variables: targets of `set`, `for`
+/// and `with` (names inside tuple targets too), macro names and parameters, and the names the
+/// renderer binds itself (`specials`: loop, caller, varargs, kwargs; `none` for those the
+/// template never names).
+inline void link_bound_symbols(program& p, std::initializer_list<std::uint32_t> specials) {
+    p.bound.assign(p.symbols.size(), 0);
+    const auto mark_target = [&](const auto& self, std::uint32_t k) -> void {
+        const node& t = p.nodes[k];
+        if (t.kind == nk::name) {
+            p.bound[t.sym] = 1;
+        } else if (t.kind == nk::tuple || t.kind == nk::list) {
+            for (std::uint32_t j = 0; j < t.b; ++j) self(self, p.lists[t.a + j]);
+        }
+    };
+    for (const node& x : p.nodes) {
+        switch (x.kind) {
+        case nk::set:
+        case nk::set_block:
+        case nk::for_: mark_target(mark_target, x.a); break;
+        case nk::with:
+            for (std::uint32_t j = 0; j < p.nodes[x.a].b; ++j) mark_target(mark_target, p.nodes[p.lists[p.nodes[x.a].a + j]].a);
+            break;
+        case nk::macro:
+        case nk::param: p.bound[x.sym] = 1; break;
+        default: break;
+        }
+    }
+    for (std::uint32_t s : specials)
+        if (s != none) p.bound[s] = 1;
 }
 
 /// Marks the loops in which the name `loop` appears (flag_uses_loop): the others need no loop

@@ -111,12 +111,13 @@ public:
         return false;
     }
 
-    void count_iterations(std::uint64_t n) {
+    PARLEY_ALWAYS_INLINE void count_iterations(std::uint64_t n) {
         iterations_ += n;
-        if (iterations_ > env_.opt.limit.max_loop_iterations)
-            raise(errc::template_limit,
-                  "loop iteration limit reached (" + std::to_string(env_.opt.limit.max_loop_iterations) +
-                      " loop iterations and macro calls)");
+        if (PARLEY_UNLIKELY(iterations_ > env_.opt.limit.max_loop_iterations)) iteration_limit_reached();
+    }
+    [[noreturn]] void iteration_limit_reached() const {
+        raise(errc::template_limit, "loop iteration limit reached (" + std::to_string(env_.opt.limit.max_loop_iterations) +
+                                        " loop iterations and macro calls)");
     }
 
     /// Runs a macro body (or a call block's caller) with its arguments bound.
@@ -180,10 +181,13 @@ private:
         }
     }
     value lookup(std::uint32_t s) {
-        if (const value* var = find_var(s)) return *var;
+        if (p_.bound[s])  // (a name no statement binds is not looked for in the scopes)
+            if (const value* var = find_var(s)) return *var;
         value v;
         const std::string_view name = sym(s);
-        if (root_.is_mapping_like()) {
+        if (root_json_) {
+            if (const boost::json::value* j = json_find(*root_json_, name)) return json_view(*j);
+        } else if (root_.is_mapping_like()) {
             if (root_.is_dict()) {
                 for (auto& [k, x] : root_.dict().items)
                     if (k.is_string() && k.as_string() == name) return x;
@@ -763,6 +767,9 @@ private:
     const env_data& env_;
     std::string* out_;
     value root_;
+    const boost::json::object* root_json_ = root_.is_view() && root_.view_adapter() == &json_object_adapter::instance
+                                                ? static_cast<const boost::json::object*>(root_.view_object())
+                                                : nullptr;  // the context, when it is a JSON object
     bool autoescape_;
     std::vector<binding> vars_;
     std::vector<frame> frames_;

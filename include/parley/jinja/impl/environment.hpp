@@ -185,6 +185,7 @@ inline parsed_template environment::parse(std::string_view source, std::string n
                       t.prog_.nodes[deep].pos);
     // link `+` chains and loops for the renderer (after the depth check: mark_loops_using_loop
     // recurses through expressions)
+    detail::link_bound_symbols(t.prog_, {t.special_.loop, t.special_.caller, t.special_.varargs, t.special_.kwargs});
     detail::link_members(t.prog_);
     detail::link_print_chains(t.prog_);
     detail::mark_loops_using_loop(t.prog_, t.special_.loop);
