@@ -172,6 +172,41 @@ TEST_CASE("errors: arguments a built-in filter does not take are named, at the f
     CHECK(render(own, "{{ 'a' | upper(1, 2) }}") == "a2");
 }
 
+TEST_CASE("errors: arguments a built-in test, function or method does not take are named, at the call") {
+    CHECK(what_of("{{ 4 is odd(1) }}") ==
+          "t.j2:1:9: test 'odd' takes no arguments (1 given)\n"
+          "  {{ 4 is odd(1) }}\n"
+          "          ^");
+    CHECK(what_of("{{ 4 is divisibleby }}").rfind("t.j2:1:9: test 'divisibleby' is missing its required argument 'num'\n", 0) == 0);
+    CHECK(what_of("{{ 4 is divisibleby(1, 2) }}").rfind("t.j2:1:9: test 'divisibleby' takes at most 1 argument(s) (2 given)\n", 0) == 0);
+    CHECK(what_of("{{ 4 is eq(b=4) }}").rfind("t.j2:1:9: test 'eq' takes no keyword arguments\n", 0) == 0);
+    CHECK(what_of("{{ 4 is sameas(nope=4) }}").rfind("t.j2:1:9: test 'sameas' got an unexpected keyword argument 'nope'\n", 0) == 0);
+    CHECK(what_of("{{ [1] | select('odd', 1) | list }}").find("test 'odd' takes no arguments (1 given)") != std::string::npos);
+    CHECK(what_of("{{ range(1, 2, 3, 4) }}").rfind("t.j2:1:9: function 'range' takes at most 3 argument(s) (4 given)\n", 0) == 0);
+    CHECK(what_of("{{ range(stop=2) }}").rfind("t.j2:1:9: function 'range' takes no keyword arguments\n", 0) == 0);
+    CHECK(what_of("{{ lipsum(nope=1) }}").rfind("t.j2:1:10: function 'lipsum' got an unexpected keyword argument 'nope'\n", 0) == 0);
+    CHECK(what_of("{% set c = cycler(1) %}{{ c.next(1) }}").find("method 'Cycler.next' takes no arguments (1 given)") != std::string::npos);
+    CHECK(what_of("{{ 'a'.strip('a', 'b') }}").rfind("t.j2:1:13: method 'str.strip' takes at most 1 argument(s) (2 given)\n", 0) == 0);
+    CHECK(what_of("{{ 'ab'.startswith(prefix='a') }}").rfind("t.j2:1:19: method 'str.startswith' takes no keyword arguments\n", 0) == 0);
+    CHECK(what_of("{{ 'a'.replace('a') }}").rfind("t.j2:1:15: method 'str.replace' is missing its required argument 'new'\n", 0) == 0);
+    CHECK(what_of("{{ [1].sort(1) }}").rfind("t.j2:1:12: method 'list.sort' takes no positional arguments (1 given)\n", 0) == 0);
+    CHECK(what_of("{{ {}.get() }}").rfind("t.j2:1:10: method 'dict.get' is missing its required argument 'key'\n", 0) == 0);
+    CHECK(code_of("{{ 4 is odd(1) }}") == errc::template_type);
+    CHECK(code_of("{{ range(stop=2) }}") == errc::template_type);
+    CHECK(code_of("{{ 'a'.strip(nope) }}") == errc::template_type);
+    CHECK(code_of("{{ {}.get([1]) }}") == errc::template_type);
+    // parameters Python lets one name are accepted by keyword
+    CHECK(render(pj::environment::plain(), "{{ 4 is divisibleby(num=2) }} {{ 4 is in(seq=[4]) }} {{ 'a b'.split(sep=' ') }} "
+                                           "{{ 'a'.expandtabs(tabsize=2) }} {{ joiner(sep='-')() }}") ==
+          "True True ['a', 'b'] a ");
+    CHECK(render(pj::environment::hf(), "{{ strftime_now(fmt='%Y') }}").size() == 4);
+    // a test or function of one's own of the same name takes any arguments (it checks them itself)
+    pj::environment own = pj::environment::plain();
+    own.add_test("odd", [](const pj::value&, const pj::arguments& a) { return a.size() == 2; });
+    own.add_function("range", [](const pj::arguments& a) { return pj::value(static_cast<long long>(a.size())); });
+    CHECK(render(own, "{{ 1 is odd(1, 2) }} {{ range(1, 2, 3, 4) }}") == "True 4");
+}
+
 TEST_CASE("errors: an unknown tag is named") {
     CHECK(what_of("{% foo %}") ==
           "t.j2:1:4: unknown tag 'foo'\n"
@@ -347,7 +382,7 @@ TEST_CASE("errors: type errors name both types") {
           "  {% set a, b = [1, 2, 3] %}\n"
           "         ^");
     CHECK(what_of("{{ s.upper(1) }}") ==
-          "t.j2:1:11: upper() takes exactly 0 argument(s) (1 given)\n"
+          "t.j2:1:11: method 'str.upper' takes no arguments (1 given)\n"
           "  {{ s.upper(1) }}\n"
           "            ^");
     CHECK(what_of("{{ items|join(',', 'a', 'b') }}") ==
@@ -382,9 +417,12 @@ TEST_CASE("errors: raise_exception in the hf environment gives the template's me
           "                    ^");
     CHECK(code_of("{{ raise_exception('bad input') }}", pj::environment::hf()) == errc::template_raised);
     CHECK(what_of("{% if true %}{{ raise_exception() }}{% endif %}", pj::environment::hf()) ==
-          "t.j2:1:32: raise_exception() called\n"
+          "t.j2:1:32: function 'raise_exception' is missing its required argument 'message'\n"
           "  {% if true %}{{ raise_exception() }}{% endif %}\n"
           "                                 ^");
+    // a call without the message is Python's TypeError, as for Jinja2's raise_exception(message)
+    CHECK(code_of("{{ raise_exception() }}", pj::environment::hf()) == errc::template_type);
+    CHECK(code_of("{{ raise_exception(message='bad input') }}", pj::environment::hf()) == errc::template_raised);
     // the plain environment has no raise_exception
     const auto e = error_of(pj::environment::plain(), "{{ raise_exception('x') }}");
     REQUIRE(e);
@@ -842,7 +880,7 @@ TEST_CASE("extensions: set_clock drives strftime_now in the hf environment") {
     env.set_clock([] { return std::chrono::system_clock::time_point(std::chrono::seconds(0)); });
     CHECK(render(env, "{{ strftime_now('%Y') }}") == "1970");
     CHECK(what_of("{{ strftime_now() }}", env) ==
-          "t.j2:1:16: strftime_now() takes one format string\n"
+          "t.j2:1:16: function 'strftime_now' is missing its required argument 'fmt'\n"
           "  {{ strftime_now() }}\n"
           "                 ^");
     // strftime_now belongs to the hf environment

@@ -9,6 +9,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -90,23 +91,48 @@ class render_state;
 using builtin_filter = value (*)(render_state&, const value&, arguments&);
 using builtin_test = bool (*)(render_state&, const value&, arguments&);
 
-/// The parameters a built-in filter takes after its input, as Jinja2 declares them. They are
-/// checked before each call, so that an argument Jinja2 refuses (one too many, an unknown keyword,
-/// a missing required one) is an error here too, not ignored.
-struct filter_params {
+/// The parameters a built-in filter, test, global function or method takes (a filter's and a
+/// test's after their input), as Jinja2 and Python declare them. They are checked before each
+/// call, so that an argument Python refuses (one too many, an unknown keyword, a missing required
+/// one) is an error here too, not ignored.
+struct builtin_params {
     std::array<std::string_view, 6> names{};
     std::uint8_t count = 0;  ///< how many of `names` are used
     std::uint8_t required = 0;  ///< the first `required` names have no default
-    bool any = false;  ///< `*args, **kwargs`: the filter checks its arguments itself
+    std::uint8_t keyword_only = 0;  ///< the last `keyword_only` names cannot be given by position
+    bool keywords = true;  ///< false for Python's positional-only parameters (`str.strip(chars, /)`)
+    bool any = false;  ///< `*args, **kwargs`: the callee checks its arguments itself
+
+    /// Parameters named by `words` (separated by spaces), the first `required` of them required.
+    static constexpr builtin_params of(std::string_view words, std::uint8_t required, bool keywords = true,
+                                       std::uint8_t keyword_only = 0) {
+        builtin_params p;
+        while (!words.empty()) {
+            const std::size_t end = std::min(words.find(' '), words.size());
+            p.names[p.count++] = words.substr(0, end);
+            words.remove_prefix(std::min(end + 1, words.size()));
+        }
+        p.required = required;
+        p.keywords = keywords;
+        p.keyword_only = keyword_only;
+        return p;
+    }
+    /// `*args, **kwargs`.
+    static constexpr builtin_params unchecked() {
+        builtin_params p;
+        p.any = true;
+        return p;
+    }
 };
 
 struct filter_entry {
     builtin_filter builtin = nullptr;
-    filter_params params;  ///< the built-in filter's
+    builtin_params params;  ///< the built-in filter's
     filter_function user;
 };
 struct test_entry {
     builtin_test builtin = nullptr;
+    builtin_params params;  ///< the built-in test's
     test_function user;
 };
 
@@ -114,6 +140,7 @@ struct test_entry {
 struct function_obj final : object_obj {
     std::string name;
     value (*builtin)(render_state&, arguments&) = nullptr;
+    builtin_params params;  ///< the built-in function's
     global_function user;
     const char* type_name() const noexcept override { return "function"; }
     bool callable() const noexcept override { return true; }

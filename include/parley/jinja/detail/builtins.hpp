@@ -41,34 +41,36 @@ inline std::int64_t int_operand(const value& v) {
     if (v.is_float()) return static_cast<std::int64_t>(v.as_float());
     type_error(std::string("unsupported operand type(s) for %: '") + type_name(v) + "' and 'int'");
 }
+// Python's value % x: for a string, printf-style formatting ('%d' % 2 is '2', 'abc' % [1] is 'abc')
+inline value modulo(render_state& st, const value& v, const value& x) {
+    return v.is_string() ? percent_format_impl(v, x, st.max_size()) : arith(op::mod, v, x, st.max_size());
+}
 // Jinja: value % 2 == 1 and value % 2 == 0 (2.5 is neither)
-inline bool t_odd(render_state& st, const value& v, arguments&) {
-    return equals(arith(op::mod, v, value(2), st.max_size()), value(1));
-}
-inline bool t_even(render_state& st, const value& v, arguments&) {
-    return equals(arith(op::mod, v, value(2), st.max_size()), value(0));
-}
+inline bool t_odd(render_state& st, const value& v, arguments&) { return equals(modulo(st, v, value(2)), value(1)); }
+inline bool t_even(render_state& st, const value& v, arguments&) { return equals(modulo(st, v, value(2)), value(0)); }
+// the tests below with parameters run after check_arguments: what they need is there
 inline bool t_divisibleby(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"num"};
     bound_args<1> b(a, "divisibleby", p);
-    if (!b.has(0)) type_error("divisibleby() missing 1 required positional argument: 'num'");
-    return equals(arith(op::mod, v, b[0], st.max_size()), value(0));
+    return equals(modulo(st, v, b[0]), value(0));
 }
-inline const value& other(arguments& a, const char* name) {
-    if (a.size() != 1) type_error(std::string(name) + "() takes exactly one argument");
-    return a[0];
+inline bool t_eq(render_state&, const value& v, arguments& a) { return equals(v, a[0]); }
+inline bool t_ne(render_state&, const value& v, arguments& a) { return !equals(v, a[0]); }
+inline bool t_lt(render_state&, const value& v, arguments& a) { return compare(v, a[0], op::lt) < 0; }
+inline bool t_le(render_state&, const value& v, arguments& a) { return compare(v, a[0], op::lteq) <= 0; }
+inline bool t_gt(render_state&, const value& v, arguments& a) { return compare(v, a[0], op::gt) > 0; }
+inline bool t_ge(render_state&, const value& v, arguments& a) { return compare(v, a[0], op::gteq) >= 0; }
+inline bool t_in(render_state&, const value& v, arguments& a) {
+    static constexpr std::string_view p[] = {"seq"};
+    bound_args<1> b(a, "test_in", p);
+    return contains(b[0], v);
 }
-inline bool t_eq(render_state&, const value& v, arguments& a) { return equals(v, other(a, "eq")); }
-inline bool t_ne(render_state&, const value& v, arguments& a) { return !equals(v, other(a, "ne")); }
-inline bool t_lt(render_state&, const value& v, arguments& a) { return compare(v, other(a, "lt"), op::lt) < 0; }
-inline bool t_le(render_state&, const value& v, arguments& a) { return compare(v, other(a, "le"), op::lteq) <= 0; }
-inline bool t_gt(render_state&, const value& v, arguments& a) { return compare(v, other(a, "gt"), op::gt) > 0; }
-inline bool t_ge(render_state&, const value& v, arguments& a) { return compare(v, other(a, "ge"), op::gteq) >= 0; }
-inline bool t_in(render_state&, const value& v, arguments& a) { return contains(other(a, "in"), v); }
 inline bool t_lower(render_state&, const value& v, arguments&) { return py_str_islower(to_str(v)); }
 inline bool t_upper(render_state&, const value& v, arguments&) { return py_str_isupper(to_str(v)); }
 inline bool t_sameas(render_state&, const value& v, arguments& a) {
-    const value& o = other(a, "sameas");
+    static constexpr std::string_view p[] = {"other"};
+    bound_args<1> b(a, "test_sameas", p);
+    const value& o = b[0];
     if (v.kind() != o.kind()) return false;
     switch (v.kind()) {
     case value_kind::none:
@@ -88,9 +90,7 @@ inline bool t_sameas(render_state&, const value& v, arguments& a) {
 
 namespace globals {
 
-inline value g_range(render_state& st, arguments& a) {
-    if (!a.keywords().empty()) type_error("range() takes no keyword arguments");
-    if (a.size() < 1 || a.size() > 3) type_error("range expected 1 to 3 arguments");
+inline value g_range(render_state& st, arguments& a) {  // one to three arguments (function_obj::call checks)
     auto as_int = [](const value& v) {
         if (!v.is_integer() && !v.is_bool())
             type_error(std::string("'") + type_name(v) + "' object cannot be interpreted as an integer");
@@ -120,8 +120,9 @@ inline value g_range(render_state& st, arguments& a) {
 
 inline value g_dict(render_state&, arguments& a) {
     value d = value::make_dict();
-    if (a.size() > 1) type_error("dict expected at most 1 argument");
+    if (a.size() > 1) type_error("dict expected at most 1 argument, got " + std::to_string(a.size()));
     if (a.size() == 1) {
+        if (a[0].is_undefined()) fail_undefined(a[0]);  // Python asks it for keys()
         if (a[0].is_mapping_like()) for_each_item(a[0], [&](const value& k, const value& x) { dict_set(d.dict(), k, x); });
         else {
             sequence pairs(a[0]);
@@ -179,7 +180,8 @@ struct cycler_obj final : object_obj {
         if (name == "current") return items[pos];
         return {};
     }
-    bool method(render_state&, std::string_view name, arguments&, value& result) override {
+    bool method(render_state&, std::string_view name, arguments& args, value& result) override {
+        if (name == "next" || name == "__next__" || name == "reset") check_arguments({}, "method", name, args, "Cycler");
         if (name == "next" || name == "__next__") {
             result = items[pos];
             pos = (pos + 1) % items.size();
@@ -199,6 +201,7 @@ struct cycler_obj final : object_obj {
 };
 
 inline value g_cycler(render_state&, arguments& a) {
+    if (!a.keywords().empty()) type_error("function 'cycler' takes no keyword arguments");
     if (a.size() == 0) type_error("at least one item has to be provided");
     auto* c = new cycler_obj();
     value v = value::make_object(c);
@@ -211,7 +214,8 @@ struct joiner_obj final : object_obj {
     mutable bool used = false;
     const char* type_name() const noexcept override { return "Joiner"; }
     bool callable() const noexcept override { return true; }
-    value call(render_state&, arguments&) const override {
+    value call(render_state&, arguments& args) const override {
+        check_arguments({}, "method", "__call__", args, "Joiner");
         if (!used) {
             used = true;
             return value::view_of("");
@@ -230,16 +234,17 @@ inline value g_joiner(render_state&, arguments& a) {
 }
 
 inline value g_raise_exception(render_state&, arguments& a) {
-    raise(errc::template_raised, a.size() ? to_str(a[0]) : std::string("raise_exception() called"));
+    raise(errc::template_raised, to_str(a.size() ? a[0] : a.keyword("message")));
 }
 
 inline value g_strftime_now(render_state& st, arguments& a) {
-    if (a.size() != 1 || !a[0].is_string()) type_error("strftime_now() takes one format string");
+    const value f = a.size() ? a[0] : a.keyword("fmt");
+    if (!f.is_string()) type_error(std::string("strftime() argument 1 must be str, not ") + type_name(f));
     const auto now = st.opt().clock ? st.opt().clock() : std::chrono::system_clock::now();
     const std::time_t t = std::chrono::system_clock::to_time_t(now);
     std::tm tm{};
     gmtime_r(&t, &tm);
-    const std::string fmt(a[0].as_string());
+    const std::string fmt(f.as_string());
     std::string buf(256, '\0');
     for (int attempt = 0; attempt < 6; ++attempt) {
         const std::size_t n = std::strftime(buf.data(), buf.size(), fmt.c_str(), &tm);
@@ -255,7 +260,10 @@ inline value g_strftime_now(render_state& st, arguments& a) {
 }  // namespace globals
 
 inline value function_obj::call(render_state& st, arguments& args) const {
-    if (builtin) return builtin(st, args);
+    if (builtin) {
+        if (!params.any) check_arguments(params, "function", name, args);
+        return builtin(st, args);
+    }
     return render_state::run_user([&] { return user(args); });
 }
 
@@ -345,10 +353,8 @@ inline void install_builtins(env_data& e) {
     };
     for (const auto& s : signatures) {
         each_word(s.filters, [&](std::string_view filter) {
-            filter_params& p = e.filters[std::string(filter)].params;
-            p.any = s.required == 255;
-            p.required = p.any ? 0 : s.required;
-            each_word(s.names, [&](std::string_view n) { p.names[p.count++] = n; });
+            e.filters[std::string(filter)].params =
+                s.required == 255 ? builtin_params::unchecked() : builtin_params::of(s.names, s.required);
         });
     }
     using namespace tests;
@@ -363,19 +369,35 @@ inline void install_builtins(env_data& e) {
         {"sameas", t_sameas}, {"escaped", t_escaped}, {"filter", t_filter}, {"test", t_test},
     };
     for (auto& [name, fn] : ts) e.tests[name].builtin = fn;
+    // the tests with a parameter after their input (the others take none); Python's operator
+    // functions behind the comparisons take theirs by position only
+    const struct {
+        const char* tests;
+        builtin_params params;
+    } test_signatures[] = {
+        {"divisibleby", builtin_params::of("num", 1)},
+        {"in", builtin_params::of("seq", 1)},
+        {"sameas", builtin_params::of("other", 1)},
+        {"eq equalto == ne != lt lessthan < le <= gt greaterthan > ge >=", builtin_params::of("b", 1, false)},
+    };
+    for (const auto& s : test_signatures)
+        each_word(s.tests, [&](std::string_view test) { e.tests[std::string(test)].params = s.params; });
     using namespace globals;
-    auto fn = [&](const char* name, value (*f)(render_state&, arguments&)) {
+    auto fn = [&](const char* name, value (*f)(render_state&, arguments&), builtin_params params) {
         auto o = std::make_unique<function_obj>();
         o->name = name;
         o->builtin = f;
+        o->params = params;
         e.functions[name] = std::move(o);
     };
-    fn("range", g_range);
-    fn("dict", g_dict);
-    fn("namespace", g_namespace);
-    fn("cycler", g_cycler);
-    fn("joiner", g_joiner);
-    fn("lipsum", g_lipsum);
+    // Python's range() takes its arguments by position only; dict(), namespace() and cycler()
+    // take *args (and dict() and namespace() **kwargs): they check them themselves
+    fn("range", g_range, builtin_params::of("start stop step", 1, false));
+    fn("dict", g_dict, builtin_params::unchecked());
+    fn("namespace", g_namespace, builtin_params::unchecked());
+    fn("cycler", g_cycler, builtin_params::unchecked());
+    fn("joiner", g_joiner, builtin_params::of("sep", 0));
+    fn("lipsum", g_lipsum, builtin_params::of("n html min max", 0));
 }
 
 }  // namespace parley::jinja::detail

@@ -193,6 +193,117 @@ inline value get_item(const value& obj, const value& key, bool sandboxed, bool s
 
 // ---- argument helpers -------------------------------------------------------------------------
 
+inline bool has_keyword(const arguments& a, std::string_view key) {
+    for (const auto& kv : a.keywords())
+        if (kv.first == key) return true;
+    return false;
+}
+
+/// Raises Python's TypeError (errc::template_type) when `args` do not fit the parameters of
+/// a built-in filter, test, function or method (`kind` says which, and `owner` names a method's
+/// type, for the message): more positional arguments than parameters, a keyword where the
+/// parameters take none, one that names none of them or one already given by position, or a
+/// required parameter left out.
+inline void check_arguments(const builtin_params& p, std::string_view kind, std::string_view name, const arguments& a,
+                            std::string_view owner = {}) {
+    const auto& pos = a.positional();
+    if (pos.empty() && a.keywords().empty() && p.required == 0) return;
+    const std::string fn =
+        std::string(kind) + " " + single_quoted(owner.empty() ? std::string(name) : std::string(owner) + "." + std::string(name));
+    const std::size_t positional = p.count - p.keyword_only;
+    if (pos.size() > positional)
+        raise(errc::template_type, fn + " takes " +
+                                       (positional == 0 ? std::string(p.count == 0 ? "no arguments" : "no positional arguments")
+                                                        : "at most " + std::to_string(positional) + " argument(s)") +
+                                       " (" + std::to_string(pos.size()) + " given)");
+    if (!p.keywords && !a.keywords().empty()) raise(errc::template_type, fn + " takes no keyword arguments");
+    for (const auto& [key, v] : a.keywords()) {
+        std::size_t j = 0;
+        while (j < p.count && p.names[j] != key) ++j;
+        if (j == p.count) raise(errc::template_type, fn + " got an unexpected keyword argument " + single_quoted(key));
+        if (j < pos.size()) raise(errc::template_type, fn + " got multiple values for argument " + single_quoted(key));
+    }
+    for (std::size_t j = pos.size(); j < p.required; ++j)
+        if (!has_keyword(a, p.names[j]))
+            raise(errc::template_type, fn + " is missing its required argument " + single_quoted(p.names[j]));
+}
+
+/// Python's hash() accepts the value (it is not a list, a dict or a tuple holding one).
+inline bool hashable(const value& v) {
+    switch (v.kind()) {
+    case value_kind::undefined: check_strict(v); return true;
+    case value_kind::list: {
+        const auto& l = v.list();
+        if (l.generator) return true;
+        if (l.view_name) return std::string_view(l.view_name) == "dict_values";  // keys and items views are not
+        if (!l.tuple) return false;
+        check_stack();
+        for (auto& x : l.items)
+            if (!hashable(x)) return false;
+        return true;
+    }
+    case value_kind::dict:
+    case value_kind::view: return false;
+    default: return true;
+    }
+}
+
+/// Python's parameters of the built-in method `name` of `self` (a str, list, tuple or dict), for
+/// check_arguments; null when `self` has no such method. All but a few are positional-only.
+inline const builtin_params* method_params(const value& self, std::string_view name) {
+    using P = builtin_params;
+    struct entry {
+        std::string_view name;
+        builtin_params params;
+    };
+    static constexpr entry str_methods[] = {
+        {"capitalize", P::of("", 0)}, {"casefold", P::of("", 0)}, {"center", P::of("width fillchar", 1, false)},
+        {"count", P::of("sub start end", 1, false)}, {"endswith", P::of("suffix start end", 1, false)},
+        {"expandtabs", P::of("tabsize", 0)}, {"find", P::of("sub start end", 1, false)}, {"format", P::unchecked()},
+        {"index", P::of("sub start end", 1, false)}, {"isalnum", P::of("", 0)}, {"isalpha", P::of("", 0)},
+        {"isascii", P::of("", 0)}, {"isdecimal", P::of("", 0)}, {"isdigit", P::of("", 0)}, {"islower", P::of("", 0)},
+        {"isnumeric", P::of("", 0)}, {"isspace", P::of("", 0)}, {"istitle", P::of("", 0)}, {"isupper", P::of("", 0)},
+        {"join", P::of("iterable", 1, false)}, {"ljust", P::of("width fillchar", 1, false)}, {"lower", P::of("", 0)},
+        {"lstrip", P::of("chars", 0, false)}, {"partition", P::of("sep", 1, false)},
+        {"removeprefix", P::of("prefix", 1, false)}, {"removesuffix", P::of("suffix", 1, false)},
+        {"replace", P::of("old new count", 2, false)}, {"rfind", P::of("sub start end", 1, false)},
+        {"rindex", P::of("sub start end", 1, false)}, {"rjust", P::of("width fillchar", 1, false)},
+        {"rpartition", P::of("sep", 1, false)}, {"rsplit", P::of("sep maxsplit", 0)}, {"rstrip", P::of("chars", 0, false)},
+        {"split", P::of("sep maxsplit", 0)}, {"splitlines", P::of("keepends", 0)},
+        {"startswith", P::of("prefix start end", 1, false)}, {"strip", P::of("chars", 0, false)},
+        {"swapcase", P::of("", 0)}, {"title", P::of("", 0)}, {"upper", P::of("", 0)}, {"zfill", P::of("width", 1, false)},
+    };
+    static constexpr entry list_methods[] = {  // a tuple's count and index too
+        {"append", P::of("object", 1, false)}, {"clear", P::of("", 0)}, {"copy", P::of("", 0)},
+        {"count", P::of("value", 1, false)}, {"extend", P::of("iterable", 1, false)},
+        {"index", P::of("value start stop", 1, false)}, {"insert", P::of("index object", 2, false)},
+        {"pop", P::of("index", 0, false)}, {"remove", P::of("value", 1, false)}, {"reverse", P::of("", 0)},
+        {"sort", P::of("key reverse", 0, true, 2)},
+    };
+    static constexpr entry dict_methods[] = {
+        {"clear", P::of("", 0)}, {"copy", P::of("", 0)}, {"fromkeys", P::of("iterable value", 1, false)},
+        {"get", P::of("key default", 1, false)}, {"items", P::of("", 0)}, {"keys", P::of("", 0)},
+        {"pop", P::of("key default", 1, false)}, {"popitem", P::of("", 0)},
+        {"setdefault", P::of("key default", 1, false)}, {"update", P::unchecked()}, {"values", P::of("", 0)},
+    };
+    const auto find = [&](const auto& table) -> const builtin_params* {
+        for (const entry& e : table)
+            if (e.name == name) return &e.params;
+        return nullptr;
+    };
+    if (self.is_string()) return find(str_methods);
+    if (self.is_sequence_like()) return find(list_methods);
+    if (self.is_mapping_like()) return find(dict_methods);
+    return nullptr;
+}
+
+/// An integer argument that was given, as Python's __index__ takes it: an int or a bool.
+inline long long index_arg(const value& v) {
+    if (!v.is_integer() && !v.is_bool())
+        type_error(std::string("'") + type_name(v) + "' object cannot be interpreted as an integer");
+    return v.as_integer();
+}
+
 inline std::optional<std::string_view> opt_str(const value& v, std::string_view fn) {
     if (v.is_undefined() || v.is_none()) return std::nullopt;
     if (!v.is_string()) type_error(std::string(fn) + " arg must be None or str");
@@ -338,19 +449,19 @@ inline value str_format(const value& fmt, const arguments& args, bool sandboxed,
 inline value str_method(const value& self, std::string_view name, const arguments& args, bool sandboxed) {
     const std::string_view s = self.as_string();
     auto arg = [&](std::size_t i) -> value { return i < args.size() ? args[i] : value(); };
-    auto need = [&](std::size_t lo, std::size_t hi) {
-        if (args.size() < lo || args.size() > hi || (!args.keywords().empty() && name != "format" && name != "split" &&
-                                                     name != "rsplit" && name != "splitlines"))
-            type_error(std::string(name) + "() takes " + (lo == hi ? "exactly " + std::to_string(lo) : "at most " + std::to_string(hi)) +
-                       " argument(s) (" + std::to_string(args.size()) + " given)");
-    };
+    // every parameter but format's and join's is a str, an int or None: Python refuses an Undefined
+    if (name != "format" && name != "join") {
+        for (const value& v : args.positional())
+            if (v.is_undefined()) type_error("an undefined value is not a valid argument of str." + std::string(name) + "()");
+        for (const auto& kv : args.keywords())
+            if (kv.second.is_undefined()) type_error("an undefined value is not a valid argument of str." + std::string(name) + "()");
+    }
     auto str_arg = [&](std::size_t i) -> std::string_view {
         const value v = arg(i);
         if (!v.is_string()) type_error(std::string("must be str, not ") + type_name(v));
         return v.as_string();
     };
     if (name == "strip" || name == "lstrip" || name == "rstrip") {
-        need(0, 1);
         const std::string_view r = py_strip(s, opt_str(arg(0), name), name != "rstrip", name != "lstrip");
         return self.substr(static_cast<std::size_t>(r.data() - s.data()), r.size()).with_markup(false);
     }
@@ -365,10 +476,9 @@ inline value str_method(const value& self, std::string_view name, const argument
     if (name == "splitlines") {
         const std::string_view params[] = {"keepends"};
         bound_args<1> b(args, name, params);
-        return str_list(self, py_splitlines(s, b.has(0) && truthy(b[0])));
+        return str_list(self, py_splitlines(s, b.has(0) && index_arg(b[0]) != 0));
     }
     if (name == "startswith" || name == "endswith") {
-        need(1, 3);
         const value prefix = arg(0);
         // Python slices the string first, then compares
         const std::int64_t n = static_cast<std::int64_t>(utf8_length(s));
@@ -392,19 +502,17 @@ inline value str_method(const value& self, std::string_view name, const argument
         }
         return value(test(prefix));
     }
-    if (name == "upper") { need(0, 0); return build_str([&](std::string& o) { py_upper(o, s); }); }
-    if (name == "lower") { need(0, 0); return build_str([&](std::string& o) { py_lower(o, s); }); }
-    if (name == "title") { need(0, 0); return build_str([&](std::string& o) { py_title(o, s); }); }
-    if (name == "capitalize") { need(0, 0); return build_str([&](std::string& o) { py_capitalize(o, s); }); }
-    if (name == "swapcase") { need(0, 0); return build_str([&](std::string& o) { py_swapcase(o, s); }); }
-    if (name == "casefold") { need(0, 0); return build_str([&](std::string& o) { py_casefold(o, s); }); }
+    if (name == "upper") return build_str([&](std::string& o) { py_upper(o, s); });
+    if (name == "lower") return build_str([&](std::string& o) { py_lower(o, s); });
+    if (name == "title") return build_str([&](std::string& o) { py_title(o, s); });
+    if (name == "capitalize") return build_str([&](std::string& o) { py_capitalize(o, s); });
+    if (name == "swapcase") return build_str([&](std::string& o) { py_swapcase(o, s); });
+    if (name == "casefold") return build_str([&](std::string& o) { py_casefold(o, s); });
     if (name == "replace") {
-        need(2, 3);
         const long count = int_arg(arg(2), -1, "count");
         return build_str([&](std::string& o) { py_replace(o, s, str_arg(0), str_arg(1), count); });
     }
     if (name == "find" || name == "rfind" || name == "index" || name == "rindex" || name == "count") {
-        need(1, 3);
         const std::string_view sub = str_arg(0);
         const auto b = opt_index(arg(1)), e = opt_index(arg(2));
         if (name == "count") return value(static_cast<long long>(py_count(s, sub, b, e)));
@@ -414,7 +522,6 @@ inline value str_method(const value& self, std::string_view name, const argument
     }
     if (name == "format") return str_format(self, args, sandboxed);
     if (name == "join") {
-        need(1, 1);
         sequence items(arg(0));
         std::string o;
         for (std::size_t i = 0; i < items.size(); ++i) {
@@ -428,7 +535,6 @@ inline value str_method(const value& self, std::string_view name, const argument
         return value(std::move(o));
     }
     if (name == "center" || name == "ljust" || name == "rjust") {
-        need(1, 2);
         const long w = int_arg(arg(0), 0, "width");
         if (w > 100000000) raise(errc::template_limit, "padding width too large");
         const char32_t fill = fill_arg(arg(1));
@@ -439,7 +545,6 @@ inline value str_method(const value& self, std::string_view name, const argument
         });
     }
     if (name == "zfill") {
-        need(1, 1);
         const long w = int_arg(arg(0), 0, "width");
         if (w > 100000000) raise(errc::template_limit, "padding width too large");
         return build_str([&](std::string& o) { py_zfill(o, s, w); });
@@ -455,20 +560,18 @@ inline value str_method(const value& self, std::string_view name, const argument
         return build_str([&](std::string& o) { py_expandtabs(o, s, tabsize); });
     }
     if (name == "isascii") {
-        need(0, 0);
         return value(std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
     }
-    if (name == "isalnum") { need(0, 0); return value(py_str_isalnum(s)); }
-    if (name == "isalpha") { need(0, 0); return value(py_str_isalpha(s)); }
-    if (name == "isdecimal") { need(0, 0); return value(py_str_isdecimal(s)); }
-    if (name == "isdigit") { need(0, 0); return value(py_str_isdigit(s)); }
-    if (name == "islower") { need(0, 0); return value(py_str_islower(s)); }
-    if (name == "isnumeric") { need(0, 0); return value(py_str_isnumeric(s)); }
-    if (name == "isspace") { need(0, 0); return value(py_str_isspace(s)); }
-    if (name == "istitle") { need(0, 0); return value(py_str_istitle(s)); }
-    if (name == "isupper") { need(0, 0); return value(py_str_isupper(s)); }
+    if (name == "isalnum") return value(py_str_isalnum(s));
+    if (name == "isalpha") return value(py_str_isalpha(s));
+    if (name == "isdecimal") return value(py_str_isdecimal(s));
+    if (name == "isdigit") return value(py_str_isdigit(s));
+    if (name == "islower") return value(py_str_islower(s));
+    if (name == "isnumeric") return value(py_str_isnumeric(s));
+    if (name == "isspace") return value(py_str_isspace(s));
+    if (name == "istitle") return value(py_str_istitle(s));
+    if (name == "isupper") return value(py_str_isupper(s));
     if (name == "partition" || name == "rpartition") {
-        need(1, 1);
         const std::string_view sep = str_arg(0);
         if (sep.empty()) raise(errc::template_value, "empty separator");
         const std::size_t p = name == "partition" ? s.find(sep) : s.rfind(sep);
@@ -483,13 +586,11 @@ inline value str_method(const value& self, std::string_view name, const argument
         return value::make_list(std::move(r), true);
     }
     if (name == "removeprefix") {
-        need(1, 1);
         const std::string_view x = str_arg(0);
         if (s.substr(0, x.size()) == x) return self.substr(x.size(), s.size() - x.size()).with_markup(false);
         return self.with_markup(false);
     }
     if (name == "removesuffix") {
-        need(1, 1);
         const std::string_view x = str_arg(0);
         if (!x.empty() && s.size() >= x.size() && s.substr(s.size() - x.size()) == x)
             return self.substr(0, s.size() - x.size()).with_markup(false);
@@ -513,8 +614,6 @@ inline value markup_escape(const value& v) {
 /// `startswith`, `isupper`...) answer as for str.
 inline value markup_method(const value& self, std::string_view name, const arguments& args, bool sandboxed) {
     if (name == "join") {
-        if (args.size() != 1 || !args.keywords().empty())
-            type_error("join() takes exactly one argument (" + std::to_string(args.size()) + " given)");
         sequence items(args[0]);
         std::string o;
         for (std::size_t i = 0; i < items.size(); ++i) {
@@ -543,7 +642,6 @@ inline value markup_method(const value& self, std::string_view name, const argum
 }
 
 inline value list_method(render_state& st, const value& self, std::string_view name, arguments& args, bool sandboxed) {
-    (void)st;
     if (sandboxed && is_mutating(self, name)) unsafe(self, name);
     auto arg = [&](std::size_t i) -> value { return i < args.size() ? args[i] : value(); };
     if (name == "count") {
@@ -554,15 +652,20 @@ inline value list_method(render_state& st, const value& self, std::string_view n
     }
     if (name == "index") {
         sequence items(self);
-        for (std::size_t i = 0; i < items.size(); ++i)
-            if (equals(items[i], arg(0))) return value(static_cast<long long>(i));
+        const long long n = static_cast<long long>(items.size());
+        const auto bound = [&](std::size_t i, long long def) {  // clamped as a slice's
+            long long x = i < args.size() ? index_arg(args[i]) : def;
+            if (x < 0) x = std::max(0ll, x + n);
+            return std::min(x, n);
+        };
+        for (long long i = bound(1, 0), end = bound(2, n); i < end; ++i)
+            if (equals(items[static_cast<std::size_t>(i)], arg(0))) return value(i);
         raise(errc::template_value, to_repr(arg(0)) + " is not in list");
     }
     if (name == "copy") return value::make_list(sequence(self).to_vector());
     if (!self.is_list()) raise(errc::template_type, "a list read from the context cannot be changed by the template");
     auto& items = self.list().items;
     if (name == "append") {
-        if (args.size() != 1) type_error("list.append() takes exactly one argument");
         hold_check(arg(0), &self.list(), "list");
         items.push_back(arg(0));
         return value(nullptr);
@@ -575,7 +678,7 @@ inline value list_method(render_state& st, const value& self, std::string_view n
         return value(nullptr);
     }
     if (name == "insert") {
-        long long i = int_arg(arg(0), 0, "index");
+        long long i = index_arg(arg(0));
         const long long n = static_cast<long long>(items.size());
         if (i < 0) i = std::max(0ll, i + n);
         if (i > n) i = n;
@@ -584,8 +687,8 @@ inline value list_method(render_state& st, const value& self, std::string_view n
         return value(nullptr);
     }
     if (name == "pop") {
+        long long i = args.size() ? index_arg(args[0]) : -1;
         if (items.empty()) raise(errc::template_value, "pop from empty list");
-        long long i = int_arg(arg(0), -1, "index");
         const long long n = static_cast<long long>(items.size());
         if (i < 0) i += n;
         if (i < 0 || i >= n) raise(errc::template_value, "pop index out of range");
@@ -610,10 +713,26 @@ inline value list_method(render_state& st, const value& self, std::string_view n
         return value(nullptr);
     }
     if (name == "sort") {
-        const bool rev = truthy(args.keyword("reverse"));
-        std::stable_sort(items.begin(), items.end(), [&](const value& a, const value& b) {
-            return rev ? compare(b, a) < 0 : compare(a, b) < 0;
+        const bool rev = has_keyword(args, "reverse") && index_arg(args.keyword("reverse")) != 0;
+        const value key = has_keyword(args, "key") ? args.keyword("key") : value(nullptr);
+        if (key.is_none()) {
+            std::stable_sort(items.begin(), items.end(), [&](const value& a, const value& b) {
+                return rev ? compare(b, a) < 0 : compare(a, b) < 0;
+            });
+            return value(nullptr);
+        }
+        if (!key.is_object() || !key.object().callable())
+            type_error(std::string("'") + type_name(key) + "' object is not callable");
+        std::vector<std::pair<value, value>> keyed;  // (key, item)
+        for (const value& x : items) {
+            arguments one;
+            one.push(x);
+            keyed.emplace_back(key.object().call(st, one), x);
+        }
+        std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+            return rev ? compare(b.first, a.first) < 0 : compare(a.first, b.first) < 0;
         });
+        for (std::size_t i = 0; i < items.size(); ++i) items[i] = std::move(keyed[i].second);
         return value(nullptr);
     }
     type_error(std::string("'") + type_name(self) + "' object has no attribute " + single_quoted(name));
@@ -623,7 +742,6 @@ inline value dict_method(const value& self, std::string_view name, arguments& ar
     if (sandboxed && is_mutating(self, name)) unsafe(self, name);
     auto arg = [&](std::size_t i) -> value { return i < args.size() ? args[i] : value(); };
     if (name == "items" || name == "keys" || name == "values") {
-        if (args.size() || !args.keywords().empty()) type_error(std::string("dict.") + std::string(name) + "() takes no arguments");
         std::vector<value> r;
         for_each_item(self, [&](const value& k, const value& v) {
             if (name == "items") r.push_back(value::make_list({k, v}, true));
@@ -633,8 +751,9 @@ inline value dict_method(const value& self, std::string_view name, arguments& ar
         view.list().view_name = name == "items" ? "dict_items" : name == "keys" ? "dict_keys" : "dict_values";
         return view;
     }
+    if ((name == "get" || name == "pop" || name == "setdefault") && !hashable(arg(0)))
+        type_error(std::string("unhashable type: '") + type_name(arg(0)) + "'");
     if (name == "get") {
-        if (args.size() < 1 || args.size() > 2) type_error("get expected 1 or 2 arguments");
         value out;
         if (mapping_find(self, arg(0), out)) return out;
         return args.size() > 1 ? arg(1) : value(nullptr);
@@ -642,6 +761,16 @@ inline value dict_method(const value& self, std::string_view name, arguments& ar
     if (name == "copy") {
         value d = value::make_dict();
         for_each_item(self, [&](const value& k, const value& v) { d.dict().items.emplace_back(k, v); });
+        return d;
+    }
+    if (name == "fromkeys") {
+        value d = value::make_dict();
+        sequence keys(arg(0));
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            const value k = keys[i];
+            if (!hashable(k)) type_error(std::string("unhashable type: '") + type_name(k) + "'");
+            dict_set(d.dict(), k, args.size() > 1 ? arg(1) : value(nullptr));
+        }
         return d;
     }
     if (!self.is_dict()) raise(errc::template_type, "a mapping read from the context cannot be changed by the template");
@@ -653,8 +782,10 @@ inline value dict_method(const value& self, std::string_view name, arguments& ar
             hold_check(v, &self.dict(), "dict");
             dict_set(self.dict(), k, v);
         };
+        if (args.size() > 1) type_error("update expected at most 1 argument, got " + std::to_string(args.size()));
         if (args.size() == 1) {
             const value o = arg(0);
+            if (o.is_undefined()) fail_undefined(o);  // Python asks it for keys()
             if (o.is_mapping_like()) for_each_item(o, [&](const value& k, const value& v) { set(k, v); });
             else {
                 sequence pairs(o);
@@ -704,6 +835,7 @@ inline bool call_method(render_state& st, const value& self, std::string_view na
                         bool sandboxed) {
     if (self.is_object()) return self.object().method(st, name, args, result);
     if (!has_method(self, name)) return false;
+    if (const builtin_params* p = method_params(self, name); p && !p->any) check_arguments(*p, "method", name, args, type_name(self));
     if (self.is_string()) result = self.is_markup() ? markup_method(self, name, args, sandboxed) : str_method(self, name, args, sandboxed);
     else if (self.is_sequence_like()) result = list_method(st, self, name, args, sandboxed);
     else result = dict_method(self, name, args, sandboxed);

@@ -221,26 +221,6 @@ inline value f_random(render_state&, const value& v, arguments& a) {
 
 namespace tests {
 
-/// Python's hash() accepts the value (it is not a list, a dict or a tuple holding one).
-inline bool hashable(const value& v) {
-    switch (v.kind()) {
-    case value_kind::undefined: check_strict(v); return true;
-    case value_kind::list: {
-        const auto& l = v.list();
-        if (l.generator) return true;
-        if (l.view_name) return std::string_view(l.view_name) == "dict_values";  // keys and items views are not
-        if (!l.tuple) return false;
-        check_stack();
-        for (auto& x : l.items)
-            if (!hashable(x)) return false;
-        return true;
-    }
-    case value_kind::dict:
-    case value_kind::view: return false;
-    default: return true;
-    }
-}
-
 /// Whether the environment has a filter (or a test) of that name; false for a value that is
 /// not a string, an error for one Python cannot hash.
 inline bool known_name(const value& v, bool filters, const env_data& e) {
@@ -338,7 +318,12 @@ inline value g_lipsum(render_state& st, arguments& a) {
         lo.i = 20;
         hi.i = 100;
         if (b.has(2)) lo = randrange_arg(b[2]);
-        if (b.has(3)) hi = randrange_arg(b[3]);
+        if (b.has(3) && b[3].is_none()) {  // randrange(min): from 0 to min
+            hi = lo;
+            lo = word_bound();
+        } else if (b.has(3)) {
+            hi = randrange_arg(b[3]);
+        }
         set_word_range(r, lo, hi);
     }
     r.max_size = st.max_size();

@@ -58,17 +58,20 @@ public:
     bool apply_test(std::string_view name, const value& input, arguments& args) {
         auto it = env_.tests.find(name);
         if (it == env_.tests.end()) raise(errc::template_unknown_name, "unknown test " + single_quoted(name));
-        return run_test(it->second, input, args);
+        return run_test(it->second, name, input, args);
     }
     value run_filter(const filter_entry& f, std::string_view name, const value& input, arguments& args) {
         if (f.builtin) {
-            if (!f.params.any) check_filter_arguments(f.params, name, args);
+            if (!f.params.any) check_arguments(f.params, "filter", name, args);
             return f.builtin(*this, input, args);
         }
         return run_user([&] { return f.user(input, args); });
     }
-    bool run_test(const test_entry& t, const value& input, arguments& args) {
-        if (t.builtin) return t.builtin(*this, input, args);
+    bool run_test(const test_entry& t, std::string_view name, const value& input, arguments& args) {
+        if (t.builtin) {
+            if (!t.params.any) check_arguments(t.params, "test", name, args);
+            return t.builtin(*this, input, args);
+        }
         return run_user([&] { return t.user(input, args); });
     }
     /// Runs a filter, test or function written in C++: an exception it throws becomes an error
@@ -85,32 +88,6 @@ public:
             raise(errc::template_callback, e.what());
         }
     }
-    /// Raises Python's TypeError (errc::template_type) when `args` do not fit the parameters of
-    /// a built-in filter: more positional arguments than parameters, a keyword that names none
-    /// of them or one already given by position, or a required parameter left out.
-    static void check_filter_arguments(const filter_params& p, std::string_view name, const arguments& a) {
-        const auto& pos = a.positional();
-        if (pos.empty() && a.keywords().empty() && p.required == 0) return;
-        const std::string fn = "filter " + single_quoted(name);
-        if (pos.size() > p.count)
-            raise(errc::template_type, fn + " takes " + (p.count == 0 ? std::string("no arguments") : "at most " + std::to_string(p.count) + " argument(s)") +
-                                           " (" + std::to_string(pos.size()) + " given)");
-        for (const auto& [key, v] : a.keywords()) {
-            std::size_t j = 0;
-            while (j < p.count && p.names[j] != key) ++j;
-            if (j == p.count) raise(errc::template_type, fn + " got an unexpected keyword argument " + single_quoted(key));
-            if (j < pos.size()) raise(errc::template_type, fn + " got multiple values for argument " + single_quoted(key));
-        }
-        for (std::size_t j = pos.size(); j < p.required; ++j)
-            if (!has_keyword(a, p.names[j]))
-                raise(errc::template_type, fn + " is missing its required argument " + single_quoted(p.names[j]));
-    }
-    static bool has_keyword(const arguments& a, std::string_view key) {
-        for (const auto& kv : a.keywords())
-            if (kv.first == key) return true;
-        return false;
-    }
-
     PARLEY_ALWAYS_INLINE void count_iterations(std::uint64_t n) {
         iterations_ += n;
         if (PARLEY_UNLIKELY(iterations_ > env_.opt.limit.max_loop_iterations)) iteration_limit_reached();
@@ -732,11 +709,11 @@ private:
         if (!t) fail_at(x, errc::template_unknown_name, "unknown test " + single_quoted(sym(x.sym)));
         const value input = eval(n(x.a));
         if (x.b == none) {
-            return run_test(*t, input, no_args_);
+            return run_test(*t, sym(x.sym), input, no_args_);
         }
         args_lease lease(*this);
         eval_args(n(x.b), lease.args);
-        return run_test(*t, input, lease.args);
+        return run_test(*t, sym(x.sym), input, lease.args);
     }
 
     // Argument lists for calls, filters and tests, reused from one call to the next in a render
@@ -1046,6 +1023,10 @@ struct loop_obj final : object_obj {
         return {};
     }
     bool method(render_state&, std::string_view name, arguments& args, value& result) override {
+        // cycle(*args) and changed(*value) take no keywords
+        if ((name == "cycle" || name == "changed") && !args.keywords().empty())
+            type_error("LoopContext." + std::string(name) + "() got an unexpected keyword argument " +
+                       single_quoted(args.keywords().front().first));
         if (name == "cycle") {
             if (args.size() == 0) type_error("no items for cycling given");
             result = args[index0 % args.size()];

@@ -27,14 +27,15 @@ inline environment environment::hf() {
     o.sandboxed = true;
     o.hf_tojson = true;
     environment e(o);
-    auto fn = [&](const char* name, value (*f)(detail::render_state&, arguments&)) {
+    auto fn = [&](const char* name, value (*f)(detail::render_state&, arguments&), std::string_view param) {
         auto obj = std::make_unique<detail::function_obj>();
         obj->name = name;
         obj->builtin = f;
+        obj->params = detail::builtin_params::of(param, 1);
         e.data_->functions[name] = std::move(obj);
     };
-    fn("raise_exception", detail::globals::g_raise_exception);
-    fn("strftime_now", detail::globals::g_strftime_now);
+    fn("raise_exception", detail::globals::g_raise_exception, "message");
+    fn("strftime_now", detail::globals::g_strftime_now, "fmt");
     return e;
 }
 
@@ -56,6 +57,7 @@ inline detail::env_data& environment::mutate() {
             auto o = std::make_unique<detail::function_obj>();
             o->name = f->name;
             o->builtin = f->builtin;
+            o->params = f->params;
             o->user = f->user;
             copy->functions[k] = std::move(o);
         }
