@@ -204,28 +204,37 @@ inline bool has_keyword(const arguments& a, std::string_view key) {
 /// type, for the message): more positional arguments than parameters, a keyword where the
 /// parameters take none, one that names none of them or one already given by position, or a
 /// required parameter left out.
-inline void check_arguments(const builtin_params& p, std::string_view kind, std::string_view name, const arguments& a,
-                            std::string_view owner = {}) {
+/// (The common call without arguments is told apart inline; check_given_arguments does the rest.)
+inline void check_given_arguments(const builtin_params& p, std::string_view kind, std::string_view name,
+                                  const arguments& a, std::string_view owner);
+PARLEY_ALWAYS_INLINE void check_arguments(const builtin_params& p, std::string_view kind, std::string_view name,
+                                          const arguments& a, std::string_view owner = {}) {
+    if (a.positional().empty() && a.keywords().empty() && p.required == 0) return;
+    check_given_arguments(p, kind, name, a, owner);
+}
+inline void check_given_arguments(const builtin_params& p, std::string_view kind, std::string_view name,
+                                  const arguments& a, std::string_view owner) {
     const auto& pos = a.positional();
-    if (pos.empty() && a.keywords().empty() && p.required == 0) return;
-    const std::string fn =
-        std::string(kind) + " " + single_quoted(owner.empty() ? std::string(name) : std::string(owner) + "." + std::string(name));
+    const auto fn = [&] {  // (built only for the message)
+        return std::string(kind) + " " +
+               single_quoted(owner.empty() ? std::string(name) : std::string(owner) + "." + std::string(name));
+    };
     const std::size_t positional = p.count - p.keyword_only;
     if (pos.size() > positional)
-        raise(errc::template_type, fn + " takes " +
-                                       (positional == 0 ? std::string(p.count == 0 ? "no arguments" : "no positional arguments")
-                                                        : "at most " + std::to_string(positional) + " argument(s)") +
-                                       " (" + std::to_string(pos.size()) + " given)");
-    if (!p.keywords && !a.keywords().empty()) raise(errc::template_type, fn + " takes no keyword arguments");
+        raise(errc::template_type, fn() + " takes " +
+                                         (positional == 0 ? std::string(p.count == 0 ? "no arguments" : "no positional arguments")
+                                                          : "at most " + std::to_string(positional) + " argument(s)") +
+                                         " (" + std::to_string(pos.size()) + " given)");
+    if (!p.keywords && !a.keywords().empty()) raise(errc::template_type, fn() + " takes no keyword arguments");
     for (const auto& [key, v] : a.keywords()) {
         std::size_t j = 0;
         while (j < p.count && p.names[j] != key) ++j;
-        if (j == p.count) raise(errc::template_type, fn + " got an unexpected keyword argument " + single_quoted(key));
-        if (j < pos.size()) raise(errc::template_type, fn + " got multiple values for argument " + single_quoted(key));
+        if (j == p.count) raise(errc::template_type, fn() + " got an unexpected keyword argument " + single_quoted(key));
+        if (j < pos.size()) raise(errc::template_type, fn() + " got multiple values for argument " + single_quoted(key));
     }
     for (std::size_t j = pos.size(); j < p.required; ++j)
         if (!has_keyword(a, p.names[j]))
-            raise(errc::template_type, fn + " is missing its required argument " + single_quoted(p.names[j]));
+            raise(errc::template_type, fn() + " is missing its required argument " + single_quoted(p.names[j]));
 }
 
 /// Python's hash() accepts the value (it is not a list, a dict or a tuple holding one).
