@@ -2,8 +2,8 @@
 //
 // Input: byte 0 chooses the environment (bit 0: `hf` or `plain`, as
 // parley::jinja::environment::named names them); the rest is the template, rendered with a small
-// fixed context shaped like a chat template's (messages, tools, special tokens). A template
-// error is an expected outcome; any other exception, a crash, a hang or a sanitizer report is a
+// fixed context shaped like a chat template's (messages, tools, special tokens), under smaller
+// limits than the defaults (with_fuzz_limits). A template error is an expected outcome; any other exception, a crash, a hang or a sanitizer report is a
 // finding. Also checked: a failed render leaves the output string as it was.
 #include <parley/jinja.hpp>
 
@@ -42,9 +42,21 @@ const boost::json::value& fuzz_context() {
     return ctx;
 }
 
+// The environments with limits small enough that a template which reaches one (a list that grows
+// while a loop reads it, ten million times) does so in a fraction of a second under the
+// sanitizers: reaching a limit is the expected outcome, a hang is not.
+parley::jinja::environment with_fuzz_limits(parley::jinja::environment env) {
+    parley::jinja::limits l = env.opts().limit;
+    l.max_loop_iterations = 100'000;
+    l.max_range = 100'000;
+    l.max_output = std::size_t(1) << 20;
+    env.set_limits(l);
+    return env;
+}
+
 const parley::jinja::environment& fuzz_environment(bool hf) {
-    static const parley::jinja::environment plain = parley::jinja::environment::named("plain");
-    static const parley::jinja::environment hf_env = parley::jinja::environment::named("hf");
+    static const parley::jinja::environment plain = with_fuzz_limits(parley::jinja::environment::named("plain"));
+    static const parley::jinja::environment hf_env = with_fuzz_limits(parley::jinja::environment::named("hf"));
     return hf ? hf_env : plain;
 }
 

@@ -19,6 +19,35 @@ std::string fuzz_finding_render(std::string_view source) {
 
 }  // namespace
 
+TEST_CASE("fuzz finding: a list that grows while a filtered loop reads it stops at the iteration limit") {
+    // Python never ends this loop (each item appends one that passes the filter); the render ends
+    // at max_loop_iterations, set on the hf environment with set_limits, which keeps the rest of
+    // the environment (its sandbox refuses append, so the plain one runs the loop).
+    const std::string_view source =
+        "{% set l = [1, 2, 3] %}{% for x in l if x < 3 %}{{ x }}{% if 1 %}{{ l.append(0) or '' }}{% endif %}{% endfor %}";
+    parley::jinja::environment env = parley::jinja::environment::plain();
+    parley::jinja::limits l;
+    l.max_loop_iterations = 1000;
+    env.set_limits(l);
+    std::string out = "kept";
+    try {
+        env.parse(source, "finding").render_to(out, boost::json::object{});
+        FAIL("the loop ended without the limit");
+    } catch (const parley::template_error& e) {
+        CHECK(e.code() == parley::errc::template_limit);
+        CHECK(std::string(e.what()).find("loop iteration limit reached (1000 loop iterations and macro calls)") !=
+              std::string::npos);
+    }
+    CHECK(out == "kept");
+    parley::jinja::environment hf = parley::jinja::environment::hf();
+    hf.set_limits(l);
+    CHECK(hf.opts().limit.max_loop_iterations == 1000);
+    CHECK(hf.opts().trim_blocks);
+    CHECK(hf.opts().sandboxed);
+    CHECK(hf.parse("{% for i in range(5) %}{{ i }}{% endfor %}{{ strftime_now('%Y')|length }}").render() == "012344");
+    CHECK_THROWS_AS(hf.parse("{% for i in range(2000) %}{% endfor %}").render(), parley::template_error);
+}
+
 TEST_CASE("fuzz finding: filesizeformat of NaN and infinity is in the largest unit, as in Python") {
     // The unit search converted NaN to an integer (undefined behaviour) and picked the smallest
     // unit; Python's comparisons with NaN are all false, so it ends with the last unit.

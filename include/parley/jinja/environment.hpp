@@ -195,6 +195,9 @@ public:
     void add_method(std::string name, method_function f);
     /// Sets the clock `strftime_now` reads (the system clock by default).
     void set_clock(std::function<std::chrono::system_clock::time_point()> clock);
+    /// Sets the limits of every render of the templates it parses from now on (see `limits`),
+    /// keeping the rest of the environment: `environment::hf()` with tighter bounds, for example.
+    void set_limits(const limits& l);
     /// Adds or replaces a global variable (read in place by every render).
     void add_global(std::string name, boost::json::value v);
 

@@ -103,6 +103,10 @@ inline void environment::set_clock(std::function<std::chrono::system_clock::time
     mutate().opt.clock = std::move(clock);
 }
 
+inline void environment::set_limits(const limits& l) {
+    mutate().opt.limit = l;
+}
+
 inline void environment::add_global(std::string name, boost::json::value v) {
     auto& d = mutate();
     d.functions.erase(name);
