@@ -91,6 +91,16 @@ class render_state;
 using builtin_filter = value (*)(render_state&, const value&, arguments&);
 using builtin_test = bool (*)(render_state&, const value&, arguments&);
 
+/// Calls fn(word) for each word of `list` (separated by single spaces).
+template <class F>
+constexpr void for_each_word(std::string_view list, F&& fn) {
+    while (!list.empty()) {
+        const std::size_t end = std::min(list.find(' '), list.size());
+        fn(list.substr(0, end));
+        list.remove_prefix(std::min(end + 1, list.size()));
+    }
+}
+
 /// The parameters a built-in filter, test, global function or method takes (a filter's and a
 /// test's after their input), as Jinja2 and Python declare them. They are checked before each
 /// call, so that an argument Python refuses (one too many, an unknown keyword, a missing required
@@ -107,11 +117,7 @@ struct builtin_params {
     static constexpr builtin_params of(std::string_view words, std::uint8_t required, bool keywords = true,
                                        std::uint8_t keyword_only = 0) {
         builtin_params p;
-        while (!words.empty()) {
-            const std::size_t end = std::min(words.find(' '), words.size());
-            p.names[p.count++] = words.substr(0, end);
-            words.remove_prefix(std::min(end + 1, words.size()));
-        }
+        for_each_word(words, [&](std::string_view w) { p.names[p.count++] = w; });
         p.required = required;
         p.keywords = keywords;
         p.keyword_only = keyword_only;

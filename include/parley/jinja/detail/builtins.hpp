@@ -293,6 +293,16 @@ inline value render_state::percent_format(const value& fmt, const value& args) {
     return percent_format_impl(fmt, args, max_size());
 }
 
+/// Adds (or replaces) the built-in global function `name` of an environment.
+inline void add_builtin_function(env_data& e, const char* name, value (*f)(render_state&, arguments&),
+                                 builtin_params params) {
+    auto o = std::make_unique<function_obj>();
+    o->name = name;
+    o->builtin = f;
+    o->params = params;
+    e.functions[name] = std::move(o);
+}
+
 inline void install_builtins(env_data& e) {
     using namespace filters;
     const std::pair<const char*, builtin_filter> fs[] = {
@@ -312,51 +322,40 @@ inline void install_builtins(env_data& e) {
     };
     for (auto& [name, fn] : fs) e.filters[name].builtin = fn;
     // Jinja2's parameters of each filter after its input (the first `required` without default)
+    using P = builtin_params;
     const struct {
-        const char* filters;
-        const char* names;  // separated by spaces
-        std::uint8_t required;
+        const char* filters;  // separated by spaces
+        builtin_params params;
     } signatures[] = {
-        {"attr", "name", 1},
-        {"batch", "linecount fill_with", 1},
-        {"center", "width", 0},
-        {"d default", "default_value boolean", 0},
-        {"dictsort", "case_sensitive by reverse", 0},
-        {"float", "default", 0},
-        {"groupby", "attribute default case_sensitive", 1},
-        {"indent", "width first blank", 0},
-        {"int", "default base", 0},
-        {"join", "d attribute", 0},
-        {"max min", "case_sensitive attribute", 0},
-        {"replace", "old new count", 2},
-        {"round", "precision method", 0},
-        {"slice", "slices fill_with", 1},
-        {"sort", "reverse case_sensitive attribute", 0},
-        {"sum", "attribute start", 0},
-        {"tojson", e.opt.hf_tojson ? "ensure_ascii indent separators sort_keys" : "indent", 0},
-        {"trim", "chars", 0},
-        {"truncate", "length killwords end leeway", 0},
-        {"unique", "case_sensitive attribute", 0},
-        {"wordwrap", "width break_long_words wrapstring break_on_hyphens", 0},
-        {"filesizeformat", "binary", 0},
-        {"xmlattr", "autospace", 0},
-        {"urlize", "trim_url_limit nofollow target rel extra_schemes", 0},
+        {"attr", P::of("name", 1)},
+        {"batch", P::of("linecount fill_with", 1)},
+        {"center", P::of("width", 0)},
+        {"d default", P::of("default_value boolean", 0)},
+        {"dictsort", P::of("case_sensitive by reverse", 0)},
+        {"float", P::of("default", 0)},
+        {"groupby", P::of("attribute default case_sensitive", 1)},
+        {"indent", P::of("width first blank", 0)},
+        {"int", P::of("default base", 0)},
+        {"join", P::of("d attribute", 0)},
+        {"max min", P::of("case_sensitive attribute", 0)},
+        {"replace", P::of("old new count", 2)},
+        {"round", P::of("precision method", 0)},
+        {"slice", P::of("slices fill_with", 1)},
+        {"sort", P::of("reverse case_sensitive attribute", 0)},
+        {"sum", P::of("attribute start", 0)},
+        {"tojson", P::of(e.opt.hf_tojson ? "ensure_ascii indent separators sort_keys" : "indent", 0)},
+        {"trim", P::of("chars", 0)},
+        {"truncate", P::of("length killwords end leeway", 0)},
+        {"unique", P::of("case_sensitive attribute", 0)},
+        {"wordwrap", P::of("width break_long_words wrapstring break_on_hyphens", 0)},
+        {"filesizeformat", P::of("binary", 0)},
+        {"xmlattr", P::of("autospace", 0)},
+        {"urlize", P::of("trim_url_limit nofollow target rel extra_schemes", 0)},
         // these check their arguments themselves (*args, **kwargs)
-        {"format map select reject selectattr rejectattr", "", 255},
+        {"format map select reject selectattr rejectattr", P::unchecked()},
     };
-    const auto each_word = [](std::string_view list, auto&& fn) {
-        while (!list.empty()) {
-            const std::size_t end = std::min(list.find(' '), list.size());
-            fn(list.substr(0, end));
-            list.remove_prefix(std::min(end + 1, list.size()));
-        }
-    };
-    for (const auto& s : signatures) {
-        each_word(s.filters, [&](std::string_view filter) {
-            e.filters[std::string(filter)].params =
-                s.required == 255 ? builtin_params::unchecked() : builtin_params::of(s.names, s.required);
-        });
-    }
+    for (const auto& s : signatures)
+        for_each_word(s.filters, [&](std::string_view filter) { e.filters[std::string(filter)].params = s.params; });
     using namespace tests;
     const std::pair<const char*, builtin_test> ts[] = {
         {"defined", t_defined}, {"undefined", t_undefined}, {"none", t_none}, {"boolean", t_boolean},
@@ -375,29 +374,22 @@ inline void install_builtins(env_data& e) {
         const char* tests;
         builtin_params params;
     } test_signatures[] = {
-        {"divisibleby", builtin_params::of("num", 1)},
-        {"in", builtin_params::of("seq", 1)},
-        {"sameas", builtin_params::of("other", 1)},
-        {"eq equalto == ne != lt lessthan < le <= gt greaterthan > ge >=", builtin_params::of("b", 1, false)},
+        {"divisibleby", P::of("num", 1)},
+        {"in", P::of("seq", 1)},
+        {"sameas", P::of("other", 1)},
+        {"eq equalto == ne != lt lessthan < le <= gt greaterthan > ge >=", P::of("b", 1, false)},
     };
     for (const auto& s : test_signatures)
-        each_word(s.tests, [&](std::string_view test) { e.tests[std::string(test)].params = s.params; });
+        for_each_word(s.tests, [&](std::string_view test) { e.tests[std::string(test)].params = s.params; });
     using namespace globals;
-    auto fn = [&](const char* name, value (*f)(render_state&, arguments&), builtin_params params) {
-        auto o = std::make_unique<function_obj>();
-        o->name = name;
-        o->builtin = f;
-        o->params = params;
-        e.functions[name] = std::move(o);
-    };
     // Python's range() takes its arguments by position only; dict(), namespace() and cycler()
     // take *args (and dict() and namespace() **kwargs): they check them themselves
-    fn("range", g_range, builtin_params::of("start stop step", 1, false));
-    fn("dict", g_dict, builtin_params::unchecked());
-    fn("namespace", g_namespace, builtin_params::unchecked());
-    fn("cycler", g_cycler, builtin_params::unchecked());
-    fn("joiner", g_joiner, builtin_params::of("sep", 0));
-    fn("lipsum", g_lipsum, builtin_params::of("n html min max", 0));
+    add_builtin_function(e, "range", g_range, P::of("start stop step", 1, false));
+    add_builtin_function(e, "dict", g_dict, P::unchecked());
+    add_builtin_function(e, "namespace", g_namespace, P::unchecked());
+    add_builtin_function(e, "cycler", g_cycler, P::unchecked());
+    add_builtin_function(e, "joiner", g_joiner, P::of("sep", 0));
+    add_builtin_function(e, "lipsum", g_lipsum, P::of("n html min max", 0));
 }
 
 }  // namespace parley::jinja::detail

@@ -27,22 +27,67 @@ inline void dict_set(dict_obj& d, value key, value v) {
     d.items.emplace_back(std::move(key), std::move(v));
 }
 
-inline bool is_str_method(std::string_view n) {
-    static constexpr std::string_view names[] = {
-        "capitalize", "casefold", "center", "count", "endswith", "expandtabs", "find", "format", "index", "isalnum",
-        "isalpha", "isascii", "isdecimal", "isdigit", "islower", "isnumeric", "isspace", "istitle", "isupper", "join", "ljust", "lower",
-        "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex", "rjust", "rpartition",
-        "rsplit", "rstrip", "split", "splitlines", "startswith", "strip", "swapcase", "title", "upper", "zfill"};
-    return std::find(std::begin(names), std::end(names), n) != std::end(names);
+/// The built-in methods of str, list (a tuple has list's count and index) and dict, with Python's
+/// parameters (for check_arguments).
+struct method_entry {
+    std::string_view name;
+    builtin_params params;
+};
+inline constexpr method_entry str_methods[] = {
+    {"capitalize", builtin_params::of("", 0)}, {"casefold", builtin_params::of("", 0)},
+    {"center", builtin_params::of("width fillchar", 1, false)},
+    {"count", builtin_params::of("sub start end", 1, false)},
+    {"endswith", builtin_params::of("suffix start end", 1, false)}, {"expandtabs", builtin_params::of("tabsize", 0)},
+    {"find", builtin_params::of("sub start end", 1, false)}, {"format", builtin_params::unchecked()},
+    {"index", builtin_params::of("sub start end", 1, false)}, {"isalnum", builtin_params::of("", 0)},
+    {"isalpha", builtin_params::of("", 0)}, {"isascii", builtin_params::of("", 0)},
+    {"isdecimal", builtin_params::of("", 0)}, {"isdigit", builtin_params::of("", 0)},
+    {"islower", builtin_params::of("", 0)}, {"isnumeric", builtin_params::of("", 0)},
+    {"isspace", builtin_params::of("", 0)}, {"istitle", builtin_params::of("", 0)},
+    {"isupper", builtin_params::of("", 0)}, {"join", builtin_params::of("iterable", 1, false)},
+    {"ljust", builtin_params::of("width fillchar", 1, false)}, {"lower", builtin_params::of("", 0)},
+    {"lstrip", builtin_params::of("chars", 0, false)}, {"partition", builtin_params::of("sep", 1, false)},
+    {"removeprefix", builtin_params::of("prefix", 1, false)},
+    {"removesuffix", builtin_params::of("suffix", 1, false)},
+    {"replace", builtin_params::of("old new count", 2, false)},
+    {"rfind", builtin_params::of("sub start end", 1, false)},
+    {"rindex", builtin_params::of("sub start end", 1, false)},
+    {"rjust", builtin_params::of("width fillchar", 1, false)}, {"rpartition", builtin_params::of("sep", 1, false)},
+    {"rsplit", builtin_params::of("sep maxsplit", 0)}, {"rstrip", builtin_params::of("chars", 0, false)},
+    {"split", builtin_params::of("sep maxsplit", 0)}, {"splitlines", builtin_params::of("keepends", 0)},
+    {"startswith", builtin_params::of("prefix start end", 1, false)},
+    {"strip", builtin_params::of("chars", 0, false)}, {"swapcase", builtin_params::of("", 0)},
+    {"title", builtin_params::of("", 0)}, {"upper", builtin_params::of("", 0)},
+    {"zfill", builtin_params::of("width", 1, false)},
+};
+inline constexpr method_entry list_methods[] = {  // a tuple's count and index too
+    {"append", builtin_params::of("object", 1, false)}, {"clear", builtin_params::of("", 0)},
+    {"copy", builtin_params::of("", 0)}, {"count", builtin_params::of("value", 1, false)},
+    {"extend", builtin_params::of("iterable", 1, false)}, {"index", builtin_params::of("value start stop", 1, false)},
+    {"insert", builtin_params::of("index object", 2, false)}, {"pop", builtin_params::of("index", 0, false)},
+    {"remove", builtin_params::of("value", 1, false)}, {"reverse", builtin_params::of("", 0)},
+    {"sort", builtin_params::of("key reverse", 0, true, 2)},
+};
+inline constexpr method_entry dict_methods[] = {
+    {"clear", builtin_params::of("", 0)}, {"copy", builtin_params::of("", 0)},
+    {"fromkeys", builtin_params::of("iterable value", 1, false)},
+    {"get", builtin_params::of("key default", 1, false)}, {"items", builtin_params::of("", 0)},
+    {"keys", builtin_params::of("", 0)}, {"pop", builtin_params::of("key default", 1, false)},
+    {"popitem", builtin_params::of("", 0)}, {"setdefault", builtin_params::of("key default", 1, false)},
+    {"update", builtin_params::unchecked()}, {"values", builtin_params::of("", 0)},
+};
+template <std::size_t N>
+constexpr const builtin_params* find_method(const method_entry (&table)[N], std::string_view name) {
+    for (const method_entry& e : table)
+        if (e.name == name) return &e.params;
+    return nullptr;
 }
-inline bool is_list_method(std::string_view n) {
-    static constexpr std::string_view names[] = {"append", "clear", "copy", "count", "extend", "index",
-                                                 "insert", "pop", "remove", "reverse", "sort"};
-    return std::find(std::begin(names), std::end(names), n) != std::end(names);
-}
+
+inline bool is_str_method(std::string_view n) { return find_method(str_methods, n) != nullptr; }
+inline bool is_list_method(std::string_view n) { return find_method(list_methods, n) != nullptr; }
 inline bool is_dict_method(std::string_view n) {
-    // clear copy fromkeys get items keys pop popitem setdefault update values, by first letter:
-    // attribute reads of JSON objects and structs ask this on every `x.name`
+    // the names of dict_methods, by first letter: attribute reads of JSON objects and structs ask
+    // this on every `x.name` that was not settled when the template was linked
     if (n.size() < 3) return false;
     switch (n[0]) {
     case 'c': return n == "clear" || n == "copy";
@@ -260,49 +305,9 @@ inline bool hashable(const value& v) {
 /// Python's parameters of the built-in method `name` of `self` (a str, list, tuple or dict), for
 /// check_arguments; null when `self` has no such method. All but a few are positional-only.
 inline const builtin_params* method_params(const value& self, std::string_view name) {
-    using P = builtin_params;
-    struct entry {
-        std::string_view name;
-        builtin_params params;
-    };
-    static constexpr entry str_methods[] = {
-        {"capitalize", P::of("", 0)}, {"casefold", P::of("", 0)}, {"center", P::of("width fillchar", 1, false)},
-        {"count", P::of("sub start end", 1, false)}, {"endswith", P::of("suffix start end", 1, false)},
-        {"expandtabs", P::of("tabsize", 0)}, {"find", P::of("sub start end", 1, false)}, {"format", P::unchecked()},
-        {"index", P::of("sub start end", 1, false)}, {"isalnum", P::of("", 0)}, {"isalpha", P::of("", 0)},
-        {"isascii", P::of("", 0)}, {"isdecimal", P::of("", 0)}, {"isdigit", P::of("", 0)}, {"islower", P::of("", 0)},
-        {"isnumeric", P::of("", 0)}, {"isspace", P::of("", 0)}, {"istitle", P::of("", 0)}, {"isupper", P::of("", 0)},
-        {"join", P::of("iterable", 1, false)}, {"ljust", P::of("width fillchar", 1, false)}, {"lower", P::of("", 0)},
-        {"lstrip", P::of("chars", 0, false)}, {"partition", P::of("sep", 1, false)},
-        {"removeprefix", P::of("prefix", 1, false)}, {"removesuffix", P::of("suffix", 1, false)},
-        {"replace", P::of("old new count", 2, false)}, {"rfind", P::of("sub start end", 1, false)},
-        {"rindex", P::of("sub start end", 1, false)}, {"rjust", P::of("width fillchar", 1, false)},
-        {"rpartition", P::of("sep", 1, false)}, {"rsplit", P::of("sep maxsplit", 0)}, {"rstrip", P::of("chars", 0, false)},
-        {"split", P::of("sep maxsplit", 0)}, {"splitlines", P::of("keepends", 0)},
-        {"startswith", P::of("prefix start end", 1, false)}, {"strip", P::of("chars", 0, false)},
-        {"swapcase", P::of("", 0)}, {"title", P::of("", 0)}, {"upper", P::of("", 0)}, {"zfill", P::of("width", 1, false)},
-    };
-    static constexpr entry list_methods[] = {  // a tuple's count and index too
-        {"append", P::of("object", 1, false)}, {"clear", P::of("", 0)}, {"copy", P::of("", 0)},
-        {"count", P::of("value", 1, false)}, {"extend", P::of("iterable", 1, false)},
-        {"index", P::of("value start stop", 1, false)}, {"insert", P::of("index object", 2, false)},
-        {"pop", P::of("index", 0, false)}, {"remove", P::of("value", 1, false)}, {"reverse", P::of("", 0)},
-        {"sort", P::of("key reverse", 0, true, 2)},
-    };
-    static constexpr entry dict_methods[] = {
-        {"clear", P::of("", 0)}, {"copy", P::of("", 0)}, {"fromkeys", P::of("iterable value", 1, false)},
-        {"get", P::of("key default", 1, false)}, {"items", P::of("", 0)}, {"keys", P::of("", 0)},
-        {"pop", P::of("key default", 1, false)}, {"popitem", P::of("", 0)},
-        {"setdefault", P::of("key default", 1, false)}, {"update", P::unchecked()}, {"values", P::of("", 0)},
-    };
-    const auto find = [&](const auto& table) -> const builtin_params* {
-        for (const entry& e : table)
-            if (e.name == name) return &e.params;
-        return nullptr;
-    };
-    if (self.is_string()) return find(str_methods);
-    if (self.is_sequence_like()) return find(list_methods);
-    if (self.is_mapping_like()) return find(dict_methods);
+    if (self.is_string()) return find_method(str_methods, name);
+    if (self.is_sequence_like()) return find_method(list_methods, name);
+    if (self.is_mapping_like()) return find_method(dict_methods, name);
     return nullptr;
 }
 

@@ -1130,7 +1130,7 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
     const std::size_t frame_begin = frames_.back().begin;
     bool completed = false;  // Jinja runs `else` unless some iteration reached the end of the body
     value item;
-    // the commonest loop, over a JSON array without a filter: its elements without the checks
+    // a loop over a JSON array without a filter: its elements without the checks
     const boost::json::array* json = !src.filter ? src.json : nullptr;
     // a name target is the frame's first binding, written in place (assignments of the body do
     // not carry over from one iteration to the next)

@@ -27,15 +27,9 @@ inline environment environment::hf() {
     o.sandboxed = true;
     o.hf_tojson = true;
     environment e(o);
-    auto fn = [&](const char* name, value (*f)(detail::render_state&, arguments&), std::string_view param) {
-        auto obj = std::make_unique<detail::function_obj>();
-        obj->name = name;
-        obj->builtin = f;
-        obj->params = detail::builtin_params::of(param, 1);
-        e.data_->functions[name] = std::move(obj);
-    };
-    fn("raise_exception", detail::globals::g_raise_exception, "message");
-    fn("strftime_now", detail::globals::g_strftime_now, "fmt");
+    detail::add_builtin_function(*e.data_, "raise_exception", detail::globals::g_raise_exception,
+                                 detail::builtin_params::of("message", 1));
+    detail::add_builtin_function(*e.data_, "strftime_now", detail::globals::g_strftime_now, detail::builtin_params::of("fmt", 1));
     return e;
 }
 
