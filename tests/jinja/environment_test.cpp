@@ -557,6 +557,40 @@ TEST_CASE("limits: output size") {
     CHECK(render(env, "{{ 'ab' * 50 }}").size() == 100);
 }
 
+TEST_CASE("limits: output size in a loop that prints members of JSON objects") {
+    // A loop over a JSON array whose body is one `{{ }}` of literals and members of the loop
+    // variable is written without binding the variable (render_state::print_members); the limit
+    // stops it at the same print, with the same error, as the general path, which takes the same
+    // messages held in a template list.
+    const auto env = limited_env();  // max_output 100
+    const std::string loop = "{% for m in messages %}{{ '<' + m.role + '>' + m.content }}{% endfor %}";
+    const auto messages = [](int n) {
+        boost::json::array a;
+        for (int i = 0; i < n; ++i) a.push_back(boost::json::object{{"role", "user"}, {"content", std::string(30, 'x')}});
+        return boost::json::value{{"messages", std::move(a)}};
+    };
+    const auto fused = error_of(env, loop, messages(4));
+    REQUIRE(fused);
+    CHECK(std::string(fused->what()) ==
+          "t.j2:1:24: output size limit reached (100 bytes)\n"
+          "  " + loop + "\n"
+          "                         ^");
+    const auto general = error_of(env, "{% set messages = [{'role': 'user', 'content': 'x' * 30}] * 4 %}\n" + loop);
+    REQUIRE(general);
+    CHECK(std::string(general->what()) ==
+          "t.j2:2:24: output size limit reached (100 bytes)\n"
+          "  " + loop + "\n"
+          "                         ^");
+    // 2 messages of 36 bytes and one of 28: exactly at the limit
+    auto at_limit = messages(3);
+    at_limit.at("messages").at(2).at("content") = std::string(22, 'x');
+    CHECK(render(env, loop, at_limit).size() == 100);
+    // the limit reached in a loop captured by `set`
+    const auto captured = error_of(env, "{% set s %}" + loop + "{% endset %}ok", messages(4));
+    REQUIRE(captured);
+    CHECK(captured->message() == "output size limit reached (100 bytes)");
+}
+
 TEST_CASE("limits: string and list repetition and concatenation") {
     CHECK(what_of("{{ 'a' * 10**9 }}") ==
           "t.j2:1:8: string repetition would exceed the output size limit (67108864 bytes)\n"

@@ -353,17 +353,78 @@ private:
         const chain_part* const parts = p_.chains.data() + x.b;
         const chain_part* const end = parts + x.c;
         std::string& out = *out_;  // (in registers across the appends)
+        const char* const pool = p_.pool.data();
         const std::size_t start = out.size();
+        // The JSON object of the last member's variable, found once for the parts that follow
+        // (`message['role'] + ... + message['content']`): the appends cannot rebind a variable,
+        // and an operand that takes the general path forgets it.
+        std::uint32_t object_sym = none;
+        const boost::json::object* object = nullptr;
         for (const chain_part* part = parts; part != end; ++part) {
             if (part->kind == chain_part::literal) {
-                out.append(p_.pool.data() + part->off, part->len);
+                out.append(pool + part->off, part->len);
                 continue;
             }
-            if (part->kind == chain_part::member && append_member(find_var(part->sym), {p_.pool.data() + part->off, part->len}))
-                continue;
+            if (part->kind == chain_part::member) {
+                if (part->sym != object_sym) {
+                    object_sym = part->sym;
+                    object = json_object_in(find_var(part->sym));
+                }
+                if (object) {
+                    const boost::json::value* j = json_find(*object, {pool + part->off, part->len});
+                    if (j && j->is_string()) {
+                        out.append(std::string_view(j->get_string()));
+                        continue;
+                    }
+                } else if (append_member(find_var(part->sym), {pool + part->off, part->len})) {
+                    continue;
+                }
+            }
             if (print_other_part(e, part, part == parts, start, end)) return;
+            object_sym = none;
         }
         check_output();
+    }
+
+    // Whether the print statement `x` is a chain of string literals and members of the variable
+    // `sym` only (`'<|im_start|>' + message['role'] + '\n' + message['content'] + ...`), which
+    // print_members can write from the object the variable holds, without binding it.
+    bool prints_members_of(const node& x, std::uint32_t sym) const {
+        if (autoescape_ || x.c == none) return false;
+        for (const chain_part* part = p_.chains.data() + x.b, *end = part + x.c; part != end; ++part)
+            if (part->kind != chain_part::literal && !(part->kind == chain_part::member && part->sym == sym)) return false;
+        return true;
+    }
+    // Writes such a print with its variable holding `object`, when every member is a string that
+    // fits the output limit; false, with nothing written, when one is not: the caller binds the
+    // variable and runs the print by the general path, which gives Jinja's output or error.
+    bool print_members(const node& x, const boost::json::object& object) {
+        std::string& out = *out_;
+        const char* const pool = p_.pool.data();
+        const std::size_t start = out.size();
+        for (const chain_part* part = p_.chains.data() + x.b, *end = part + x.c; part != end; ++part) {
+            if (part->kind == chain_part::literal) {
+                out.append(pool + part->off, part->len);
+                continue;
+            }
+            const boost::json::value* j = json_find(object, {pool + part->off, part->len});
+            if (PARLEY_UNLIKELY(!j || !j->is_string())) {
+                out.resize(start);
+                return false;
+            }
+            out.append(std::string_view(j->get_string()));
+        }
+        if (PARLEY_UNLIKELY(out.size() > env_.opt.limit.max_output)) {
+            out.resize(start);
+            return false;
+        }
+        return true;
+    }
+
+    // The JSON object a variable's value views; null for anything else.
+    PARLEY_ALWAYS_INLINE static const boost::json::object* json_object_in(const value* var) noexcept {
+        if (!var || !var->is_view() || var->view_adapter() != &json_object_adapter::instance) return nullptr;
+        return static_cast<const boost::json::object*>(var->view_object());
     }
 
     // A chain's operand that print() did not write as a plain string: written when it is one by
@@ -1144,10 +1205,15 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
     const bool plain_json = json && name_target && !lp;
     if (plain_json) {
         // the commonest loop of all: over a JSON array, bound to a name, without a loop object
+        const bool members_only = single_print && prints_members_of(*single_print, target.sym);
         while (src.next < json->size()) {
             if (vars_.size() != frame_begin + 1) vars_.resize(frame_begin + 1);
             count_iterations(1);
             const boost::json::value& element = (*json)[src.next++];
+            if (members_only && element.is_object() && print_members(*single_print, element.get_object())) {
+                completed = true;
+                continue;
+            }
             vars_[frame_begin].v = element.is_object() ? json_view(element.get_object()) : json_view(element);
             if (!run_body()) break;
         }
