@@ -589,6 +589,19 @@ TEST_CASE("limits: output size in a loop that prints members of JSON objects") {
     const auto captured = error_of(env, "{% set s %}" + loop + "{% endset %}ok", messages(4));
     REQUIRE(captured);
     CHECK(captured->message() == "output size limit reached (100 bytes)");
+    // A chain that begins and ends with literals holds the last one back, to be written with the
+    // first of the next message: it counts against the limit all the same. 37 bytes a message:
+    // 100 in all fits, 101 does not, though the last message's tail is written after its check.
+    const std::string tailed = "{% for m in messages %}{{ '<' + m.role + '>' + m.content + '|' }}{% endfor %}";
+    auto fits = messages(3);
+    fits.at("messages").at(2).at("content") = std::string(19, 'x');
+    CHECK(render(env, tailed, fits) == std::string("<user>") + std::string(30, 'x') + "|<user>" + std::string(30, 'x') +
+                                           "|<user>" + std::string(19, 'x') + "|");
+    auto over = messages(3);
+    over.at("messages").at(2).at("content") = std::string(20, 'x');
+    const auto over_error = error_of(env, tailed, over);
+    REQUIRE(over_error);
+    CHECK(std::string(over_error->what()).rfind("t.j2:1:24: output size limit reached (100 bytes)\n", 0) == 0);
 }
 
 TEST_CASE("limits: string and list repetition and concatenation") {

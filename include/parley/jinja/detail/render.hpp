@@ -386,23 +386,55 @@ private:
         check_output();
     }
 
-    // Whether the print statement `x` is a chain of string literals and members of the variable
-    // `sym` only (`'<|im_start|>' + message['role'] + '\n' + message['content'] + ...`), which
-    // print_members can write from the object the variable holds, without binding it.
-    bool prints_members_of(const node& x, std::uint32_t sym) const {
+    // A print statement that is a chain of string literals and members of one variable only
+    // (`'<|im_start|>' + message['role'] + '\n' + message['content'] + ...`), in the body of a loop
+    // over a JSON array that binds that variable: print_members writes it from each element's
+    // object without binding the variable. When the chain begins and ends with literals, the end
+    // of one message is held back and written with the beginning of the next, in one append.
+    struct member_print {
+        const chain_part* begin;
+        const chain_part* end;
+        std::string_view head, tail;  // when joined: the first and last parts' text
+        std::array<char, 64> joined;  // tail + head
+        bool join = false;
+        bool tail_pending = false;  // the tail of the last message written is not yet
+    };
+    // Whether the print statement `x` is such a chain of the variable `sym`; sets up `mp` if so.
+    bool prints_members_of(const node& x, std::uint32_t sym, member_print& mp) const {
         if (autoescape_ || x.c == none) return false;
-        for (const chain_part* part = p_.chains.data() + x.b, *end = part + x.c; part != end; ++part)
+        mp.begin = p_.chains.data() + x.b;
+        mp.end = mp.begin + x.c;
+        for (const chain_part* part = mp.begin; part != mp.end; ++part)
             if (part->kind != chain_part::literal && !(part->kind == chain_part::member && part->sym == sym)) return false;
+        const chain_part& first = mp.begin[0];
+        const chain_part& last = mp.end[-1];
+        if (x.c >= 3 && first.kind == chain_part::literal && last.kind == chain_part::literal &&
+            first.len + last.len <= mp.joined.size()) {
+            mp.head = {p_.pool.data() + first.off, first.len};
+            mp.tail = {p_.pool.data() + last.off, last.len};
+            std::copy(mp.tail.begin(), mp.tail.end(), mp.joined.begin());
+            std::copy(mp.head.begin(), mp.head.end(), mp.joined.begin() + static_cast<std::ptrdiff_t>(mp.tail.size()));
+            mp.join = true;
+        }
         return true;
     }
-    // Writes such a print with its variable holding `object`, when every member is a string that
-    // fits the output limit; false, with nothing written, when one is not: the caller binds the
-    // variable and runs the print by the general path, which gives Jinja's output or error.
-    bool print_members(const node& x, const boost::json::object& object) {
+    // Writes such a print with its variable holding `object`, when every member is a string and
+    // the output stays within the limit (counting a tail held back); false, with nothing written,
+    // when not: the caller then writes the tail held back, binds the variable and runs the print
+    // by the general path, which gives Jinja's output or error.
+    bool print_members(member_print& mp, const boost::json::object& object) {
         std::string& out = *out_;
         const char* const pool = p_.pool.data();
         const std::size_t start = out.size();
-        for (const chain_part* part = p_.chains.data() + x.b, *end = part + x.c; part != end; ++part) {
+        const chain_part* part = mp.begin;
+        const chain_part* end = mp.end;
+        if (mp.join) {
+            if (mp.tail_pending) out.append(mp.joined.data(), mp.tail.size() + mp.head.size());
+            else out.append(mp.head);
+            ++part;
+            --end;
+        }
+        for (; part != end; ++part) {
             if (part->kind == chain_part::literal) {
                 out.append(pool + part->off, part->len);
                 continue;
@@ -414,11 +446,16 @@ private:
             }
             out.append(std::string_view(j->get_string()));
         }
-        if (PARLEY_UNLIKELY(out.size() > env_.opt.limit.max_output)) {
+        if (PARLEY_UNLIKELY(out.size() > env_.opt.limit.max_output || mp.tail.size() > env_.opt.limit.max_output - out.size())) {
             out.resize(start);
             return false;
         }
+        mp.tail_pending = mp.join;
         return true;
+    }
+    void write_held_tail(member_print& mp) {
+        if (mp.tail_pending) out_->append(mp.tail);
+        mp.tail_pending = false;
     }
 
     // The JSON object a variable's value views; null for anything else.
@@ -1205,18 +1242,24 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
     const bool plain_json = json && name_target && !lp;
     if (plain_json) {
         // the commonest loop of all: over a JSON array, bound to a name, without a loop object
-        const bool members_only = single_print && prints_members_of(*single_print, target.sym);
+        member_print mp;
+        const bool members_only = single_print && prints_members_of(*single_print, target.sym, mp);
         while (src.next < json->size()) {
             if (vars_.size() != frame_begin + 1) vars_.resize(frame_begin + 1);
             count_iterations(1);
             const boost::json::value& element = (*json)[src.next++];
-            if (members_only && element.is_object() && print_members(*single_print, element.get_object())) {
-                completed = true;
-                continue;
+            if (members_only) {
+                if (element.is_object() && print_members(mp, element.get_object())) {
+                    completed = true;
+                    continue;
+                }
+                write_held_tail(mp);
             }
             vars_[frame_begin].v = element.is_object() ? json_view(element.get_object()) : json_view(element);
             if (!run_body()) break;
         }
+        // (an error on the way discards the output, and the tail held back with it)
+        write_held_tail(mp);
     }
     for (std::size_t i = 0; !plain_json; ++i) {
         vars_.resize(name_target ? frame_begin + 1 : frame_begin);
