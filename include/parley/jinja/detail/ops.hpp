@@ -563,6 +563,11 @@ inline bool contains(const value& container, const value& item) {
         return mapping_find(container, item, tmp);
     }
     if (container.is_undefined()) return false;
+    if (container.is_list() && !container.list().generator) {  // (a template list: its items in place)
+        for (const value& x : container.list().items)
+            if (equals(x, item)) return true;
+        return false;
+    }
     if (container.is_sequence_like()) {
         sequence s(container);
         for (std::size_t i = 0; i < s.size(); ++i)

@@ -196,6 +196,10 @@ private:
             if (!ns.is_object() || !ns.object().is_namespace())
                 fail_at(target, errc::template_type, "cannot assign attribute on non-namespace object");
             ns.object().setattr(sym(target.sym2), v);
+        } else if (v.is_list() && !v.list().generator && v.list().items.size() == target.b) {
+            // tuple unpacking of a template list or tuple (`for k, v in d|items`): its items in place
+            const std::vector<value>& items = v.list().items;
+            for (std::uint32_t k = 0; k < target.b; ++k) assign(n(list_item(target.a, k)), items[k]);
         } else {  // tuple unpacking
             sequence items(v);
             if (items.size() != target.b) {
