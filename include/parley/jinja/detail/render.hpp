@@ -393,31 +393,50 @@ private:
     // A print statement that is a chain of string literals and members of one variable only
     // (`'<|im_start|>' + message['role'] + '\n' + message['content'] + ...`), in the body of a loop
     // over a JSON array that binds that variable: print_members writes it from each element's
-    // object without binding the variable. When the chain begins and ends with literals, the end
-    // of one message is held back and written with the beginning of the next, in one append.
+    // object without binding the variable. The chain is held as steps, each the text before a
+    // member and the member's key, then the text after the last member. When the chain begins
+    // and ends with text, the end of one message is held back and written with the beginning of
+    // the next, in one append.
     struct member_print {
-        const chain_part* begin;
-        const chain_part* end;
-        std::string_view head, tail;  // when joined: the first and last parts' text
-        std::array<char, 64> joined;  // tail + head
+        struct step {
+            std::string_view text;  // before the member (empty when none)
+            std::string_view key;
+        };
+        static constexpr std::size_t max_steps = 8;
+        std::array<step, max_steps> steps;
+        std::size_t count = 0;
+        std::string_view tail;  // after the last member
+        std::array<char, 64> joined;  // tail + the first step's text, when join
+        std::size_t joined_size = 0;
         bool join = false;
         bool tail_pending = false;  // the tail of the last message written is not yet
     };
     // Whether the print statement `x` is such a chain of the variable `sym`; sets up `mp` if so.
     bool prints_members_of(const node& x, std::uint32_t sym, member_print& mp) const {
         if (autoescape_ || x.c == none) return false;
-        mp.begin = p_.chains.data() + x.b;
-        mp.end = mp.begin + x.c;
-        for (const chain_part* part = mp.begin; part != mp.end; ++part)
-            if (part->kind != chain_part::literal && !(part->kind == chain_part::member && part->sym == sym)) return false;
-        const chain_part& first = mp.begin[0];
-        const chain_part& last = mp.end[-1];
-        if (x.c >= 3 && first.kind == chain_part::literal && last.kind == chain_part::literal &&
-            first.len + last.len <= mp.joined.size()) {
-            mp.head = {p_.pool.data() + first.off, first.len};
-            mp.tail = {p_.pool.data() + last.off, last.len};
+        std::string_view text;
+        bool have_text = false;
+        for (const chain_part* part = p_.chains.data() + x.b, *end = part + x.c; part != end; ++part) {
+            const std::string_view s(p_.pool.data() + part->off, part->len);
+            if (part->kind == chain_part::literal) {
+                if (have_text) return false;  // (adjacent literals are merged when the template is parsed)
+                text = s;
+                have_text = true;
+            } else if (part->kind == chain_part::member && part->sym == sym && mp.count < member_print::max_steps) {
+                mp.steps[mp.count++] = {text, s};
+                text = {};
+                have_text = false;
+            } else {
+                return false;
+            }
+        }
+        if (mp.count == 0) return false;
+        mp.tail = text;
+        const std::string_view head = mp.steps[0].text;
+        if (!head.empty() && !mp.tail.empty() && head.size() + mp.tail.size() <= mp.joined.size()) {
             std::copy(mp.tail.begin(), mp.tail.end(), mp.joined.begin());
-            std::copy(mp.head.begin(), mp.head.end(), mp.joined.begin() + static_cast<std::ptrdiff_t>(mp.tail.size()));
+            std::copy(head.begin(), head.end(), mp.joined.begin() + static_cast<std::ptrdiff_t>(mp.tail.size()));
+            mp.joined_size = mp.tail.size() + head.size();
             mp.join = true;
         }
         return true;
@@ -426,36 +445,64 @@ private:
     // the output stays within the limit (counting a tail held back); false, with nothing written,
     // when not: the caller then writes the tail held back, binds the variable and runs the print
     // by the general path, which gives Jinja's output or error.
-    bool print_members(member_print& mp, const boost::json::object& object) {
-        std::string& out = *out_;
-        const char* const pool = p_.pool.data();
+    PARLEY_ALWAYS_INLINE static bool print_members(member_print& mp, const boost::json::object& object, std::string& out,
+                                                   std::size_t max_output) {
         const std::size_t start = out.size();
-        const chain_part* part = mp.begin;
-        const chain_part* end = mp.end;
-        if (mp.join) {
-            if (mp.tail_pending) out.append(mp.joined.data(), mp.tail.size() + mp.head.size());
-            else out.append(mp.head);
-            ++part;
-            --end;
-        }
-        for (; part != end; ++part) {
-            if (part->kind == chain_part::literal) {
-                out.append(pool + part->off, part->len);
-                continue;
-            }
-            const boost::json::value* j = json_find(object, {pool + part->off, part->len});
+        const member_print::step* const steps = mp.steps.data();
+        if (mp.tail_pending) out.append(mp.joined.data(), mp.joined_size);
+        else if (!steps[0].text.empty()) out.append(steps[0].text);
+        for (std::size_t k = 0;;) {
+            const boost::json::value* j = json_find(object, steps[k].key);
             if (PARLEY_UNLIKELY(!j || !j->is_string())) {
                 out.resize(start);
                 return false;
             }
             out.append(std::string_view(j->get_string()));
+            if (++k == mp.count) break;
+            if (!steps[k].text.empty()) out.append(steps[k].text);
         }
-        if (PARLEY_UNLIKELY(out.size() > env_.opt.limit.max_output || mp.tail.size() > env_.opt.limit.max_output - out.size())) {
+        if (!mp.join && !mp.tail.empty()) out.append(mp.tail);
+        const std::size_t held = mp.join ? mp.tail.size() : 0;
+        if (PARLEY_UNLIKELY(out.size() > max_output || held > max_output - out.size())) {
             out.resize(start);
             return false;
         }
         mp.tail_pending = mp.join;
         return true;
+    }
+    // The loop of such a print over the elements of `json` from `next`: those that are not
+    // objects with string members take the general path, with the variable bound.
+    void print_members_loop(const member_print& chain, const boost::json::array& json, std::size_t& next_item,
+                            const node& print, std::uint32_t frame_begin) {
+        // (the position, the iteration count and the limits in registers; the count is stored
+        // back before anything else reads it)
+        std::size_t next = next_item;
+        const std::size_t size = json.size();
+        std::uint64_t iterations = iterations_;
+        const std::uint64_t max_iterations = env_.opt.limit.max_loop_iterations;
+        const std::size_t max_output = env_.opt.limit.max_output;
+        std::string& out = *out_;
+        member_print mp = chain;  // (a copy of its own, whose fields stay in registers across the appends)
+        while (next < size) {
+            if (PARLEY_UNLIKELY(++iterations > max_iterations)) {
+                iterations_ = iterations;
+                next_item = next;
+                iteration_limit_reached();
+            }
+            const boost::json::value& element = json[next++];
+            if (element.is_object() && print_members(mp, element.get_object(), out, max_output)) continue;
+            iterations_ = iterations;
+            next_item = next;
+            write_held_tail(mp);
+            vars_.resize(frame_begin + 1);
+            vars_[frame_begin].v = json_view(element);
+            exec_print(print);
+            iterations = iterations_;
+        }
+        iterations_ = iterations;
+        next_item = next;
+        // (an error on the way discards the output, and the tail held back with it)
+        write_held_tail(mp);
     }
     void write_held_tail(member_print& mp) {
         if (mp.tail_pending) out_->append(mp.tail);
@@ -1247,23 +1294,18 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
     if (plain_json) {
         // the commonest loop of all: over a JSON array, bound to a name, without a loop object
         member_print mp;
-        const bool members_only = single_print && prints_members_of(*single_print, target.sym, mp);
+        if (single_print && prints_members_of(*single_print, target.sym, mp)) {
+            // (a single print completes every iteration, and never breaks)
+            completed = src.next < json->size();
+            print_members_loop(mp, *json, src.next, *single_print, frame_begin);
+        }
         while (src.next < json->size()) {
             if (vars_.size() != frame_begin + 1) vars_.resize(frame_begin + 1);
             count_iterations(1);
             const boost::json::value& element = (*json)[src.next++];
-            if (members_only) {
-                if (element.is_object() && print_members(mp, element.get_object())) {
-                    completed = true;
-                    continue;
-                }
-                write_held_tail(mp);
-            }
             vars_[frame_begin].v = element.is_object() ? json_view(element.get_object()) : json_view(element);
             if (!run_body()) break;
         }
-        // (an error on the way discards the output, and the tail held back with it)
-        write_held_tail(mp);
     }
     for (std::size_t i = 0; !plain_json; ++i) {
         vars_.resize(name_target ? frame_begin + 1 : frame_begin);
