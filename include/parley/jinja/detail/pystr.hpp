@@ -797,6 +797,14 @@ inline void json_string(std::string& out, std::string_view s, bool ensure_ascii)
     out += '"';
     const unsigned char* d = bytes(s);
     for (std::size_t i = 0; i < s.size();) {
+        // a run of printable ASCII that needs no escape, appended at once
+        std::size_t run = i;
+        while (run < s.size() && d[run] >= ' ' && d[run] < 0x7F && d[run] != '"' && d[run] != '\\') ++run;
+        if (run != i) {
+            out.append(s.data() + i, run - i);
+            i = run;
+            continue;
+        }
         const unsigned char b = d[i];
         if (b < 0x80) {
             switch (b) {
