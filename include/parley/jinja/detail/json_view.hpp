@@ -109,6 +109,11 @@ inline value json_view(const boost::json::value& j) {
 inline value json_view(const boost::json::object& o) noexcept {
     return value::view_of(&o, &json_object_adapter::instance);
 }
+/// The JSON object a value views in place; null for any other value.
+PARLEY_ALWAYS_INLINE const boost::json::object* json_object_of(const value& v) noexcept {
+    if (!v.is_view() || v.view_adapter() != &json_object_adapter::instance) return nullptr;
+    return static_cast<const boost::json::object*>(v.view_object());
+}
 inline value json_view(const boost::json::array& a) noexcept {
     return value::view_of(&a, &json_array_adapter::instance);
 }

@@ -372,7 +372,8 @@ private:
             if (part->kind == chain_part::member) {
                 if (part->sym != object_sym) {
                     object_sym = part->sym;
-                    object = json_object_in(find_var(part->sym));
+                    const value* var = find_var(part->sym);
+                    object = var ? json_object_of(*var) : nullptr;
                 }
                 if (object) {
                     const boost::json::value* j = json_find(*object, {pool + part->off, part->len});
@@ -509,12 +510,6 @@ private:
         mp.tail_pending = false;
     }
 
-    // The JSON object a variable's value views; null for anything else.
-    PARLEY_ALWAYS_INLINE static const boost::json::object* json_object_in(const value* var) noexcept {
-        if (!var || !var->is_view() || var->view_adapter() != &json_object_adapter::instance) return nullptr;
-        return static_cast<const boost::json::object*>(var->view_object());
-    }
-
     // A chain's operand that print() did not write as a plain string: written when it is one by
     // another path or when the chain is `~`; true when the rest of the chain was printed too
     // (Python's left fold of `+` from this operand on).
@@ -601,8 +596,8 @@ private:
     // anything else or the object has no such member.
     PARLEY_ALWAYS_INLINE const boost::json::value* json_member_of(std::uint32_t s, std::string_view name) const {
         const value* var = find_var(s);
-        if (!var || !var->is_view() || var->view_adapter() != &json_object_adapter::instance) return nullptr;
-        return json_find(*static_cast<const boost::json::object*>(var->view_object()), name);
+        const boost::json::object* object = var ? json_object_of(*var) : nullptr;
+        return object ? json_find(*object, name) : nullptr;
     }
 
     value arith_at(const node& at, op o, const value& a, const value& b) {
@@ -893,9 +888,7 @@ private:
     const env_data& env_;
     std::string* out_;
     value root_;
-    const boost::json::object* root_json_ = root_.is_view() && root_.view_adapter() == &json_object_adapter::instance
-                                                ? static_cast<const boost::json::object*>(root_.view_object())
-                                                : nullptr;  // the context, when it is a JSON object
+    const boost::json::object* root_json_ = json_object_of(root_);  // the context, when it is a JSON object
     bool autoescape_;
     std::vector<binding> vars_;
     std::vector<frame> frames_;
@@ -1091,10 +1084,6 @@ struct loop_source {
         if (dict) return dict->items.size();
         if (json_keys) return json_keys->size();
         return seq.size();
-    }
-    static const boost::json::object* json_object_of(const value& v) noexcept {
-        if (!v.is_view() || v.view_adapter() != &json_object_adapter::instance) return nullptr;
-        return static_cast<const boost::json::object*>(v.view_object());
     }
 
     sequence seq;
