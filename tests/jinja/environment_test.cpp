@@ -559,7 +559,7 @@ TEST_CASE("limits: output size") {
 
 TEST_CASE("limits: output size in a loop that prints members of JSON objects") {
     // A loop over a JSON array whose body is one `{{ }}` of literals and members of the loop
-    // variable is written without binding the variable (render_state::print_members); the limit
+    // variable is written without binding the variable (render_state::print_members_loop); the limit
     // stops it at the same print, with the same error, as the general path, which takes the same
     // messages held in a template list.
     const auto env = limited_env();  // max_output 100
@@ -589,9 +589,8 @@ TEST_CASE("limits: output size in a loop that prints members of JSON objects") {
     const auto captured = error_of(env, "{% set s %}" + loop + "{% endset %}ok", messages(4));
     REQUIRE(captured);
     CHECK(captured->message() == "output size limit reached (100 bytes)");
-    // A chain that begins and ends with literals holds the last one back, to be written with the
-    // first of the next message: it counts against the limit all the same. 37 bytes a message:
-    // 100 in all fits, 101 does not, though the last message's tail is written after its check.
+    // A chain that ends with a literal: the loop copies it to its buffer with the message, and it
+    // counts against the limit like the rest. 37 bytes a message: 100 in all fits, 101 does not.
     const std::string tailed = "{% for m in messages %}{{ '<' + m.role + '>' + m.content + '|' }}{% endfor %}";
     auto fits = messages(3);
     fits.at("messages").at(2).at("content") = std::string(19, 'x');

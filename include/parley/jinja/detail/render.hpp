@@ -7,7 +7,9 @@
 #include <parley/jinja/detail/ops.hpp>
 #include <parley/jinja/environment.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -393,24 +395,37 @@ private:
 
     // A print statement that is a chain of string literals and members of one variable only
     // (`'<|im_start|>' + message['role'] + '\n' + message['content'] + ...`), in the body of a loop
-    // over a JSON array that binds that variable: print_members writes it from each element's
+    // over a JSON array that binds that variable: print_members_loop writes it from each element's
     // object without binding the variable. The chain is held as steps, each the text before a
-    // member and the member's key, then the text after the last member. When the chain begins
-    // and ends with text, the end of one message is held back and written with the beginning of
-    // the next, in one append.
+    // member and the member's key, then the text after the last member. The loop writes into a
+    // buffer of its own, appended to the output when full: a short text is copied there as one
+    // block of fixed size (what follows it overwrites the rest), without a call to memcpy.
     struct member_print {
+        static constexpr std::size_t max_steps = 8;
+        static constexpr std::size_t block = 32;  // texts up to this long are copied as one block
+        struct text {
+            std::string_view s;
+            std::array<char, block> padded{};  // s followed by zeros, when it fits
+            void set(std::string_view t) {
+                s = t;
+                if (t.size() <= block) std::copy(t.begin(), t.end(), padded.begin());
+            }
+            // copies the text to `p` (which has room for max(size, block) bytes); the end of it
+            PARLEY_ALWAYS_INLINE char* copy_to(char* p) const {
+                if (PARLEY_LIKELY(s.size() <= block)) std::memcpy(p, padded.data(), block);
+                else std::memcpy(p, s.data(), s.size());
+                return p + s.size();
+            }
+            std::size_t room() const noexcept { return s.size() > block ? s.size() : block; }
+        };
         struct step {
-            std::string_view text;  // before the member (empty when none)
+            text before;  // the text before the member (empty when none)
             std::string_view key;
         };
-        static constexpr std::size_t max_steps = 8;
         std::array<step, max_steps> steps;
         std::size_t count = 0;
-        std::string_view tail;  // after the last member
-        std::array<char, 64> joined;  // tail + the first step's text, when join
-        std::size_t joined_size = 0;
-        bool join = false;
-        bool tail_pending = false;  // the tail of the last message written is not yet
+        text tail;  // after the last member
+        std::size_t room = 0;  // the buffer room the texts of one message take
     };
     // Whether the print statement `x` is such a chain of the variable `sym`; sets up `mp` if so.
     bool prints_members_of(const node& x, std::uint32_t sym, member_print& mp) const {
@@ -424,7 +439,10 @@ private:
                 text = s;
                 have_text = true;
             } else if (part->kind == chain_part::member && part->sym == sym && mp.count < member_print::max_steps) {
-                mp.steps[mp.count++] = {text, s};
+                member_print::step& st = mp.steps[mp.count++];
+                st.before.set(text);
+                st.key = s;
+                mp.room += st.before.room();
                 text = {};
                 have_text = false;
             } else {
@@ -432,48 +450,15 @@ private:
             }
         }
         if (mp.count == 0) return false;
-        mp.tail = text;
-        const std::string_view head = mp.steps[0].text;
-        if (!head.empty() && !mp.tail.empty() && head.size() + mp.tail.size() <= mp.joined.size()) {
-            std::copy(mp.tail.begin(), mp.tail.end(), mp.joined.begin());
-            std::copy(head.begin(), head.end(), mp.joined.begin() + static_cast<std::ptrdiff_t>(mp.tail.size()));
-            mp.joined_size = mp.tail.size() + head.size();
-            mp.join = true;
-        }
+        mp.tail.set(text);
+        mp.room += mp.tail.room();
         return true;
     }
-    // Writes such a print with its variable holding `object`, when every member is a string and
-    // the output stays within the limit (counting a tail held back); false, with nothing written,
-    // when not: the caller then writes the tail held back, binds the variable and runs the print
-    // by the general path, which gives Jinja's output or error.
-    PARLEY_ALWAYS_INLINE static bool print_members(member_print& mp, const boost::json::object& object, std::string& out,
-                                                   std::size_t max_output) {
-        const std::size_t start = out.size();
-        const member_print::step* const steps = mp.steps.data();
-        if (mp.tail_pending) out.append(mp.joined.data(), mp.joined_size);
-        else if (!steps[0].text.empty()) out.append(steps[0].text);
-        for (std::size_t k = 0;;) {
-            const boost::json::value* j = json_find(object, steps[k].key);
-            if (PARLEY_UNLIKELY(!j || !j->is_string())) {
-                out.resize(start);
-                return false;
-            }
-            out.append(std::string_view(j->get_string()));
-            if (++k == mp.count) break;
-            if (!steps[k].text.empty()) out.append(steps[k].text);
-        }
-        if (!mp.join && !mp.tail.empty()) out.append(mp.tail);
-        const std::size_t held = mp.join ? mp.tail.size() : 0;
-        if (PARLEY_UNLIKELY(out.size() > max_output || held > max_output - out.size())) {
-            out.resize(start);
-            return false;
-        }
-        mp.tail_pending = mp.join;
-        return true;
-    }
-    // The loop of such a print over the elements of `json` from `next`: those that are not
-    // objects with string members take the general path, with the variable bound.
-    void print_members_loop(const member_print& chain, const boost::json::array& json, std::size_t& next_item,
+    // The loop of such a print over the elements of `json` from `next`. An element that is not
+    // an object with string members, whose text does not fit in the buffer, or that would pass
+    // the output size limit, takes the general path (the variable bound, the print run), which
+    // gives Jinja's output or error.
+    void print_members_loop(const member_print& mp, const boost::json::array& json, std::size_t& next_item,
                             const node& print, std::uint32_t frame_begin) {
         // (the position, the iteration count and the limits in registers; the count is stored
         // back before anything else reads it)
@@ -483,31 +468,64 @@ private:
         const std::uint64_t max_iterations = env_.opt.limit.max_loop_iterations;
         const std::size_t max_output = env_.opt.limit.max_output;
         std::string& out = *out_;
-        member_print mp = chain;  // (a copy of its own, whose fields stay in registers across the appends)
+        const std::size_t count = mp.count;
+        constexpr std::size_t buffer_size = 8192;
+        char buffer[buffer_size];
+        char* p = buffer;
+        std::size_t flushed = out.size();  // (the output's size, kept here)
+        const auto flush = [&] {
+            out.append(buffer, static_cast<std::size_t>(p - buffer));
+            flushed = out.size();
+            p = buffer;
+        };
         while (next < size) {
             if (PARLEY_UNLIKELY(++iterations > max_iterations)) {
+                flush();
                 iterations_ = iterations;
                 next_item = next;
                 iteration_limit_reached();
             }
             const boost::json::value& element = json[next++];
-            if (element.is_object() && print_members(mp, element.get_object(), out, max_output)) continue;
+            if (PARLEY_LIKELY(element.is_object())) {
+                const boost::json::object& object = element.get_object();
+                // (left uninitialized: only the first `count` are read, once set)
+                const char* data[member_print::max_steps];
+                std::size_t sizes[member_print::max_steps];
+                std::size_t room = mp.room;
+                std::size_t k = 0;
+                for (; k < count; ++k) {
+                    const boost::json::value* j = json_find(object, mp.steps[k].key);
+                    if (PARLEY_UNLIKELY(!j || !j->is_string())) break;
+                    const boost::json::string& member = j->get_string();
+                    data[k] = member.data();
+                    sizes[k] = member.size();
+                    room += sizes[k];
+                }
+                if (PARLEY_LIKELY(k == count && room <= buffer_size)) {
+                    if (static_cast<std::size_t>(buffer + buffer_size - p) < room) flush();
+                    char* const begin = p;
+                    for (k = 0; k < count; ++k) {
+                        p = mp.steps[k].before.copy_to(p);
+                        std::memcpy(p, data[k], sizes[k]);
+                        p += sizes[k];
+                    }
+                    p = mp.tail.copy_to(p);
+                    if (PARLEY_LIKELY(flushed + static_cast<std::size_t>(p - buffer) <= max_output)) continue;
+                    p = begin;  // (the general path gives the error)
+                }
+            }
+            flush();
             iterations_ = iterations;
             next_item = next;
-            write_held_tail(mp);
             vars_.resize(frame_begin + 1);
             vars_[frame_begin].v = json_view(element);
             exec_print(print);
             iterations = iterations_;
+            flushed = out.size();
         }
+        flush();
         iterations_ = iterations;
         next_item = next;
-        // (an error on the way discards the output, and the tail held back with it)
-        write_held_tail(mp);
-    }
-    void write_held_tail(member_print& mp) {
-        if (mp.tail_pending) out_->append(mp.tail);
-        mp.tail_pending = false;
     }
 
     // A chain's operand that print() did not write as a plain string: written when it is one by
