@@ -870,6 +870,37 @@ TEST_CASE("extensions: a user filter receives the input, positional and keyword 
     CHECK(render(kw, "{{ 0|keys(b=2, a=1) }}|{{ 0|keys(**{'z': 26}) }}") == "b=2;a=1;|z=26;");
 }
 
+TEST_CASE("extensions: a filter that renders a template inside a render") {
+    // Each render has scope stacks of its own (kept on the thread between renders): a render
+    // inside another, which binds the same names, leaves the outer one's variables, loop and
+    // macro as they were, after it returns and after it fails.
+    pj::environment env;
+    env.add_filter("fail_on_x", [](const pj::value& in, const pj::arguments&) {
+        if (in.is_string() && in.as_string() == "x") throw std::runtime_error("x is refused");
+        return pj::value("");
+    });
+    const pj::parsed_template inner =
+        env.parse("{% set a = 'in' %}{% for k in [1, 2] %}{{ a }}{{ k }}{{ v }}{% endfor %}{{ v|fail_on_x }}", "inner.j2");
+    env.add_filter("inner", [&inner](const pj::value& in, const pj::arguments&) {
+        boost::json::object ctx;
+        ctx["v"] = std::string(in.as_string());
+        return pj::value(inner.render(ctx));
+    });
+    const std::string outer =
+        "{% macro m(x) %}[{{ x }}]{% endmacro %}{% set a = 'out' %}"
+        "{% for msg in ['p', 'q'] %}{{ msg|inner }}{{ a }}{{ m(loop.index) }}{% endfor %}{{ a }}";
+    const std::string expected = "in1pin2pout[1]in1qin2qout[2]out";
+    CHECK(render(env, outer) == expected);
+    // the inner render fails on the second item: the outer one fails with its message
+    const auto failed = error_of(env, "{% set a = 'out' %}{% for msg in ['p', 'x'] %}{{ msg|inner }}{{ a }}{% endfor %}");
+    REQUIRE(failed);
+    CHECK(failed->message().find("inner.j2:1:") != std::string::npos);
+    CHECK(failed->message().find("x is refused") != std::string::npos);
+    // and the renders after it start from clean stacks
+    CHECK(render(env, outer) == expected);
+    CHECK(render(env, "{{ a is defined }}{% for k in [1] %}{{ k }}{% endfor %}") == "False1");
+}
+
 TEST_CASE("extensions: a user filter replaces a built-in one of the same name") {
     pj::environment env;
     env.add_filter("upper", [](const pj::value& in, const pj::arguments&) {

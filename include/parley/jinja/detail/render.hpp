@@ -28,8 +28,6 @@ class render_state {
 public:
     render_state(const parsed_template& t, std::string& out, const value& root)
         : t_(t), p_(t.prog_), env_(*t.env_), out_(&out), root_(root), autoescape_(env_.opt.autoescape) {
-        vars_.reserve(32);  // once, rather than growing through 1, 2, 4... in every render (1 KiB: within malloc's thread cache)
-        frames_.reserve(16);
         frames_.push_back({0, none, serial_++});
     }
 
@@ -880,7 +878,51 @@ private:
 
     // Argument lists for calls, filters and tests, reused from one call to the next in a render
     // (their vectors keep their capacity): a lease takes one for the length of a call.
-    std::vector<std::unique_ptr<arguments>> spare_args_;
+    // The scope stacks and the spare argument lists of a render, kept on the thread from one
+    // render to the next with their capacity (a render inside another takes stacks of its own):
+    // a render allocates none of them once the thread has rendered.
+    struct stacks {
+        std::vector<binding> vars;
+        std::vector<frame> frames;
+        std::vector<std::unique_ptr<arguments>> spare_args;
+    };
+    class stacks_lease {
+    public:
+        stacks_lease() : held_(take()) {}
+        ~stacks_lease() {
+            // (the bindings left, released here as the render ends)
+            held_->vars.clear();
+            held_->frames.clear();
+            // a render that grew its stacks far does not leave them to the thread
+            if (held_->vars.capacity() > 1024 || held_->frames.capacity() > 256 || held_->spare_args.size() > 64) return;
+            std::vector<std::unique_ptr<stacks>>& spare = pool();
+            if (spare.size() < 4) spare.push_back(std::move(held_));
+        }
+        stacks_lease(const stacks_lease&) = delete;
+        stacks_lease& operator=(const stacks_lease&) = delete;
+        stacks& get() const noexcept { return *held_; }
+
+    private:
+        static std::vector<std::unique_ptr<stacks>>& pool() {
+            thread_local std::vector<std::unique_ptr<stacks>> spare;
+            return spare;
+        }
+        static std::unique_ptr<stacks> take() {
+            std::vector<std::unique_ptr<stacks>>& spare = pool();
+            if (spare.empty()) {
+                auto fresh = std::make_unique<stacks>();
+                fresh->vars.reserve(32);
+                fresh->frames.reserve(16);
+                return fresh;
+            }
+            std::unique_ptr<stacks> s = std::move(spare.back());
+            spare.pop_back();
+            return s;
+        }
+        std::unique_ptr<stacks> held_;
+    };
+    stacks_lease stacks_;
+    std::vector<std::unique_ptr<arguments>>& spare_args_ = stacks_.get().spare_args;
     arguments no_args_;  // for filters and tests called without arguments (no callee changes it)
     struct args_lease {
         render_state& s;
@@ -908,8 +950,8 @@ private:
     value root_;
     const boost::json::object* root_json_ = json_object_of(root_);  // the context, when it is a JSON object
     bool autoescape_;
-    std::vector<binding> vars_;
-    std::vector<frame> frames_;
+    std::vector<binding>& vars_ = stacks_.get().vars;
+    std::vector<frame>& frames_ = stacks_.get().frames;
     std::uint32_t serial_ = 0;
     std::uint64_t iterations_ = 0;
     std::uint32_t call_depth_ = 0;
