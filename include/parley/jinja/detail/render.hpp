@@ -419,6 +419,7 @@ private:
         struct step {
             text before;  // the text before the member (empty when none)
             std::string_view key;
+            std::size_t room_after = 0;  // the buffer room the texts after the member take
         };
         std::array<step, max_steps> steps;
         std::size_t count = 0;
@@ -450,6 +451,10 @@ private:
         if (mp.count == 0) return false;
         mp.tail.set(text);
         mp.room += mp.tail.room();
+        for (std::size_t k = mp.count, after = mp.tail.room(); k-- > 0;) {
+            mp.steps[k].room_after = after;
+            after += mp.steps[k].before.room();
+        }
         return true;
     }
     // The loop of such a print over the elements of `json` from `next`. An element that is not
@@ -486,31 +491,36 @@ private:
             const boost::json::value& element = json[next++];
             if (PARLEY_LIKELY(element.is_object())) {
                 const boost::json::object& object = element.get_object();
-                // (left uninitialized: only the first `count` are read, once set)
-                const char* data[member_print::max_steps];
-                std::size_t sizes[member_print::max_steps];
-                std::size_t room = mp.room;
+                // Each member is copied as it is found, when it and the texts after it fit in
+                // what is left of the buffer; a message that does not is tried again from an
+                // empty buffer, and takes the general path if it does not fit there either.
+                bool retried = false;
+            again:
+                if (static_cast<std::size_t>(buffer + buffer_size - p) < mp.room) flush();
+                char* const begin = p;
                 std::size_t k = 0;
                 for (; k < count; ++k) {
-                    const boost::json::value* j = json_find(object, mp.steps[k].key);
+                    const member_print::step& st = mp.steps[k];
+                    const boost::json::value* j = json_find(object, st.key);
                     if (PARLEY_UNLIKELY(!j || !j->is_string())) break;
                     const boost::json::string& member = j->get_string();
-                    data[k] = member.data();
-                    sizes[k] = member.size();
-                    room += sizes[k];
-                }
-                if (PARLEY_LIKELY(k == count && room <= buffer_size)) {
-                    if (static_cast<std::size_t>(buffer + buffer_size - p) < room) flush();
-                    char* const begin = p;
-                    for (k = 0; k < count; ++k) {
-                        p = mp.steps[k].before.copy_to(p);
-                        std::memcpy(p, data[k], sizes[k]);
-                        p += sizes[k];
+                    const std::size_t n = member.size();
+                    p = st.before.copy_to(p);
+                    if (PARLEY_UNLIKELY(static_cast<std::size_t>(buffer + buffer_size - p) < n + st.room_after)) {
+                        p = begin;
+                        if (retried || begin == buffer) break;
+                        flush();
+                        retried = true;
+                        goto again;
                     }
+                    std::memcpy(p, member.data(), n);
+                    p += n;
+                }
+                if (PARLEY_LIKELY(k == count)) {
                     p = mp.tail.copy_to(p);
                     if (PARLEY_LIKELY(flushed + static_cast<std::size_t>(p - buffer) <= max_output)) continue;
-                    p = begin;  // (the general path gives the error)
                 }
+                p = begin;  // (the general path gives the output or the error)
             }
             flush();
             iterations_ = iterations;
