@@ -415,6 +415,9 @@ struct object_obj : heap_object {
     /// `obj.name(args)` for methods of the object; false when it has no such method.
     virtual bool method(render_state&, std::string_view, arguments&, value&) { return false; }
     virtual bool is_namespace() const noexcept { return false; }
+    /// `{{ obj(args) }}` written to the render's output where the call is printed (a macro
+    /// writes its body there); false, with nothing done, for an object that returns its result.
+    virtual bool call_printed(render_state&, arguments&) const { return false; }
 };
 
 }  // namespace detail

@@ -97,8 +97,9 @@ public:
                                         " loop iterations and macro calls)");
     }
 
-    /// Runs a macro body (or a call block's caller) with its arguments bound.
-    value invoke_macro(const macro_obj& m, arguments& args);
+    /// Runs a macro body (or a call block's caller) with its arguments bound: its output, or,
+    /// when `printed`, nothing, the output written where the call is printed.
+    value invoke_macro(const macro_obj& m, arguments& args, bool printed = false);
     /// Runs a recursive loop again on a new iterable.
     value recurse_loop(const loop_obj& l, const value& iterable);
     /// A loop's items (see loop_source): the next one, a look at the one after the current
@@ -248,7 +249,10 @@ private:
         scope sc(*this, top());
         return capture(body);
     }
-    value captured(std::string s) { return autoescape_ ? value::markup(std::move(s)) : value(std::move(s)); }
+    value captured(std::string s) {
+        if (s.empty()) return value::view_of(std::string_view("", 0)).with_markup(autoescape_);  // (without allocating)
+        return autoescape_ ? value::markup(std::move(s)) : value(std::move(s));
+    }
 
     // ---- statements ---------------------------------------------------------------------------
     flow exec_list(const node& list) {
@@ -353,6 +357,7 @@ private:
     // of them from x.b (linked by environment::parse).
     void print(const node& x) {
         const node& e = n(x.a);
+        if (e.kind == nk::call && n(e.a).kind != nk::getattr) return print_call(e);
         if (autoescape_ || x.c == none) return write(eval(e));
         const chain_part* const parts = p_.chains.data() + x.b;
         const chain_part* const end = parts + x.c;
@@ -534,6 +539,22 @@ private:
         flush();
         iterations_ = iterations;
         next_item = next;
+    }
+
+    // {{ f(args) }}: a macro (or a call block's caller) writes its body's output where it is
+    // printed, rather than into a string of its own that is then copied; any other callee's
+    // result is written as eval() would give it.
+    void print_call(const node& call) {
+        try {
+            check_stack();
+            const value f = eval(n(call.a));
+            args_lease lease(*this);
+            eval_args(n(call.b), lease.args);
+            if (f.is_object() && f.object().call_printed(*this, lease.args)) return;
+            write(bounded(call_value(f, lease.args)));
+        } catch (const eval_error& e) {
+            fail_at(call, e.code, e.message);
+        }
     }
 
     // A chain's operand that print() did not write as a plain string: written when it is one by
@@ -987,6 +1008,10 @@ struct macro_obj final : object_obj {
     const char* type_name() const noexcept override { return "Macro"; }
     bool callable() const noexcept override { return true; }
     value call(render_state& s, arguments& args) const override { return s.invoke_macro(*this, args); }
+    bool call_printed(render_state& s, arguments& args) const override {
+        s.invoke_macro(*this, args, true);
+        return true;
+    }
     // Jinja2's Macro attributes: name, arguments (the parameters' names), catch_kwargs,
     // catch_varargs and caller (whether the body calls `caller` without a parameter of that name)
     value getattr(std::string_view a) const override {
@@ -1026,7 +1051,7 @@ inline value render_state::make_macro(const node& x, std::uint32_t params, std::
     return value::make_object(m);
 }
 
-inline value render_state::invoke_macro(const macro_obj& m, arguments& args) {
+inline value render_state::invoke_macro(const macro_obj& m, arguments& args, bool printed) {
     count_iterations(1);  // macro calls share the iteration budget: recursion can be wide, not only deep
     if (++call_depth_ > env_.opt.limit.max_call_depth) {
         --call_depth_;
@@ -1120,9 +1145,10 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args) {
             for (auto& [key, v] : extra_kw) dict_set(d.dict(), value(std::string(key)), v);
             set_var(kwargs_sym_, d);
         }
-        s = capture(n(m.body));
+        if (printed) exec_list(n(m.body));
+        else s = capture(n(m.body));
     }
-    return captured(std::move(s));
+    return printed ? value() : captured(std::move(s));
 }
 
 // ---- loops --------------------------------------------------------------------------------------
