@@ -603,6 +603,18 @@ TEST_CASE("limits: output size in a loop that prints members of JSON objects") {
     CHECK(std::string(over_error->what()).rfind("t.j2:1:24: output size limit reached (100 bytes)\n", 0) == 0);
 }
 
+TEST_CASE("limits: output size crossed inside a printed macro call") {
+    // A macro called by `{{ m() }}` writes where it is printed: the limit is reported at the
+    // print inside the body where the output passed it.
+    const auto env = limited_env();  // max_output 100
+    const auto e = error_of(env, "{{ 'a' * 60 }}{% macro m() %}\n{{ 'b' * 30 }}{{ 'c' * 30 }}{% endmacro %}\n{{ m() }}");
+    REQUIRE(e);
+    CHECK(std::string(e->what()).rfind("t.j2:2:", 0) == 0);
+    CHECK(e->message() == "output size limit reached (100 bytes)");
+    // within the limit, the same macro prints its whole body
+    CHECK(render(env, "{{ 'a' * 30 }}{% macro m() %}{{ 'b' * 30 }}{{ 'c' * 30 }}{% endmacro %}{{ m() }}").size() == 90);
+}
+
 TEST_CASE("limits: string and list repetition and concatenation") {
     CHECK(what_of("{{ 'a' * 10**9 }}") ==
           "t.j2:1:8: string repetition would exceed the output size limit (67108864 bytes)\n"
