@@ -603,6 +603,18 @@ TEST_CASE("limits: output size in a loop that prints members of JSON objects") {
     CHECK(std::string(over_error->what()).rfind("t.j2:1:24: output size limit reached (100 bytes)\n", 0) == 0);
 }
 
+TEST_CASE("errors: an integer beyond the 64-bit range in a loop over a JSON object's items") {
+    // `for k, v in d|items` over a JSON object reads its members in place, one at a time; a
+    // member that is no template integer fails at the filter, as when the pairs are listed first.
+    const auto ctx = boost::json::parse(R"({"big": {"a": 1, "x": 18446744073709551615}})");
+    const auto e = error_of(pj::environment::plain(), "{% for k, v in big|items %}{{ k }}{% endfor %}", ctx);
+    REQUIRE(e);
+    CHECK(std::string(e->what()) ==
+          "t.j2:1:20: integer 18446744073709551615 is beyond the 64-bit range of template integers\n"
+          "  {% for k, v in big|items %}{{ k }}{% endfor %}\n"
+          "                     ^");
+}
+
 TEST_CASE("limits: output size crossed inside a printed macro call") {
     // A macro called by `{{ m() }}` writes where it is printed: the limit is reported at the
     // print inside the body where the output passed it.

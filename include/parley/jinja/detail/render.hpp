@@ -293,7 +293,11 @@ private:
                     cur = &e;
                 }
             }
-            case nk::for_: return exec_for(x, eval(n(x.b)), 0, nullptr);
+            case nk::for_: {
+                value iterable;
+                if (json_items_loop(x, iterable)) return flow::normal;
+                return exec_for(x, iterable, 0, nullptr);
+            }
             case nk::set: assign(n(x.a), eval(n(x.b))); return flow::normal;
             case nk::set_block: {
                 value v = captured(capture_scoped(n(x.b)));
@@ -539,6 +543,61 @@ private:
         flush();
         iterations_ = iterations;
         next_item = next;
+    }
+
+    // `{% for k, v in d|items %}` over a JSON object, without `loop`, a loop filter or recursion:
+    // the loop binds each member's key and value in place, without making the list of pairs
+    // that the filter returns. For any other loop, `iterable` is set to the loop's iterable,
+    // evaluated, for exec_for; false then.
+    bool json_items_loop(const node& x, value& iterable) {
+        const node& it = n(x.b);
+        const node& target = n(x.a);
+        if (it.kind != nk::filter || it.a == none || it.b != none || x.c != none || (x.flags & (flag_uses_loop | flag_recursive)) ||
+            target.kind != nk::tuple || target.b != 2 || sym(it.sym) != "items") {
+            iterable = eval(it);
+            return false;
+        }
+        const node& key_target = n(list_item(target.a, 0));
+        const node& value_target = n(list_item(target.a, 1));
+        const filter_entry* f = t_.filters_[it.sym];
+        if (key_target.kind != nk::name || value_target.kind != nk::name || key_target.sym == value_target.sym || !f ||
+            !f->builtin) {
+            iterable = eval(it);
+            return false;
+        }
+        const value input = eval(n(it.a));
+        const boost::json::object* object = json_object_of(input);
+        if (!object) {
+            try {
+                check_stack();
+                iterable = eval_filter(it, input);
+            } catch (const eval_error& e) {
+                fail_at(it, e.code, e.message);
+            }
+            return false;
+        }
+        scope sc(*this, top());
+        const std::size_t frame_begin = frames_.back().begin;
+        const node& body = n(x.d);
+        bool completed = false;  // as exec_for: `else` runs unless some iteration reached the end of the body
+        for (const boost::json::key_value_pair& member : *object) {
+            count_iterations(1);
+            vars_.resize(frame_begin);  // (the body's own bindings do not carry over)
+            vars_.push_back({key_target.sym, value::view_of(std::string_view(member.key()))});
+            try {
+                vars_.push_back({value_target.sym, json_view(member.value())});
+            } catch (const eval_error& e) {
+                fail_at(it, e.code, e.message);  // (an integer beyond the range of template integers)
+            }
+            const flow fl = exec_list(body);
+            if (fl == flow::normal) completed = true;
+            if (fl == flow::break_) break;
+        }
+        if (!completed && x.e != none) {
+            vars_.resize(frame_begin);
+            exec_list(n(x.e));
+        }
+        return true;
     }
 
     // {{ f(args) }}: a macro (or a call block's caller) writes its body's output where it is
