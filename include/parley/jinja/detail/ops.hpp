@@ -564,6 +564,12 @@ inline bool contains(const value& container, const value& item) {
     }
     if (container.is_undefined()) return false;
     if (container.is_list() && !container.list().generator) {  // (a template list: its items in place)
+        if (item.is_string()) {  // (`key in ['name', 'type']`: strings compared without the general equals)
+            const std::string_view s = item.as_string();
+            for (const value& x : container.list().items)
+                if (x.is_string() ? x.as_string() == s : equals(x, item)) return true;
+            return false;
+        }
         for (const value& x : container.list().items)
             if (equals(x, item)) return true;
         return false;

@@ -831,7 +831,13 @@ private:
                 value left = eval(n(x.a));
                 for (std::uint32_t k = 0; k < x.c; ++k) {
                     const node& o = n(list_item(x.b, k));
-                    value right = eval(n(o.a));
+                    // (a variable on the right, read where it is bound: nothing is evaluated
+                    // between its lookup and its use, so the binding stays where it is)
+                    const node& rn = n(o.a);
+                    const value* bound = rn.kind == nk::name && p_.bound[rn.sym] ? find_var(rn.sym) : nullptr;
+                    value right_value;
+                    if (!bound) right_value = eval(rn);
+                    const value& right = bound ? *bound : right_value;
                     bool r;
                     switch (o.oper) {
                     case op::eq: r = equals(left, right); break;
@@ -844,7 +850,7 @@ private:
                     default: r = !contains(right, left); break;
                     }
                     if (!r) return value(false);
-                    left = std::move(right);
+                    left = right;
                 }
                 return value(true);
             }
@@ -1451,7 +1457,28 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
             if (!run_body()) break;
         }
     }
-    for (std::size_t i = 0; !plain_json; ++i) {
+    // a loop over the keys of a JSON object, or over a JSON array with a filter, bound to a name,
+    // without a loop object: the items read in place and the filter (which cannot look ahead
+    // without a loop object) evaluated with the name bound in the loop's own scope, which holds
+    // nothing else when it runs, as the filter's scope of its own would
+    const bool plain_keys = !plain_json && name_target && !lp && (src.json_keys || (src.json && src.filter));
+    if (plain_keys) {
+        const std::size_t size = src.json_keys ? src.json_keys->size() : src.json->size();
+        while (src.next < size) {
+            if (vars_.size() != frame_begin + 1) vars_.resize(frame_begin + 1);
+            count_iterations(1);
+            if (src.json_keys) {
+                vars_[frame_begin].v =
+                    value::view_of(std::string_view((src.json_keys->begin() + static_cast<std::ptrdiff_t>(src.next++))->key()));
+            } else {
+                const boost::json::value& element = (*src.json)[src.next++];
+                vars_[frame_begin].v = element.is_object() ? json_view(element.get_object()) : json_view(element);
+            }
+            if (src.filter && !truthy(eval(*src.filter))) continue;
+            if (!run_body()) break;
+        }
+    }
+    for (std::size_t i = 0; !plain_json && !plain_keys; ++i) {
         vars_.resize(name_target ? frame_begin + 1 : frame_begin);
         if (json && !src.exhausted && src.ahead_at == src.ahead.size()) {
             if (src.next >= json->size()) break;
