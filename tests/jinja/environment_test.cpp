@@ -615,6 +615,25 @@ TEST_CASE("errors: an integer beyond the 64-bit range in a loop over a JSON obje
           "                     ^");
 }
 
+TEST_CASE("errors: a strict undefined value in a condition, at the operator that takes its truth") {
+    // `a and b` is b when a is true: the truth of b is taken where the whole is used (the `if`
+    // statement, the loop's filter), the truth of a at the operator, and `not` takes its
+    // operand's at itself.
+    const auto env = strict_env();
+    const boost::json::value ctx = {{"s", "x"}};
+    const auto position = [&](std::string_view src) {
+        const auto e = error_of(env, src, ctx, "t");
+        REQUIRE(e);
+        CHECK(e->message() == "'nothing' is undefined");
+        const std::string what = e->what();
+        return what.substr(0, what.find(':', 4));
+    };
+    CHECK(position("{% if s and nothing %}a{% endif %}") == "t:1:4");
+    CHECK(position("{% if nothing and s %}a{% endif %}") == "t:1:15");
+    CHECK(position("{% if not (s and nothing) %}a{% endif %}") == "t:1:7");
+    CHECK(position("{% for i in [1] if i and nothing %}{% endfor %}") == "t:1:4");
+}
+
 TEST_CASE("limits: output size crossed inside a printed macro call") {
     // A macro called by `{{ m() }}` writes where it is printed: the limit is reported at the
     // print inside the body where the output passed it.

@@ -286,7 +286,7 @@ private:
             case nk::if_: {
                 const node* cur = &x;
                 for (;;) {
-                    if (truthy(eval(n(cur->a)))) return exec_list(n(cur->b));
+                    if (eval_cond(n(cur->a))) return exec_list(n(cur->b));
                     if (cur->c == none) return flow::normal;
                     const node& e = n(cur->c);
                     if (e.kind != nk::if_) return exec_list(e);
@@ -750,6 +750,74 @@ private:
         return v.is_view() && v.view_adapter()->shape == view_shape::mapping;
     }
 
+    // a chain of comparisons (`a == b`, `a < b <= c`, `k not in keys`)
+    bool eval_compare(const node& x) {
+        value left = eval(n(x.a));
+        for (std::uint32_t k = 0; k < x.c; ++k) {
+            const node& o = n(list_item(x.b, k));
+            // (a variable on the right, read where it is bound: nothing is evaluated
+            // between its lookup and its use, so the binding stays where it is)
+            const node& rn = n(o.a);
+            const value* bound = rn.kind == nk::name && p_.bound[rn.sym] ? find_var(rn.sym) : nullptr;
+            value right_value;
+            if (!bound) right_value = eval(rn);
+            const value& right = bound ? *bound : right_value;
+            bool r;
+            switch (o.oper) {
+            case op::eq: r = equals(left, right); break;
+            case op::ne: r = !equals(left, right); break;
+            case op::lt: r = compare(left, right, o.oper) < 0; break;
+            case op::lteq: r = compare(left, right, o.oper) <= 0; break;
+            case op::gt: r = compare(left, right, o.oper) > 0; break;
+            case op::gteq: r = compare(left, right, o.oper) >= 0; break;
+            case op::in: r = contains(right, left); break;
+            default: r = !contains(right, left); break;
+            }
+            if (!r) return false;
+            left = right;
+        }
+        return true;
+    }
+
+public:
+    /// The truth of a condition (`if`, `elif`, a loop's filter, an inline if): `and`, `or`, `not`,
+    /// tests and comparisons give their truth without making a value first. The same
+    /// evaluations in the same order as truthy(eval(x)), and errors at the same node.
+    bool eval_cond(const node& x) {
+        switch (x.kind) {
+        case nk::and_:
+        case nk::or_:
+        case nk::not_:
+        case nk::test:
+        case nk::compare: break;
+        default: return truthy(eval(x));
+        }
+        if (x.kind == nk::and_ || x.kind == nk::or_) {
+            // (`a and b` is b when a is true: the truth of b is taken where the value of the
+            // whole would have been, outside the operator)
+            bool left;
+            try {
+                check_stack();
+                left = eval_cond(n(x.a));
+            } catch (const eval_error& e) {
+                fail_at(x, e.code, e.message);
+            }
+            if (left == (x.kind == nk::or_)) return left;
+            return eval_cond(n(x.b));
+        }
+        try {
+            check_stack();
+            switch (x.kind) {
+            case nk::not_: return !eval_cond(n(x.a));
+            case nk::test: return eval_test(x) != ((x.flags & flag_negated) != 0);
+            default: return eval_compare(x);
+            }
+        } catch (const eval_error& e) {
+            fail_at(x, e.code, e.message);
+        }
+    }
+
+private:
     value eval_inner(const node& x) {
         try {
             check_stack();
@@ -827,35 +895,9 @@ private:
                 }
                 return markup ? value::markup(std::move(s)) : value(std::move(s));
             }
-            case nk::compare: {
-                value left = eval(n(x.a));
-                for (std::uint32_t k = 0; k < x.c; ++k) {
-                    const node& o = n(list_item(x.b, k));
-                    // (a variable on the right, read where it is bound: nothing is evaluated
-                    // between its lookup and its use, so the binding stays where it is)
-                    const node& rn = n(o.a);
-                    const value* bound = rn.kind == nk::name && p_.bound[rn.sym] ? find_var(rn.sym) : nullptr;
-                    value right_value;
-                    if (!bound) right_value = eval(rn);
-                    const value& right = bound ? *bound : right_value;
-                    bool r;
-                    switch (o.oper) {
-                    case op::eq: r = equals(left, right); break;
-                    case op::ne: r = !equals(left, right); break;
-                    case op::lt: r = compare(left, right, o.oper) < 0; break;
-                    case op::lteq: r = compare(left, right, o.oper) <= 0; break;
-                    case op::gt: r = compare(left, right, o.oper) > 0; break;
-                    case op::gteq: r = compare(left, right, o.oper) >= 0; break;
-                    case op::in: r = contains(right, left); break;
-                    default: r = !contains(right, left); break;
-                    }
-                    if (!r) return value(false);
-                    left = right;
-                }
-                return value(true);
-            }
+            case nk::compare: return value(eval_compare(x));
             case nk::condexpr: {
-                if (truthy(eval(n(x.a)))) return eval(n(x.b));
+                if (eval_cond(n(x.a))) return eval(n(x.b));
                 if (x.c == none) {
                     value u = value::undefined(undefined_form::hint,
                                                "the inline if-expression evaluated to false and no else section was defined.");
@@ -1368,7 +1410,7 @@ inline bool render_state::loop_take(loop_source& src, value& item) {
         if (!src.filter) return true;
         scope sc(*this, src.scope);
         assign(*src.target, item);
-        if (truthy(eval(*src.filter))) return true;
+        if (eval_cond(*src.filter)) return true;
     }
     src.exhausted = true;
     return false;
@@ -1474,7 +1516,7 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
                 const boost::json::value& element = (*src.json)[src.next++];
                 vars_[frame_begin].v = element.is_object() ? json_view(element.get_object()) : json_view(element);
             }
-            if (src.filter && !truthy(eval(*src.filter))) continue;
+            if (src.filter && !eval_cond(*src.filter)) continue;
             if (!run_body()) break;
         }
     }
