@@ -634,6 +634,22 @@ TEST_CASE("errors: a strict undefined value in a condition, at the operator that
     CHECK(position("{% for i in [1] if i and nothing %}{% endfor %}") == "t:1:4");
 }
 
+TEST_CASE("limits: tojson printed in place") {
+    // A printed `v|tojson` (`|safe`) of the Hugging Face environment is written into the output
+    // in place; its limits give the messages and positions of the filter's result.
+    pj::options o = pj::environment::hf().opts();
+    o.limit.max_output = 100;
+    const pj::environment env(o);
+    const boost::json::value ctx = {{"big", std::string(120, 'x')}, {"mid", std::string(60, 'y')}};
+    const auto e1 = error_of(env, "{{ 'a' ~ (big | tojson | safe) }}", ctx);
+    REQUIRE(e1);
+    CHECK(std::string(e1->what()).rfind("t.j2:1:17: the result of filter 'tojson' exceeds the output size limit (100 bytes)\n", 0) == 0);
+    const auto e2 = error_of(env, "{{ mid ~ (mid | tojson) }}", ctx);
+    REQUIRE(e2);
+    CHECK(std::string(e2->what()).rfind("t.j2:1:1: output size limit reached (100 bytes)\n", 0) == 0);
+    CHECK(render(env, "{{ mid | tojson }}", ctx) == "\"" + std::string(60, 'y') + "\"");
+}
+
 TEST_CASE("limits: output size crossed inside a printed macro call") {
     // A macro called by `{{ m() }}` writes where it is printed: the limit is reported at the
     // print inside the body where the output passed it.

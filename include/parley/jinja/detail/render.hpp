@@ -3,6 +3,7 @@
 #ifndef PARLEY_JINJA_DETAIL_RENDER_HPP
 #define PARLEY_JINJA_DETAIL_RENDER_HPP
 
+#include <parley/jinja/detail/dump.hpp>
 #include <parley/jinja/detail/methods.hpp>
 #include <parley/jinja/detail/ops.hpp>
 #include <parley/jinja/environment.hpp>
@@ -362,6 +363,7 @@ private:
     void print(const node& x) {
         const node& e = n(x.a);
         if (e.kind == nk::call && n(e.a).kind != nk::getattr) return print_call(e);
+        if (e.kind == nk::filter && print_tojson(e, true)) return check_output();
         if (autoescape_ || x.c == none) return write(eval(e));
         const chain_part* const parts = p_.chains.data() + x.b;
         const chain_part* const end = parts + x.c;
@@ -600,6 +602,42 @@ private:
         return true;
     }
 
+    // `v|tojson`, or `v|tojson|safe` in a `~` chain or alone (where Markup changes nothing), of
+    // the Hugging Face environment's built-in tojson without arguments, printed outside
+    // autoescaping: the JSON is written into the output in place rather than built as a string
+    // of its own, with the same text, limits and errors. False (nothing done) for anything else.
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((noinline))
+#endif
+    bool print_tojson(const node& x, bool markup_allowed) {
+        if (autoescape_ || !env_.opt.hf_tojson || x.kind != nk::filter || x.b != none || x.a == none) return false;
+        const auto builtin = [&](const node& f, std::string_view name) {
+            const filter_entry* entry = t_.filters_[f.sym];
+            return entry && entry->builtin && sym(f.sym) == name;
+        };
+        const node* f = &x;
+        if (markup_allowed && builtin(*f, "safe")) {
+            f = &n(f->a);
+            if (f->kind != nk::filter || f->b != none || f->a == none) return false;
+        }
+        if (!builtin(*f, "tojson")) return false;
+        const value input = eval(n(f->a));
+        std::string& out = *out_;
+        const std::size_t start = out.size();
+        try {
+            check_stack();
+            dump_options o;  // (json.dumps(ensure_ascii=False))
+            o.ensure_ascii = false;
+            dump_value(out, input, o, 0, start + max_size());
+            if (out.size() - start > max_size())
+                raise(errc::template_limit, "the result of filter 'tojson' exceeds the output size limit (" +
+                                                std::to_string(max_size()) + " bytes)");
+        } catch (const eval_error& e) {
+            fail_at(*f, e.code, e.message);
+        }
+        return true;
+    }
+
     // {{ f(args) }}: a macro (or a call block's caller) writes its body's output where it is
     // printed, rather than into a string of its own that is then copied; any other callee's
     // result is written as eval() would give it.
@@ -622,7 +660,7 @@ private:
     bool print_other_part(const node& e, const chain_part* part, bool first, std::size_t start, const chain_part* end) {
         const node& x = n(part->node);
         // (a literal or member part that was not a plain string is not one by another path)
-        if (part->kind == chain_part::other && append_plain_string(x)) return false;
+        if (part->kind == chain_part::other && (append_plain_string(x) || (x.kind == nk::filter && print_tojson(x, e.kind == nk::concat)))) return false;
         value v = eval(x);
         if (v.is_string() && !v.is_markup()) {
             out_->append(v.as_string());
