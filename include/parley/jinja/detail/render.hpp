@@ -796,6 +796,14 @@ private:
             // (a variable on the right, read where it is bound: nothing is evaluated
             // between its lookup and its use, so the binding stays where it is)
             const node& rn = n(o.a);
+            if (rn.kind == nk::k_str && left.is_string() && (o.oper == op::eq || o.oper == op::ne)) {
+                // `message.role == 'user'`: the strings compared in place
+                const std::string_view a = left.as_string();
+                const bool same = a.size() == rn.b && same_bytes(a.data(), p_.pool.data() + rn.a, a.size());
+                if (same != (o.oper == op::eq)) return false;
+                left = str_const(rn);
+                continue;
+            }
             const value* bound = rn.kind == nk::name && p_.bound[rn.sym] ? find_var(rn.sym) : nullptr;
             value right_value;
             if (!bound) right_value = eval(rn);
