@@ -1069,6 +1069,7 @@ private:
         std::vector<binding> vars;
         std::vector<frame> frames;
         std::vector<std::unique_ptr<arguments>> spare_args;
+        std::size_t args_made = 0;  // argument lists made for these stacks (spare_args has room for all)
     };
     class stacks_lease {
     public:
@@ -1080,19 +1081,21 @@ private:
             // a render that grew its stacks far does not leave them to the thread
             if (held_->vars.capacity() > 1024 || held_->frames.capacity() > 256 || held_->spare_args.size() > 64) return;
             std::vector<std::unique_ptr<stacks>>& spare = pool();
-            if (spare.size() < 4) spare.push_back(std::move(held_));
+            if (spare.size() < max_spare) spare.push_back(std::move(held_));
         }
         stacks_lease(const stacks_lease&) = delete;
         stacks_lease& operator=(const stacks_lease&) = delete;
         stacks& get() const noexcept { return *held_; }
 
     private:
+        static constexpr std::size_t max_spare = 4;  // stacks a thread keeps
         static std::vector<std::unique_ptr<stacks>>& pool() {
             thread_local std::vector<std::unique_ptr<stacks>> spare;
             return spare;
         }
         static std::unique_ptr<stacks> take() {
             std::vector<std::unique_ptr<stacks>>& spare = pool();
+            spare.reserve(max_spare);  // (so that giving stacks back, in a destructor, never allocates)
             if (spare.empty()) {
                 auto fresh = std::make_unique<stacks>();
                 fresh->vars.reserve(32);
@@ -1120,7 +1123,13 @@ private:
         args_lease(const args_lease&) = delete;
         args_lease& operator=(const args_lease&) = delete;
         static std::unique_ptr<arguments> take(render_state& st) {
-            if (st.spare_args_.empty()) return std::make_unique<arguments>();
+            if (st.spare_args_.empty()) {
+                // (room to give every list back, so that a lease's destructor never allocates)
+                auto fresh = std::make_unique<arguments>();
+                st.spare_args_.reserve(st.stacks_.get().args_made + 1);
+                ++st.stacks_.get().args_made;
+                return fresh;
+            }
             std::unique_ptr<arguments> a = std::move(st.spare_args_.back());
             st.spare_args_.pop_back();
             return a;
