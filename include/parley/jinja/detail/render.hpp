@@ -547,6 +547,14 @@ private:
         next_item = next;
     }
 
+    // Whether `f` is `input|name` of the built-in filter `name` (not one of the environment's
+    // own), without arguments.
+    bool builtin_filter(const node& f, std::string_view name) const {
+        if (f.kind != nk::filter || f.a == none || f.b != none) return false;
+        const filter_entry* entry = t_.filters_[f.sym];
+        return entry && entry->builtin && sym(f.sym) == name;
+    }
+
     // `{% for k, v in d|items %}` over a JSON object, without `loop`, a loop filter or recursion:
     // the loop binds each member's key and value in place, without making the list of pairs
     // that the filter returns. For any other loop, `iterable` is set to the loop's iterable,
@@ -554,19 +562,18 @@ private:
     bool json_items_loop(const node& x, value& iterable) {
         const node& it = n(x.b);
         const node& target = n(x.a);
-        if (it.kind != nk::filter || it.a == none || it.b != none || x.c != none || (x.flags & (flag_uses_loop | flag_recursive)) ||
-            target.kind != nk::tuple || target.b != 2 || sym(it.sym) != "items") {
+        const auto two_names = [&] {
+            if (target.kind != nk::tuple || target.b != 2) return false;
+            const node& k = n(list_item(target.a, 0));
+            const node& v = n(list_item(target.a, 1));
+            return k.kind == nk::name && v.kind == nk::name && k.sym != v.sym;
+        };
+        if (x.c != none || (x.flags & (flag_uses_loop | flag_recursive)) || !builtin_filter(it, "items") || !two_names()) {
             iterable = eval(it);
             return false;
         }
         const node& key_target = n(list_item(target.a, 0));
         const node& value_target = n(list_item(target.a, 1));
-        const filter_entry* f = t_.filters_[it.sym];
-        if (key_target.kind != nk::name || value_target.kind != nk::name || key_target.sym == value_target.sym || !f ||
-            !f->builtin) {
-            iterable = eval(it);
-            return false;
-        }
         const value input = eval(n(it.a));
         const boost::json::object* object = json_object_of(input);
         if (!object) {
@@ -610,17 +617,10 @@ private:
     __attribute__((noinline))
 #endif
     bool print_tojson(const node& x, bool markup_allowed) {
-        if (autoescape_ || !env_.opt.hf_tojson || x.kind != nk::filter || x.b != none || x.a == none) return false;
-        const auto builtin = [&](const node& f, std::string_view name) {
-            const filter_entry* entry = t_.filters_[f.sym];
-            return entry && entry->builtin && sym(f.sym) == name;
-        };
+        if (autoescape_ || !env_.opt.hf_tojson) return false;
         const node* f = &x;
-        if (markup_allowed && builtin(*f, "safe")) {
-            f = &n(f->a);
-            if (f->kind != nk::filter || f->b != none || f->a == none) return false;
-        }
-        if (!builtin(*f, "tojson")) return false;
+        if (markup_allowed && builtin_filter(*f, "safe")) f = &n(f->a);
+        if (!builtin_filter(*f, "tojson")) return false;
         const value input = eval(n(f->a));
         std::string& out = *out_;
         const std::size_t start = out.size();
@@ -728,6 +728,11 @@ private:
         if (!k || !k->is_string()) return false;
         key = k->as_string();
         return true;
+    }
+
+    // An element of a JSON array a loop binds: an object, the commonest, without json_view's switch.
+    PARLEY_ALWAYS_INLINE static value json_element_view(const boost::json::value& element) {
+        return element.is_object() ? json_view(element.get_object()) : json_view(element);
     }
 
     // `var.name`, `var['key']` or `var[k]` where the variable `var` holds a JSON object that has
@@ -1060,8 +1065,6 @@ private:
         return run_test(*t, sym(x.sym), input, lease.args);
     }
 
-    // Argument lists for calls, filters and tests, reused from one call to the next in a render
-    // (their vectors keep their capacity): a lease takes one for the length of a call.
     // The scope stacks and the spare argument lists of a render, kept on the thread from one
     // render to the next with their capacity (a render inside another takes stacks of its own):
     // a render allocates none of them once the thread has rendered.
@@ -1111,6 +1114,8 @@ private:
     stacks_lease stacks_;
     std::vector<std::unique_ptr<arguments>>& spare_args_ = stacks_.get().spare_args;
     arguments no_args_;  // for filters and tests called without arguments (no callee changes it)
+    // Argument lists for calls, filters and tests, reused from one call to the next (their
+    // vectors keep their capacity): a lease takes one for the length of a call.
     struct args_lease {
         render_state& s;
         std::unique_ptr<arguments> held;
@@ -1550,7 +1555,7 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
             if (vars_.size() != frame_begin + 1) vars_.resize(frame_begin + 1);
             count_iterations(1);
             const boost::json::value& element = (*json)[src.next++];
-            vars_[frame_begin].v = element.is_object() ? json_view(element.get_object()) : json_view(element);
+            vars_[frame_begin].v = json_element_view(element);
             if (!run_body()) break;
         }
     }
@@ -1569,7 +1574,7 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
                     value::view_of(std::string_view((src.json_keys->begin() + static_cast<std::ptrdiff_t>(src.next++))->key()));
             } else {
                 const boost::json::value& element = (*src.json)[src.next++];
-                vars_[frame_begin].v = element.is_object() ? json_view(element.get_object()) : json_view(element);
+                vars_[frame_begin].v = json_element_view(element);
             }
             if (src.filter && !eval_cond(*src.filter)) continue;
             if (!run_body()) break;
@@ -1582,7 +1587,7 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
             count_iterations(1);
             const boost::json::value& element = (*json)[src.next++];
             value& to = name_target ? vars_[frame_begin].v : item;
-            to = element.is_object() ? json_view(element.get_object()) : json_view(element);
+            to = json_element_view(element);
         } else {
             if (src.ahead_at < src.ahead.size()) item = std::move(src.ahead[src.ahead_at++]);
             else if (!loop_take(src, item)) break;  // (a filter binds the target in a scope of its own)
