@@ -960,6 +960,29 @@ TEST_CASE("extensions: a filter that renders a template inside a render") {
     CHECK(render(env, "{{ a is defined }}{% for k in [1] %}{{ k }}{% endfor %}") == "False1");
 }
 
+TEST_CASE("list literals: a list that a function of one's own keeps is not taken by a later literal") {
+    // list literals reuse the lists of the thread that nothing holds any more: a list a filter
+    // keeps beyond the render holds its items through later renders and literals
+    pj::environment env;
+    std::vector<pj::value> kept;
+    env.add_filter("keep", [&kept](const pj::value& in, const pj::arguments&) {
+        kept.push_back(in);
+        return pj::value("");
+    });
+    env.add_function("kept", [&kept](const pj::arguments& a) { return kept.at(static_cast<std::size_t>(a[0].as_integer())); });
+    // (the kept strings view the template's text: the template outlives them)
+    const pj::parsed_template keeper =
+        env.parse("{{ [1, 'a']|keep }}{% for i in range(3) %}{% set l = [i, (i,)] %}{{ l|keep }}{% endfor %}", "t.j2");
+    CHECK(keeper.render(sample_context()) == "");
+    CHECK(render(env, "{% for i in range(20) %}{{ [i, i] }}{{ (i,) }}{% endfor %}|{{ kept(0) }}") ==
+          "[0, 0](0,)[1, 1](1,)[2, 2](2,)[3, 3](3,)[4, 4](4,)[5, 5](5,)[6, 6](6,)[7, 7](7,)[8, 8](8,)[9, 9](9,)"
+          "[10, 10](10,)[11, 11](11,)[12, 12](12,)[13, 13](13,)[14, 14](14,)[15, 15](15,)[16, 16](16,)"
+          "[17, 17](17,)[18, 18](18,)[19, 19](19,)|[1, 'a']");
+    REQUIRE(kept.size() == 4);
+    CHECK(render(env, "{{ kept(0) }} {{ kept(1) }} {{ kept(2) }} {{ kept(3) }} {{ kept(1) is sameas kept(2) }}") ==
+          "[1, 'a'] [0, (0,)] [1, (1,)] [2, (2,)] False");
+}
+
 TEST_CASE("extensions: a user filter replaces a built-in one of the same name") {
     pj::environment env;
     env.add_filter("upper", [](const pj::value& in, const pj::arguments&) {
@@ -1295,6 +1318,13 @@ TEST_CASE("methods: a receiver the method refuses gives the usual attribute erro
           "t.j2:1:11: 'str object' has no attribute 'times'\n"
           "  {{ s.times() }}\n"
           "            ^");
+}
+
+TEST_CASE("methods: a key missing from a JSON object, read as an attribute, is a method of one's own when there is one") {
+    // (read without the call: `user.times` is the bound method, whatever receivers it accepts)
+    CHECK(render(with_times(), "{{ user.times is defined }} {{ user.nope is defined }} {{ x.times is defined }}") ==
+          "True False True");
+    CHECK(render(pj::environment::plain(), "{{ user.times is defined }} [{{ user.times }}]") == "False []");
 }
 
 TEST_CASE("methods: the built-in methods of str, list and dict win; so do a receiver's own keys") {

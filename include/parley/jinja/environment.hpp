@@ -252,6 +252,12 @@ private:
     std::shared_ptr<const detail::env_data> env_;
     std::vector<const detail::filter_entry*> filters_;  // by symbol
     std::vector<const detail::test_entry*> tests_;  // by symbol
+    /// By symbol, the environment's global function or value of that name (null when none).
+    struct global_entry {
+        const detail::function_obj* function = nullptr;
+        const boost::json::value* value = nullptr;
+    };
+    std::vector<global_entry> globals_;
     /// Symbols of the names with a meaning of their own (`none` when the template never uses one).
     struct special_symbols {
         std::uint32_t loop = detail::none, caller = detail::none, varargs = detail::none, kwargs = detail::none;

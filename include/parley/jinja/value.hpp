@@ -414,6 +414,8 @@ struct object_obj : heap_object {
     virtual void each_held(void (*)(void* ctx, const value&), void*) const {}
     /// `obj.name(args)` for methods of the object; false when it has no such method.
     virtual bool method(render_state&, std::string_view, arguments&, value&) { return false; }
+    /// Whether method() knows `name`: `obj.name` read without a call is then the bound method.
+    virtual bool has_method(std::string_view) const noexcept { return false; }
     virtual bool is_namespace() const noexcept { return false; }
     /// `{{ obj(args) }}` written to the render's output where the call is printed (a macro
     /// writes its body there); false, with nothing done, for an object that returns its result.

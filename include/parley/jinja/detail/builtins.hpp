@@ -194,6 +194,7 @@ struct cycler_obj final : object_obj {
         }
         return false;
     }
+    bool has_method(std::string_view name) const noexcept override { return name == "next" || name == "reset"; }
     void repr(std::string& out) const override { out += "<Cycler>"; }
     void each_held(void (*fn)(void*, const value&), void* ctx) const override {
         for (const value& x : items) fn(ctx, x);

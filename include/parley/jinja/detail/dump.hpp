@@ -21,6 +21,16 @@ struct dump_options {
     std::size_t max_depth = 512;
 };
 
+/// json.dumps(v, ensure_ascii=False): the hf environment's `tojson` without arguments.
+inline const dump_options& hf_tojson_defaults() {
+    static const dump_options o = [] {
+        dump_options d;
+        d.ensure_ascii = false;
+        return d;
+    }();
+    return o;
+}
+
 inline void dump_key(std::string& out, const value& k, bool ensure_ascii) {
     if (k.is_string()) json_string(out, k.as_string(), ensure_ascii);
     else if (k.is_integer()) {

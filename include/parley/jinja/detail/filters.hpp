@@ -999,8 +999,8 @@ inline value f_tojson_plain(render_state& st, const value& v, arguments& a) {
 inline value f_tojson_hf(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"ensure_ascii", "indent", "separators", "sort_keys"};
     bound_args<4> b(a, "tojson", p);
-    dump_options o;
-    o.ensure_ascii = b.has(0) && truthy(b[0]);
+    dump_options o = hf_tojson_defaults();
+    if (b.has(0)) o.ensure_ascii = truthy(b[0]);
     o.sort_keys = b.has(3) && truthy(b[3]);
     if (b.has(1) && !b[1].is_none()) {
         o.indent = b[1].is_string() ? std::string(b[1].as_string())

@@ -171,6 +171,12 @@ inline value get_attribute(const value& obj, std::string_view name, bool sandbox
     if (obj.is_object()) {
         value r = obj.object().getattr(name);
         if (!r.is_undefined() || r.undefined_form() != undefined_form::plain) return r;
+        if (obj.object().has_method(name)) {  // `loop.cycle`, `c.next`: the bound method
+            auto* b = new bound_method_obj();
+            b->self = obj;
+            b->name = std::string(name);
+            return value::make_object(b);
+        }
         if (const method_function* f = find_user_method(user, name)) return bind_user_method(obj, name, f);
         return missing();
     }

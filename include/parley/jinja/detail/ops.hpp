@@ -794,13 +794,13 @@ inline void slice_indices(std::int64_t n, const value& start, const value& stop,
                           std::int64_t& e, std::int64_t& st) {
     auto as_index = [](const value& v) -> std::int64_t {
         if (v.is_integer() || v.is_bool()) return v.as_integer();
-        type_error("slice indices must be integers or None");
+        type_error("slice indices must be integers or None or have an __index__ method");  // (an undefined one too)
     };
-    st = (step.is_none() || step.is_undefined()) ? 1 : as_index(step);
+    st = step.is_none() ? 1 : as_index(step);
     if (st == 0) raise(errc::template_value, "slice step cannot be zero");
     const std::int64_t lo = st < 0 ? -1 : 0, hi = st < 0 ? n - 1 : n;
     auto clamp = [&](const value& v, std::int64_t def) {
-        if (v.is_none() || v.is_undefined()) return def;
+        if (v.is_none()) return def;
         std::int64_t i = as_index(v);
         if (i < 0) {
             i += n;

@@ -8,10 +8,13 @@
 #include <parley/jinja/detail/ops.hpp>
 #include <parley/jinja/environment.hpp>
 
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -174,8 +177,9 @@ private:
                 return strict_if_undefined(std::move(v));
             }
         }
-        if (auto it = env_.functions.find(name); it != env_.functions.end()) return value::borrow_object(it->second.get());
-        if (auto it = env_.globals.find(name); it != env_.globals.end()) return json_view(it->second);
+        // (the environment's globals of the template's names, found when it was parsed)
+        if (const function_obj* f = t_.globals_[s].function) return value::borrow_object(f);
+        if (const boost::json::value* g = t_.globals_[s].value) return json_view(*g);
         value u = value::undefined(undefined_form::name, name);
         return strict() ? u.as_strict() : u;
     }
@@ -362,6 +366,10 @@ private:
     // of them from x.b (linked by environment::parse).
     void print(const node& x) {
         const node& e = n(x.a);
+        if (e.kind == nk::k_str && !autoescape_) {  // `{{ '\n</tools>' }}`: the text, as write() would
+            out_->append(p_.pool.data() + e.a, e.b);
+            return check_output();
+        }
         if (e.kind == nk::call && n(e.a).kind != nk::getattr) return print_call(e);
         if (e.kind == nk::filter && print_tojson(e, true)) return check_output();
         if (autoescape_ || x.c == none) return write(eval(e));
@@ -414,10 +422,14 @@ private:
         static constexpr std::size_t block = 32;  // texts up to this long are copied as one block
         struct text {
             std::string_view s;
-            std::array<char, block> padded{};  // s followed by zeros, when it fits
+            std::array<char, block> padded;  // s followed by zeros, when it fits (set by set(): a
+                                             // loop's member_print is not cleared up front)
             void set(std::string_view t) {
                 s = t;
-                if (t.size() <= block) std::copy(t.begin(), t.end(), padded.begin());
+                if (t.size() <= block) {
+                    std::copy(t.begin(), t.end(), padded.begin());
+                    std::fill(padded.begin() + static_cast<std::ptrdiff_t>(t.size()), padded.end(), '\0');
+                }
             }
             // copies the text to `p` (which has room for max(size, block) bytes); the end of it
             PARLEY_ALWAYS_INLINE char* copy_to(char* p) const {
@@ -626,9 +638,7 @@ private:
         const std::size_t start = out.size();
         try {
             check_stack();
-            dump_options o;  // (json.dumps(ensure_ascii=False))
-            o.ensure_ascii = false;
-            dump_value(out, input, o, 0, start + max_size());
+            dump_value(out, input, hf_tojson_defaults(), 0, start + max_size());
             if (out.size() - start > max_size())
                 raise(errc::template_limit, "the result of filter 'tojson' exceeds the output size limit (" +
                                                 std::to_string(max_size()) + " bytes)");
@@ -777,9 +787,27 @@ public:
     }
 
 private:
-    // `var.name`, `var['key']` and `var[k]` (see link_members): a JSON object's member in place
+    // `var.name`, `var['key']` and `var[k]` (see link_members): a JSON object's member in place,
+    // and `var.name` of an object (`loop.index`, `ns.total`) asked of the object directly, as
+    // get_attribute would first
     value eval_member(const node& x) {
-        if (const boost::json::value* j = json_member(x); j && !j->is_uint64()) return json_view(*j);
+        std::string_view key;
+        if (!member_key(x, key)) return eval_inner(x);
+        if (const value* var = find_var(x.sym2)) {
+            if (const boost::json::object* object = json_object_of(*var)) {
+                const boost::json::value* j = json_find(*object, key);
+                if (j && !j->is_uint64()) return json_view(*j);
+                if (!j && x.kind == nk::getattr && !user_methods()) {
+                    // a missing key read as an attribute (not a dict method: see link_members) and
+                    // no method of one's own to try: undefined, as get_attribute would give
+                    value u = value::undefined(undefined_form::attribute, key, type_name(*var));
+                    return strict() ? u.as_strict() : u;
+                }
+            } else if (var->is_object() && x.kind == nk::getattr && !key.empty() && key[0] != '_') {
+                value r = var->object().getattr(key);
+                if (!r.is_undefined() || r.undefined_form() != undefined_form::plain) return strict_if_undefined(std::move(r));
+            }
+        }
         return eval_inner(x);
     }
 
@@ -795,6 +823,19 @@ private:
 
     // a chain of comparisons (`a == b`, `a < b <= c`, `k not in keys`)
     bool eval_compare(const node& x) {
+        if (x.c == 1) {
+            // `message.role == 'user'` where `message` holds a JSON object whose `role` is a
+            // string: the member compared in place, with the result the loop below would give
+            const node& o = n(list_item(x.b, 0));
+            const node& rn = n(o.a);
+            if ((o.oper == op::eq || o.oper == op::ne) && rn.kind == nk::k_str) {
+                if (const boost::json::value* j = json_member(n(x.a)); j && j->is_string()) {
+                    const boost::json::string& a = j->get_string();
+                    const bool same = a.size() == rn.b && same_bytes(a.data(), p_.pool.data() + rn.a, a.size());
+                    return same == (o.oper == op::eq);
+                }
+            }
+        }
         value left = eval(n(x.a));
         for (std::uint32_t k = 0; k < x.c; ++k) {
             const node& o = n(list_item(x.b, k));
@@ -900,8 +941,19 @@ private:
                         return strict_if_undefined(std::move(found));
                 }
                 if (k.kind == nk::slice) {
-                    return slice(obj, k.a == none ? value(nullptr) : eval(n(k.a)),
-                                 k.b == none ? value(nullptr) : eval(n(k.b)), k.c == none ? value(nullptr) : eval(n(k.c)));
+                    const value start = k.a == none ? value(nullptr) : eval(n(k.a));
+                    const value stop = k.b == none ? value(nullptr) : eval(n(k.b));
+                    const value step = k.c == none ? value(nullptr) : eval(n(k.c));
+                    if (obj.is_view() && obj.view_adapter() == &json_array_adapter::instance) {
+                        // `messages[1:]`: the elements viewed, into a list of new_list's
+                        const auto& array = *static_cast<const boost::json::array*>(obj.view_object());
+                        const slice_range at = slice_positions(static_cast<std::int64_t>(array.size()), start, stop, step);
+                        value l = new_list(at.count, false);
+                        std::vector<value>& items = l.list().items;
+                        for (std::size_t i = 0; i < at.count; ++i) items.push_back(json_view(array[at[i]]));
+                        return l;
+                    }
+                    return slice(obj, start, stop, step);
                 }
                 return strict_if_undefined(get_item(obj, eval(k), env_.opt.sandboxed, strict(), user_methods()));
             }
@@ -958,10 +1010,10 @@ private:
             }
             case nk::list:
             case nk::tuple: {
-                std::vector<value> items;
-                items.reserve(x.b);
+                value l = new_list(x.b, x.kind == nk::tuple);
+                std::vector<value>& items = l.list().items;
                 for (std::uint32_t k = 0; k < x.b; ++k) items.push_back(eval(n(list_item(x.a, k))));
-                return value::make_list(std::move(items), x.kind == nk::tuple);
+                return l;
             }
             case nk::dict: {
                 value d = value::make_dict();
@@ -982,6 +1034,28 @@ private:
     }
 
     value percent_format(const value& fmt, const value& args);
+
+    // An empty list (or tuple) with room for `n` items, for a literal: a spare list of the
+    // thread's (stacks::lists) when one is held by nothing else, else a new one.
+    value new_list(std::size_t n, bool tuple) {
+        std::vector<value>& spare = stacks_.get().lists;
+        for (const value& v : spare) {
+            list_obj& l = v.list();
+            if (l.refs != 1) continue;
+            if (l.items.capacity() > stacks::max_list_room) std::vector<value>().swap(l.items);
+            l.items.clear();
+            l.items.reserve(n);
+            l.tuple = tuple;
+            l.group = l.generator = l.consumed = false;
+            l.view_name = nullptr;
+            return v;
+        }
+        std::vector<value> items;
+        items.reserve(n);
+        value l = value::make_list(std::move(items), tuple);
+        if (spare.size() < stacks::max_lists) spare.push_back(l);
+        return l;
+    }
 
     value eval_callee(const node& call) {
         return eval(n(call.a));
@@ -1073,6 +1147,12 @@ private:
         std::vector<frame> frames;
         std::vector<std::unique_ptr<arguments>> spare_args;
         std::size_t args_made = 0;  // argument lists made for these stacks (spare_args has room for all)
+        // Lists made by list and tuple literals, each taken again by the next literal evaluated
+        // once nothing else holds it (see new_list): a fresh list and a spare one that nothing
+        // holds cannot be told apart.
+        std::vector<value> lists;
+        static constexpr std::size_t max_lists = 8;
+        static constexpr std::size_t max_list_room = 64;  // a spare list keeps room for this many items
     };
     class stacks_lease {
     public:
@@ -1081,6 +1161,13 @@ private:
             // (the bindings left, released here as the render ends)
             held_->vars.clear();
             held_->frames.clear();
+            // the spare lists that nothing holds (a list kept by a function of one's own is
+            // no longer spare), emptied
+            std::vector<value>& lists = held_->lists;
+            std::erase_if(lists, [](const value& v) {
+                return v.list().refs != 1 || v.list().items.capacity() > stacks::max_list_room;
+            });
+            for (value& v : lists) v.list().items.clear();
             // a render that grew its stacks far does not leave them to the thread
             if (held_->vars.capacity() > 1024 || held_->frames.capacity() > 256 || held_->spare_args.size() > 64) return;
             std::vector<std::unique_ptr<stacks>>& spare = pool();
@@ -1103,6 +1190,7 @@ private:
                 auto fresh = std::make_unique<stacks>();
                 fresh->vars.reserve(32);
                 fresh->frames.reserve(16);
+                fresh->lists.reserve(stacks::max_lists);
                 return fresh;
             }
             std::unique_ptr<stacks> s = std::move(spare.back());
@@ -1170,7 +1258,7 @@ struct macro_obj final : object_obj {
     std::uint32_t body;
     std::uint32_t frame;
     std::uint32_t serial;
-    std::string name;
+    std::string_view name;  // in the template's pool ("caller" for a call block's)
     bool is_caller;
     const char* type_name() const noexcept override { return "Macro"; }
     bool callable() const noexcept override { return true; }
@@ -1182,7 +1270,7 @@ struct macro_obj final : object_obj {
     // Jinja2's Macro attributes: name, arguments (the parameters' names), catch_kwargs,
     // catch_varargs and caller (whether the body calls `caller` without a parameter of that name)
     value getattr(std::string_view a) const override {
-        if (a == "name") return is_caller ? value(nullptr) : value(name);  // a call block's is anonymous
+        if (a == "name") return is_caller ? value(nullptr) : value::view_of(name);  // a call block's is anonymous
         const node& ps = st->n(params);
         if (a == "arguments") {
             std::vector<value> names;
@@ -1202,7 +1290,7 @@ struct macro_obj final : object_obj {
             if (st->n(st->list_item(ps.a, k)).sym == st->caller_sym_) return false;
         return true;
     }
-    void repr(std::string& out) const override { out += is_caller ? "<Macro anonymous>" : "<Macro '" + name + "'>"; }
+    void repr(std::string& out) const override { out += is_caller ? "<Macro anonymous>" : "<Macro '" + std::string(name) + "'>"; }
 };
 
 inline value render_state::make_macro(const node& x, std::uint32_t params, std::uint32_t body, bool is_caller) {
@@ -1213,7 +1301,7 @@ inline value render_state::make_macro(const node& x, std::uint32_t params, std::
     m->body = body;
     m->frame = top();
     m->serial = frames_.back().serial;
-    m->name = is_caller ? std::string("caller") : std::string(sym(x.sym));
+    m->name = is_caller ? std::string_view("caller") : sym(x.sym);
     m->is_caller = is_caller;
     return value::make_object(m);
 }
@@ -1237,6 +1325,39 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args, boo
     const bool catch_varargs = (flags & flag_uses_varargs) != 0;
     const auto& pos = args.positional();
     const std::size_t nparams = params.b;
+    // the macro's scope: a child of the scope it was defined in
+    std::uint32_t parent = m.frame;
+    if (parent >= frames_.size() || frames_[parent].serial != m.serial) parent = 0;
+    // binds the parameter k, in the macro's scope, to its argument (null when none was given):
+    // else to its default, evaluated there, else to undefined
+    const auto bind_param = [&](std::size_t k, const value* given) {
+        const node& prm = n(list_item(params.a, static_cast<std::uint32_t>(k)));
+        if (given) {
+            set_var(prm.sym, *given);
+        } else if (prm.a != none) {
+            set_var(prm.sym, eval(n(prm.a)));
+        } else {
+            value u = value::undefined(undefined_form::name, sym(prm.sym));
+            set_var(prm.sym, strict() ? u.as_strict() : u);
+        }
+    };
+    // runs the body in the macro's scope once bind() has bound its names there
+    const auto run = [&](const auto& bind) {
+        std::string s;
+        {
+            scope sc(*this, parent);
+            bind();
+            if (printed) exec_list(n(m.body));
+            else s = capture(n(m.body));
+        }
+        return printed ? value() : captured(std::move(s));
+    };
+    if (args.keywords().empty() && !uses_caller && !catch_kwargs && !catch_varargs && pos.size() <= nparams) {
+        // the commonest call, positional arguments only: bound in order as they come, as below
+        return run([&] {
+            for (std::size_t k = 0; k < nparams; ++k) bind_param(k, k < pos.size() ? &pos[k] : nullptr);
+        });
+    }
     // bind: positional, then keywords, then defaults (evaluated in the macro's scope)
     // (the few parameters of most macros are bound without allocating)
     constexpr std::size_t few = 8;
@@ -1264,7 +1385,7 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args, boo
             bound[j] = v;
             given[j] = true;
         } else if (j < nparams) {
-            raise(errc::template_type, "macro '" + m.name + "' got multiple values for argument '" + std::string(key) + "'");
+            raise(errc::template_type, "macro '" + std::string(m.name) + "' got multiple values for argument '" + std::string(key) + "'");
         } else if (key == "caller" && uses_caller) {
             caller = v;
             have_caller = true;
@@ -1274,30 +1395,15 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args, boo
     }
     if (!catch_kwargs && !extra_kw.empty()) {
         if (extra_kw.front().first == "caller")
-            raise(errc::template_type, "macro '" + m.name + "' was invoked with two values for the special caller argument");
+            raise(errc::template_type, "macro '" + std::string(m.name) + "' was invoked with two values for the special caller argument");
         raise(errc::template_type,
-              "macro '" + m.name + "' takes no keyword argument '" + std::string(extra_kw.front().first) + "'");
+              "macro '" + std::string(m.name) + "' takes no keyword argument '" + std::string(extra_kw.front().first) + "'");
     }
     if (!catch_varargs && pos.size() > nparams)
         raise(errc::template_type,
-              "macro '" + m.name + "' takes not more than " + std::to_string(nparams) + " argument(s)");
-    // the macro's scope: a child of the scope it was defined in
-    std::uint32_t parent = m.frame;
-    if (parent >= frames_.size() || frames_[parent].serial != m.serial) parent = 0;
-    std::string s;
-    {
-        scope sc(*this, parent);
-        for (std::size_t k = 0; k < nparams; ++k) {
-            const node& prm = n(list_item(params.a, static_cast<std::uint32_t>(k)));
-            if (given[k]) {
-                set_var(prm.sym, bound[k]);
-            } else if (prm.a != none) {
-                set_var(prm.sym, eval(n(prm.a)));
-            } else {
-                value u = value::undefined(undefined_form::name, sym(prm.sym));
-                set_var(prm.sym, strict() ? u.as_strict() : u);
-            }
-        }
+              "macro '" + std::string(m.name) + "' takes not more than " + std::to_string(nparams) + " argument(s)");
+    return run([&] {
+        for (std::size_t k = 0; k < nparams; ++k) bind_param(k, given[k] ? &bound[k] : nullptr);
         if (uses_caller) {
             value u = value::undefined(undefined_form::hint, "No caller defined");
             set_var(caller_sym_, have_caller ? caller : u);
@@ -1312,10 +1418,7 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args, boo
             for (auto& [key, v] : extra_kw) dict_set(d.dict(), value(std::string(key)), v);
             set_var(kwargs_sym_, d);
         }
-        if (printed) exec_list(n(m.body));
-        else s = capture(n(m.body));
-    }
-    return printed ? value() : captured(std::move(s));
+    });
 }
 
 // ---- loops --------------------------------------------------------------------------------------
@@ -1357,7 +1460,7 @@ struct loop_source {
     std::size_t dict_size = 0;
     std::size_t next = 0;  // the next element of the iterable
     bool exhausted = false;  // Python's iterators stay exhausted once they are
-    std::vector<value> ahead;  // items taken (filtered) but not reached yet, from ahead_at
+    boost::container::small_vector<value, 2> ahead;  // items taken (filtered) but not reached yet, from ahead_at
     std::size_t ahead_at = 0;
     // the loop's `if` filter: evaluated with the target bound in a scope of its own, child of
     // `scope` (the loop's enclosing scope), as Jinja2's filter generator sees the variables
@@ -1368,9 +1471,10 @@ struct loop_source {
 };
 
 struct loop_obj final : object_obj {
+    explicit loop_obj(const value& iterable) : src(iterable) {}
     render_state* st = nullptr;
     const node* for_node = nullptr;
-    std::unique_ptr<loop_source> src;
+    mutable loop_source src;  // (looking ahead takes items: loop.last, loop.nextitem, loop.length)
     value current, before;  // the item of this iteration and of the one before
     std::size_t index0 = 0;
     mutable std::size_t length = 0;  // known once asked for
@@ -1381,7 +1485,7 @@ struct loop_obj final : object_obj {
 
     const char* type_name() const noexcept override { return "LoopContext"; }
     void each_held(void (*fn)(void*, const value&), void* ctx) const override {
-        for (std::size_t k = src->ahead_at; k < src->ahead.size(); ++k) fn(ctx, src->ahead[k]);
+        for (std::size_t k = src.ahead_at; k < src.ahead.size(); ++k) fn(ctx, src.ahead[k]);
         fn(ctx, current);
         fn(ctx, before);
         fn(ctx, last_changed);
@@ -1396,30 +1500,43 @@ struct loop_obj final : object_obj {
     // and all those left (taken now, filter included); kept once known
     std::size_t len() const {
         if (!length_known) {
-            length = src->has_len() ? src->len() : index0 + 1 + st->loop_remaining(*src);
+            length = src.has_len() ? src.len() : index0 + 1 + st->loop_remaining(src);
             length_known = true;
         }
         return length;
     }
     value getattr(std::string_view a) const override {
         auto as_int = [](std::size_t n) { return value(static_cast<long long>(n)); };
-        if (a == "index") return as_int(index0 + 1);
-        if (a == "index0") return as_int(index0);
-        if (a == "revindex") return value(static_cast<long long>(len()) - static_cast<long long>(index0));
-        if (a == "revindex0") return value(static_cast<long long>(len()) - static_cast<long long>(index0) - 1);
-        if (a == "first") return value(index0 == 0);
-        if (a == "last") return value(st->loop_peek(*src) == nullptr);
-        if (a == "length") return as_int(len());
-        if (a == "depth") return as_int(depth + 1);
-        if (a == "depth0") return as_int(depth);
-        if (a == "previtem") {
-            if (index0 == 0) return value::undefined(undefined_form::hint, "there is no previous item");
-            return before;
-        }
-        if (a == "nextitem") {
-            const value* next = st->loop_peek(*src);
-            if (!next) return value::undefined(undefined_form::hint, "there is no next item");
-            return *next;
+        switch (a.size()) {  // (the names by length: one comparison for each)
+        case 4:
+            if (a == "last") return value(st->loop_peek(src) == nullptr);
+            break;
+        case 5:
+            if (a == "index") return as_int(index0 + 1);
+            if (a == "first") return value(index0 == 0);
+            if (a == "depth") return as_int(depth + 1);
+            break;
+        case 6:
+            if (a == "index0") return as_int(index0);
+            if (a == "length") return as_int(len());
+            if (a == "depth0") return as_int(depth);
+            break;
+        case 8:
+            if (a == "previtem") {
+                if (index0 == 0) return value::undefined(undefined_form::hint, "there is no previous item");
+                return before;
+            }
+            if (a == "nextitem") {
+                const value* next = st->loop_peek(src);
+                if (!next) return value::undefined(undefined_form::hint, "there is no next item");
+                return *next;
+            }
+            if (a == "revindex") return value(static_cast<long long>(len()) - static_cast<long long>(index0));
+            break;
+        case 9:
+            if (a == "revindex0") return value(static_cast<long long>(len()) - static_cast<long long>(index0) - 1);
+            break;
+        default: break;
         }
         return {};
     }
@@ -1444,6 +1561,7 @@ struct loop_obj final : object_obj {
         }
         return false;
     }
+    bool has_method(std::string_view name) const noexcept override { return name == "cycle" || name == "changed"; }
     void repr(std::string& out) const override {
         out += "<LoopContext " + std::to_string(index0 + 1) + "/" + std::to_string(len()) + ">";
     }
@@ -1493,19 +1611,22 @@ inline std::size_t render_state::loop_remaining(loop_source& src) {
 }
 
 inline flow render_state::exec_for(const node& x, const value& iterable, std::uint32_t depth, std::string* capture_into) {
-    loop_source local(iterable);  // an undefined iterable: no items (an error when strict)
+    // the items (an undefined iterable: none, an error when strict), held by the loop object
+    // when the body names `loop`
+    std::optional<loop_source> local;
     const std::uint32_t outer = capture_into ? frames_[top()].parent : top();
     value loopv;
     loop_obj* lp = nullptr;
     if (x.flags & flag_uses_loop) {
-        lp = new loop_obj();
+        lp = new loop_obj(iterable);
         loopv = value::make_object(lp);
         lp->st = this;
         lp->for_node = &x;
         lp->depth = depth;
-        lp->src = std::make_unique<loop_source>(std::move(local));
+    } else {
+        local.emplace(iterable);
     }
-    loop_source& src = lp ? *lp->src : local;
+    loop_source& src = lp ? lp->src : *local;
     const node& target = n(x.a);
     if (x.c != none) {
         src.filter = &n(x.c);
@@ -1537,6 +1658,9 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
     // not carry over from one iteration to the next)
     const bool name_target = target.kind == nk::name;
     if (name_target) vars_.push_back({target.sym, value()});
+    // and `loop` the binding after it, written again when the body rebinds the name
+    const std::size_t fixed = (name_target ? 1 : 0) + (lp ? 1 : 0);
+    if (lp) vars_.push_back({loop_sym_, loopv});
     const auto run_body = [&] {
         const flow f = single_print ? exec_print(*single_print) : body.b == 1 ? exec(n(list_item(body.a, 0))) : exec_list(body);
         if (f == flow::normal) completed = true;
@@ -1580,14 +1704,22 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
             if (!run_body()) break;
         }
     }
+    // a template list without a filter: its items read in place (live: items the body appends
+    // are visited)
+    const std::vector<value>* list_items = !src.filter && src.list && !src.list->generator ? &src.list->items : nullptr;
     for (std::size_t i = 0; !plain_json && !plain_keys; ++i) {
-        vars_.resize(name_target ? frame_begin + 1 : frame_begin);
+        vars_.resize(frame_begin + fixed);
         if (json && !src.exhausted && src.ahead_at == src.ahead.size()) {
             if (src.next >= json->size()) break;
             count_iterations(1);
             const boost::json::value& element = (*json)[src.next++];
             value& to = name_target ? vars_[frame_begin].v : item;
             to = json_element_view(element);
+        } else if (list_items && !src.exhausted && src.ahead_at == src.ahead.size()) {
+            if (src.next >= list_items->size()) break;
+            count_iterations(1);
+            value& to = name_target ? vars_[frame_begin].v : item;
+            to = (*list_items)[src.next++];
         } else {
             if (src.ahead_at < src.ahead.size()) item = std::move(src.ahead[src.ahead_at++]);
             else if (!loop_take(src, item)) break;  // (a filter binds the target in a scope of its own)
@@ -1598,9 +1730,10 @@ inline flow render_state::exec_for(const node& x, const value& iterable, std::ui
             lp->before = std::move(lp->current);
             lp->current = current;
             lp->index0 = i;
+            value& bound_loop = vars_[frame_begin + fixed - 1].v;
+            if (!bound_loop.is_object() || &bound_loop.object() != lp) bound_loop = loopv;
         }
         if (!name_target) assign(target, item);
-        if (lp) set_var(loop_sym_, loopv);
         if (!run_body()) break;
     }
     if (!completed && x.e != none) {

@@ -173,10 +173,13 @@ inline parsed_template environment::parse(std::string_view source, std::string n
     const std::size_t nsym = t.prog_.symbols.size();
     t.filters_.assign(nsym, nullptr);
     t.tests_.assign(nsym, nullptr);
+    t.globals_.assign(nsym, {});
     for (std::size_t k = 0; k < nsym; ++k) {
         const std::string_view s = t.prog_.sym_name(static_cast<std::uint32_t>(k));
         if (auto it = data_->filters.find(s); it != data_->filters.end()) t.filters_[k] = &it->second;
         if (auto it = data_->tests.find(s); it != data_->tests.end()) t.tests_[k] = &it->second;
+        if (auto it = data_->functions.find(s); it != data_->functions.end()) t.globals_[k].function = it->second.get();
+        if (auto it = data_->globals.find(s); it != data_->globals.end()) t.globals_[k].value = &it->second;
     }
     if (const std::uint32_t deep = detail::find_too_deep_expression(t.prog_, detail::max_expression_depth); deep != detail::none)
         t.throw_error(errc::template_limit,
