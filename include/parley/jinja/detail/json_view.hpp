@@ -3,6 +3,7 @@
 #define PARLEY_JINJA_DETAIL_JSON_VIEW_HPP
 
 #include <parley/jinja/arguments.hpp>
+#include <parley/jinja/detail/pystr.hpp>
 #include <parley/jinja/value.hpp>
 
 #include <boost/json/array.hpp>
@@ -19,29 +20,6 @@
 namespace parley::jinja::detail {
 
 value json_view(const boost::json::value& j);
-
-/// Whether the `n` bytes at `a` and `b` (sizeof(Word) <= n <= 2 * sizeof(Word)) are the same:
-/// the first and the last word of each, which overlap when n < 2 * sizeof(Word).
-template <class Word>
-bool same_words(const char* a, const char* b, std::size_t n) noexcept {
-    Word a0, b0, a1, b1;
-    std::memcpy(&a0, a, sizeof(Word));
-    std::memcpy(&b0, b, sizeof(Word));
-    std::memcpy(&a1, a + n - sizeof(Word), sizeof(Word));
-    std::memcpy(&b1, b + n - sizeof(Word), sizeof(Word));
-    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-}
-
-/// Whether the `n` bytes at `a` and `b` are the same. Keys of chat messages are short: up to 16
-/// bytes are compared as two overlapping words instead of calling memcmp.
-PARLEY_ALWAYS_INLINE bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
-    if (n > 16) return std::memcmp(a, b, n) == 0;
-    if (n >= 8) return same_words<std::uint64_t>(a, b, n);
-    if (n >= 4) return same_words<std::uint32_t>(a, b, n);
-    for (std::size_t i = 0; i < n; ++i)
-        if (a[i] != b[i]) return false;
-    return true;
-}
 
 /// The member `key` of a JSON object, or null.
 PARLEY_ALWAYS_INLINE const boost::json::value* json_find(const boost::json::object& object, std::string_view key) noexcept {

@@ -567,7 +567,7 @@ inline bool contains(const value& container, const value& item) {
         if (item.is_string()) {  // (`key in ['name', 'type']`: strings compared without the general equals)
             const std::string_view s = item.as_string();
             for (const value& x : container.list().items)
-                if (x.is_string() ? x.as_string() == s : equals(x, item)) return true;
+                if (x.is_string() ? same_text(x.as_string(), s) : equals(x, item)) return true;
             return false;
         }
         for (const value& x : container.list().items)

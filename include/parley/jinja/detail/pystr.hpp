@@ -8,6 +8,7 @@
 #ifndef PARLEY_JINJA_DETAIL_PYSTR_HPP
 #define PARLEY_JINJA_DETAIL_PYSTR_HPP
 
+#include <parley/config.hpp>
 #include <parley/jinja/detail/unicode_tables.hpp>
 
 #include <algorithm>
@@ -27,6 +28,35 @@
 #include <vector>
 
 namespace parley::jinja::detail {
+
+/// Whether the `n` bytes at `a` and `b` (sizeof(Word) <= n <= 2 * sizeof(Word)) are the same:
+/// the first and the last word of each, which overlap when n < 2 * sizeof(Word).
+template <class Word>
+bool same_words(const char* a, const char* b, std::size_t n) noexcept {
+    Word a0, b0, a1, b1;
+    std::memcpy(&a0, a, sizeof(Word));
+    std::memcpy(&b0, b, sizeof(Word));
+    std::memcpy(&a1, a + n - sizeof(Word), sizeof(Word));
+    std::memcpy(&b1, b + n - sizeof(Word), sizeof(Word));
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
+/// Whether the `n` bytes at `a` and `b` are the same. Keys of chat messages are short: up to 16
+/// bytes are compared as two overlapping words instead of calling memcmp.
+PARLEY_ALWAYS_INLINE bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+    if (n > 16) return std::memcmp(a, b, n) == 0;
+    if (n >= 8) return same_words<std::uint64_t>(a, b, n);
+    if (n >= 4) return same_words<std::uint32_t>(a, b, n);
+    for (std::size_t i = 0; i < n; ++i)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
+/// Whether two texts are the same bytes (short ones without calling memcmp).
+PARLEY_ALWAYS_INLINE bool same_text(std::string_view a, std::string_view b) noexcept {
+    return a.size() == b.size() && same_bytes(a.data(), b.data(), a.size());
+}
+
 
 namespace pystr_impl {
 

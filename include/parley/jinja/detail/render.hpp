@@ -124,8 +124,8 @@ private:
         std::uint32_t serial;
     };
 
-    const node& n(std::uint32_t i) const { return p_.nodes[i]; }
-    std::uint32_t list_item(std::uint32_t begin, std::uint32_t k) const { return p_.lists[begin + k]; }
+    const node& n(std::uint32_t i) const { return nodes_[i]; }
+    std::uint32_t list_item(std::uint32_t begin, std::uint32_t k) const { return lists_[begin + k]; }
     std::string_view sym(std::uint32_t s) const { return p_.sym_name(s); }
 
     [[noreturn]] void fail_at(const node& x, errc code, std::string msg) { t_.throw_error(code, std::move(msg), x.pos); }
@@ -564,7 +564,7 @@ private:
     bool builtin_filter(const node& f, std::string_view name) const {
         if (f.kind != nk::filter || f.a == none || f.b != none) return false;
         const filter_entry* entry = t_.filters_[f.sym];
-        return entry && entry->builtin && sym(f.sym) == name;
+        return entry && entry->builtin && same_text(sym(f.sym), name);
     }
 
     // `{% for k, v in d|items %}` over a JSON object, without `loop`, a loop filter or recursion:
@@ -796,6 +796,7 @@ private:
         if (const value* var = find_var(x.sym2)) {
             if (const boost::json::object* object = json_object_of(*var)) {
                 const boost::json::value* j = json_find(*object, key);
+                if (j && j->is_string()) return value::view_of(std::string_view(j->get_string()));  // (the commonest, inline)
                 if (j && !j->is_uint64()) return json_view(*j);
                 if (!j && x.kind == nk::getattr && !user_methods()) {
                     // a missing key read as an attribute (not a dict method: see link_members) and
@@ -1231,6 +1232,8 @@ private:
 
     const parsed_template& t_;
     const program& p_;
+    const node* const nodes_ = p_.nodes.data();  // (the program's, one load away)
+    const std::uint32_t* const lists_ = p_.lists.data();
     const env_data& env_;
     std::string* out_;
     value root_;
@@ -1429,8 +1432,8 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args, boo
 /// taken: when the loop reaches it, or earlier when `loop.nextitem`, `loop.last` or
 /// `loop.length` looks ahead (Jinja2's filter is a generator, read by its LoopContext).
 struct loop_source {
-    explicit loop_source(const value& iterable) : seq(json_object_of(iterable) ? value() : iterable) {
-        if (iterable.is_view() && iterable.view_adapter() == &json_array_adapter::instance)
+    explicit loop_source(const value& iterable) : seq(read_in_place(iterable) ? value() : iterable) {
+        if (is_json_array(iterable))
             json = static_cast<const boost::json::array*>(iterable.view_object());
         else if (const boost::json::object* o = json_object_of(iterable))
             json_keys = o;
@@ -1441,6 +1444,11 @@ struct loop_source {
             dict_size = dict->items.size();
         }
     }
+    static bool is_json_array(const value& v) noexcept {
+        return v.is_view() && v.view_adapter() == &json_array_adapter::instance;
+    }
+    // JSON arrays and objects are read without `seq`
+    static bool read_in_place(const value& v) noexcept { return is_json_array(v) || json_object_of(v); }
     /// Whether the loop's length is the iterable's len() (Jinja2 counts the remaining items of
     /// anything else: a filtered loop, a generator).
     bool has_len() const noexcept { return !filter && !(list && list->generator); }
@@ -1449,6 +1457,7 @@ struct loop_source {
         if (list) return list->items.size();
         if (dict) return dict->items.size();
         if (json_keys) return json_keys->size();
+        if (json) return json->size();
         return seq.size();
     }
 
