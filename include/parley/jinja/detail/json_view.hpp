@@ -92,6 +92,11 @@ PARLEY_ALWAYS_INLINE const boost::json::object* json_object_of(const value& v) n
     if (!v.is_view() || v.view_adapter() != &json_object_adapter::instance) return nullptr;
     return static_cast<const boost::json::object*>(v.view_object());
 }
+/// The JSON array a value views in place; null for any other value.
+PARLEY_ALWAYS_INLINE const boost::json::array* json_array_of(const value& v) noexcept {
+    if (!v.is_view() || v.view_adapter() != &json_array_adapter::instance) return nullptr;
+    return static_cast<const boost::json::array*>(v.view_object());
+}
 inline value json_view(const boost::json::array& a) noexcept {
     return value::view_of(&a, &json_array_adapter::instance);
 }

@@ -787,27 +787,20 @@ public:
     }
 
 private:
-    // `var.name`, `var['key']` and `var[k]` (see link_members): a JSON object's member in place,
-    // and `var.name` of an object (`loop.index`, `ns.total`) asked of the object directly, as
-    // get_attribute would first
+    // `var.name`, `var['key']` and `var[k]` (see link_members): a JSON object's member in place;
+    // and `var.name` of an object (`loop.index`, `ns.total`) or missing from a JSON object, given
+    // by get_attribute on the bound value, as eval_inner would after looking the variable up again
     value eval_member(const node& x) {
         std::string_view key;
         if (!member_key(x, key)) return eval_inner(x);
         if (const value* var = find_var(x.sym2)) {
-            if (const boost::json::object* object = json_object_of(*var)) {
-                const boost::json::value* j = json_find(*object, key);
-                if (j && j->is_string()) return value::view_of(std::string_view(j->get_string()));  // (the commonest, inline)
-                if (j && !j->is_uint64()) return json_view(*j);
-                if (!j && x.kind == nk::getattr && !user_methods()) {
-                    // a missing key read as an attribute (not a dict method: see link_members) and
-                    // no method of one's own to try: undefined, as get_attribute would give
-                    value u = value::undefined(undefined_form::attribute, key, type_name(*var));
-                    return strict() ? u.as_strict() : u;
-                }
-            } else if (var->is_object() && x.kind == nk::getattr && !key.empty() && key[0] != '_') {
-                value r = var->object().getattr(key);
-                if (!r.is_undefined() || r.undefined_form() != undefined_form::plain) return strict_if_undefined(std::move(r));
-            }
+            const boost::json::object* object = json_object_of(*var);
+            const boost::json::value* j = object ? json_find(*object, key) : nullptr;
+            if (j && j->is_string()) return value::view_of(std::string_view(j->get_string()));  // (the commonest, inline)
+            if (j && !j->is_uint64()) return json_view(*j);
+            // (a getattr so marked does not name a dict method: see link_members)
+            if (x.kind == nk::getattr && (object ? !j : var->is_object()))
+                return strict_if_undefined(get_attribute(*var, key, env_.opt.sandboxed, strict(), user_methods()));
         }
         return eval_inner(x);
     }
@@ -831,9 +824,7 @@ private:
             const node& rn = n(o.a);
             if ((o.oper == op::eq || o.oper == op::ne) && rn.kind == nk::k_str) {
                 if (const boost::json::value* j = json_member(n(x.a)); j && j->is_string()) {
-                    const boost::json::string& a = j->get_string();
-                    const bool same = a.size() == rn.b && same_bytes(a.data(), p_.pool.data() + rn.a, a.size());
-                    return same == (o.oper == op::eq);
+                    return same_text(j->get_string(), p_.str(rn.a, rn.b)) == (o.oper == op::eq);
                 }
             }
         }
@@ -845,9 +836,7 @@ private:
             const node& rn = n(o.a);
             if (rn.kind == nk::k_str && left.is_string() && (o.oper == op::eq || o.oper == op::ne)) {
                 // `message.role == 'user'`: the strings compared in place
-                const std::string_view a = left.as_string();
-                const bool same = a.size() == rn.b && same_bytes(a.data(), p_.pool.data() + rn.a, a.size());
-                if (same != (o.oper == op::eq)) return false;
+                if (same_text(left.as_string(), p_.str(rn.a, rn.b)) != (o.oper == op::eq)) return false;
                 left = str_const(rn);
                 continue;
             }
@@ -945,9 +934,9 @@ private:
                     const value start = k.a == none ? value(nullptr) : eval(n(k.a));
                     const value stop = k.b == none ? value(nullptr) : eval(n(k.b));
                     const value step = k.c == none ? value(nullptr) : eval(n(k.c));
-                    if (obj.is_view() && obj.view_adapter() == &json_array_adapter::instance) {
+                    if (const boost::json::array* json = json_array_of(obj)) {
                         // `messages[1:]`: the elements viewed, into a list of new_list's
-                        const auto& array = *static_cast<const boost::json::array*>(obj.view_object());
+                        const boost::json::array& array = *json;
                         const slice_range at = slice_positions(static_cast<std::int64_t>(array.size()), start, stop, step);
                         value l = new_list(at.count, false);
                         std::vector<value>& items = l.list().items;
@@ -1432,23 +1421,18 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args, boo
 /// taken: when the loop reaches it, or earlier when `loop.nextitem`, `loop.last` or
 /// `loop.length` looks ahead (Jinja2's filter is a generator, read by its LoopContext).
 struct loop_source {
-    explicit loop_source(const value& iterable) : seq(read_in_place(iterable) ? value() : iterable) {
-        if (is_json_array(iterable))
-            json = static_cast<const boost::json::array*>(iterable.view_object());
-        else if (const boost::json::object* o = json_object_of(iterable))
-            json_keys = o;
-        else if (iterable.is_list())
+    // (JSON arrays and objects are read in place, without `seq`)
+    explicit loop_source(const value& iterable)
+        : seq(json_array_of(iterable) || json_object_of(iterable) ? value() : iterable) {
+        json = json_array_of(iterable);
+        json_keys = json_object_of(iterable);
+        if (iterable.is_list())
             list = &iterable.list();
         else if (iterable.is_dict()) {
             dict = &iterable.dict();
             dict_size = dict->items.size();
         }
     }
-    static bool is_json_array(const value& v) noexcept {
-        return v.is_view() && v.view_adapter() == &json_array_adapter::instance;
-    }
-    // JSON arrays and objects are read without `seq`
-    static bool read_in_place(const value& v) noexcept { return is_json_array(v) || json_object_of(v); }
     /// Whether the loop's length is the iterable's len() (Jinja2 counts the remaining items of
     /// anything else: a filtered loop, a generator).
     bool has_len() const noexcept { return !filter && !(list && list->generator); }
