@@ -60,6 +60,32 @@ install_missing_packages() {
     fi
 }
 
+# The npm packages some tests run against (real peers: the reference MCP server...): each folder
+# tests/NAME with a package.json and its package-lock.json is installed with npm into
+# .cache/node-peers/NAME, a cache folder made here, and again only when its lock file changes. A
+# missing peer fails the run: the tests need them.
+node_peers=.cache/node-peers
+install_node_peers() {
+    local name
+    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+        echo "error: node and npm are needed for the tests' npm packages (tests/*/package.json)" >&2
+        exit 1
+    fi
+    for name in "$@"; do
+        local from=tests/$name to=$node_peers/$name
+        mkdir -p "$to"
+        if [[ ! -d $to/node_modules ]] || ! cmp -s "$from/package-lock.json" "$to/package-lock.json"; then
+            echo "Installing the npm packages of $from into $to"
+            cp "$from/package.json" "$from/package-lock.json" "$to/"
+            if ! (cd "$to" && npm ci --no-audit --no-fund); then
+                rm -f "$to/package-lock.json"
+                echo "error: npm could not install the packages of $from/package.json" >&2
+                exit 1
+            fi
+        fi
+    done
+}
+
 # Extra configure arguments shared by both presets.
 configure_args=()
 set_configure_args() {
@@ -73,6 +99,7 @@ set_configure_args() {
     if [[ -n ${PARLEY_SHARED_DIR:-} ]]; then
         configure_args+=("-DPARLEY_SHARED_DIR=$PARLEY_SHARED_DIR")
     fi
+    configure_args+=("-DPARLEY_NODE_PEERS=$PWD/$node_peers")
 }
 
 # The travel assistant: a YAML template set run by parley::bot with two C++ functions, a template
@@ -129,11 +156,13 @@ case "${1:-}" in
         ;;
     test)
         install_missing_packages
+        install_node_peers mcp
         set_configure_args
         run_tests gcc clang-asan
         ;;
     sanitize)
         install_missing_packages
+        install_node_peers mcp
         set_configure_args
         run_tests clang-asan
         ;;

@@ -234,7 +234,29 @@ def main():
         for selector in (0, 1, 2, 3):
             commands.add([selector], s)
 
-    for c in (jinja, compiled, yaml, stream, js, commands):
+    # ---- MCP ----
+    mcp = corpus(out, "fuzz-mcp")
+    mcp_texts = [s for s in literals_of([src / "tests/mcp/jsonrpc_test.cpp"]) if "jsonrpc" in s]
+    mcp_texts += [
+        '{"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, '
+        '"serverInfo": {"name": "s", "version": "1"}}}',
+        '{"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "echo", "description": "Echoes", "inputSchema": '
+        '{"type": "object", "properties": {"message": {"type": "string"}}}}], "nextCursor": "2"}}',
+        '{"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "hi"}, {"type": "image", '
+        '"data": "iVBORw0KGgo=", "mimeType": "image/png"}, {"type": "resource", "resource": {"uri": "demo://x", '
+        '"text": "t"}}], "structuredContent": {"a": 1}, "isError": false}}',
+        '{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 4, "progress": 1, "total": 3}}',
+        '{"jsonrpc": "2.0", "id": "s1", "method": "ping"}',
+        '[{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}, {"jsonrpc": "2.0", "id": 5, "error": '
+        '{"code": -32602, "message": "bad", "data": {"x": [1, 2]}}}]',
+    ]
+    joined = "\n".join(mcp_texts) + "\n"
+    for selector in (0, 1, 2, 3, 4, 7):
+        mcp.add([selector], joined)
+        for t in mcp_texts:
+            mcp.add([selector], t + "\r\n")
+
+    for c in (jinja, compiled, yaml, stream, js, commands, mcp):
         print("%s: %d seeds" % (c.dir.name, c.count))
 
 

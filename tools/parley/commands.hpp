@@ -24,6 +24,10 @@ extern const char* const chat_usage;
 int run_main(const std::vector<std::string>& args);
 extern const char* const run_usage;
 
+/// `parley mcp tools|call|prompts ... SERVER`: an MCP server's tools and prompts (docs/mcp.md)
+int mcp_main(const std::vector<std::string>& args);
+extern const char* const mcp_usage;
+
 }  // namespace parley_cli
 
 #endif
