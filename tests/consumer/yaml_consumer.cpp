@@ -17,8 +17,11 @@ int main() {
           Greet {{ name }}.
 )", "consumer.yaml");
     const parley::rendered_request r = parley::render(set.at("greet"), boost::json::parse(R"({"name": "Ada"})"));
-    if (r.messages.size() != 1 || r.messages[0].text() != "Greet Ada.\n") {
-        std::fputs("yaml consumer check failed: the rendered message\n", stderr);
+    // Jinja2's default drops the text's one trailing newline (keep_trailing_newline off)
+    if (r.messages.size() != 1 || r.messages[0].text() != "Greet Ada.") {
+        std::fprintf(stderr, "yaml consumer check failed: %zu message(s), the first '%.*s', expected 'Greet Ada.'\n",
+                     r.messages.size(), r.messages.empty() ? 0 : static_cast<int>(r.messages[0].text().size()),
+                     r.messages.empty() ? "" : r.messages[0].text().data());
         return 1;
     }
     std::puts("parley yaml consumer: ok");
