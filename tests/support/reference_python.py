@@ -2,10 +2,10 @@
 """The reference the differential tests compare parley with: Python Jinja2, as run by one version
 of CPython, Jinja2 and MarkupSafe.
 
-Other versions render some cases differently, for reasons that are not parley's: CPython 3.13
-adds str.replace(count=) and changes sort() of strings and sum() of floats, MarkupSafe 2.1 takes
-other arguments in Markup's methods, and so on. A test that finds another reference fails with a
-message naming what it found, instead of reporting those differences as parley's.
+Other versions render some cases differently, for reasons that are not parley's (under CPython
+3.13 with MarkupSafe 2.1: sort(reverse=...) of a string, str.replace(count=), sum of floats,
+randrange of floats, the arguments of Markup's methods). A test that finds another reference
+fails with a message naming what it found, instead of reporting those differences as parley's.
 
     reference_python.py
         exits 0 when the interpreter running it is the reference (and prints what it is), or 1
