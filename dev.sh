@@ -5,6 +5,7 @@
 #   ./dev.sh test   install what is missing, then build and test with g++, and with clang++ under
 #                   AddressSanitizer and UndefinedBehaviorSanitizer (fuzz targets included)
 #   ./dev.sh gcc       only the first half of test: the gcc preset
+#   ./dev.sh deps      only install what is missing
 #   ./dev.sh sanitize  only the second half of test: the clang-asan preset
 set -euo pipefail
 
@@ -46,7 +47,7 @@ distribution_packages() {
 }
 
 usage() {
-    echo "usage: $0 demo|test|gcc|sanitize" >&2
+    echo "usage: $0 demo|test|gcc|sanitize|deps" >&2
     echo "  demo  build and run the travel assistant of examples/assistant (offline unless OPENAI_BASE_URL" >&2
     echo "        or OPENAI_API_KEY is set)" >&2
     echo "  test  build and run every test with the gcc preset, then with the clang-asan preset" >&2
@@ -54,6 +55,7 @@ usage() {
     echo "        every fuzz target)" >&2
     echo "  gcc   only the gcc half of test" >&2
     echo "  sanitize  only the clang-asan half of test" >&2
+    echo "  deps  only install the Debian packages that are missing" >&2
 }
 
 install_missing_packages() {
@@ -215,6 +217,10 @@ case "${1:-}" in
         install_missing_packages
         set_configure_args warn
         run_tests clang-asan
+        ;;
+    deps)
+        distribution_packages
+        install_missing_packages
         ;;
     *)
         usage
