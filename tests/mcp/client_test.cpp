@@ -340,7 +340,7 @@ TEST_CASE("mcp: pagination, version negotiation, the server's own requests (scri
         REQUIRE_FALSE(rpc.has_value());
         CHECK(rpc.error().code == parley::errc::api_error);
         CHECK(rpc.error().rpc_code == -32602);
-        CHECK(rpc.error().what() == "error reported by the model API (JSON-RPC -32602): bad arguments for rpc_error");
+        CHECK(rpc.error().what() == "the server answered with JSON-RPC error -32602: bad arguments for rpc_error");
         mcp::call_options progress;
         std::vector<std::string> seen;
         progress.on_progress = [&](const mcp::progress& p) { seen.push_back(p.message); };

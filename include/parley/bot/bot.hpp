@@ -284,7 +284,7 @@ public:
     template <class Input>
     boost::asio::awaitable<std::vector<message>> run(std::string template_name, Input input,
                                                       std::vector<message> history = {},
-                                                      run_options opt = {}) const {
+                                                      run_options opt = run_options()) const {
         std::vector<message> conversation = std::move(history);
         const conversation_template* current = &templates_.at(template_name);
         std::size_t from = 0;

@@ -225,7 +225,7 @@ boost::asio::awaitable<extract_result<T>> extract(chat_model& model, chat_reques
 /// that has no strict schema. `model` must outlive the call.
 template <class T, class Data>
 boost::asio::awaitable<extract_result<T>> extract(chat_model& model, std::string_view prompt, const Data& data,
-                                                  extract_options<T> opt = {}) {
+                                                  extract_options<T> opt = extract_options<T>()) {
     chat_request request = detail::calls::prompt_request(prompt, data, opt.params);
     return detail::calls::extract<T>(model, std::move(request), std::move(opt));
 }
@@ -233,7 +233,7 @@ boost::asio::awaitable<extract_result<T>> extract(chat_model& model, std::string
 /// The same with a conversation template as the prompt.
 template <class T, class Data>
 boost::asio::awaitable<extract_result<T>> extract(chat_model& model, const conversation_template& prompt, const Data& data,
-                                                  extract_options<T> opt = {}) {
+                                                  extract_options<T> opt = extract_options<T>()) {
     chat_request request = detail::calls::prompt_request(prompt, data, opt.params);
     return detail::calls::extract<T>(model, std::move(request), std::move(opt));
 }
@@ -245,7 +245,7 @@ boost::asio::awaitable<extract_result<T>> extract(chat_model& model, const conve
 /// `call_function` and `response_format` itself.
 template <class T>
 boost::asio::awaitable<extract_result<T>> extract(chat_model& model, const std::vector<message>& conversation,
-                                                  extract_options<T> opt = {}) {
+                                                  extract_options<T> opt = extract_options<T>()) {
     chat_request request = detail::calls::prompt_request(conversation, opt.params);
     return detail::calls::extract<T>(model, std::move(request), std::move(opt));
 }

@@ -479,7 +479,7 @@ inline void add_unique(std::vector<command>& to, const command& c) {
 /// not have, and parley::template_error when a prompt does not render. `model` and `input` must
 /// outlive the call.
 inline boost::asio::awaitable<multi_step_result> generate_commands_multi_step(chat_model& model, const multi_step_input& input,
-                                                                            multi_step_options opt = {}) {
+                                                                            multi_step_options opt = multi_step_options()) {
     namespace dm = detail::multi_step;
     const flow_spec* active = dm::find_flow(input, input.state.active_flow);
     if (!input.state.active_flow.empty() && !active)

@@ -78,8 +78,9 @@ struct mcp_error {
     int http_status = 0;  ///< Streamable HTTP: the status of the failed reply, if any
 
     std::string what() const {
+        if (code == errc::api_error)
+            return "the server answered with JSON-RPC error " + std::to_string(rpc_code) + (message.empty() ? "" : ": " + message);
         std::string s = code.message();
-        if (rpc_code != 0) s += " (JSON-RPC " + std::to_string(rpc_code) + ")";
         if (http_status != 0) s += " (HTTP " + std::to_string(http_status) + ")";
         if (!message.empty()) s += ": " + message;
         return s;
