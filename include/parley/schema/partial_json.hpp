@@ -1,5 +1,6 @@
 // parley/schema/partial_json.hpp: a JSON value from the first part of a JSON text, as it arrives
 // while a reply streams in, so that a partly filled struct can be shown before the reply ends.
+// parley/schema/partial.hpp adds what has arrived of each of its values (parley::partial<T>).
 #ifndef PARLEY_SCHEMA_PARTIAL_JSON_HPP
 #define PARLEY_SCHEMA_PARTIAL_JSON_HPP
 
