@@ -135,9 +135,9 @@ void check_deliveries() {
         REQUIRE(!got.empty());
         const parley::partial<T>& last = got.back().second;
         CHECK(last.complete());
-        for (const auto& [pointer, state] : last.states()) {
-            CAPTURE(pointer);
-            CHECK(state == parley::arrival::complete);
+        for (const auto& entry : last.states()) {
+            CAPTURE(entry.first);
+            CHECK(entry.second == parley::arrival::complete);
         }
         CHECK(reader.last() != nullptr);
         CHECK(reader.update(docs[d]) == nullptr);  // the same again: nothing new
