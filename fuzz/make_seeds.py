@@ -14,7 +14,7 @@ fuzz/*_fuzz.cpp). The sources:
 - event streams: SHARED/fixtures/openai-sse/*.sse, tests/provider/anthropic-data/*.sse and the
   streams written in tests/net/sse_test.cpp and tests/provider/*stream_test.cpp;
 - JSON: the *.json files of tests/ and examples/, SHARED/corpus/contexts, and the texts
-  written in tests/schema/{json_text,partial_json,from_json}_test.cpp;
+  written in tests/schema/{json_text,partial_json,partial,from_json}_test.cpp;
 - action lists: the texts written in tests/schema/{commands,rasa_commands}_test.cpp.
 A missing shared directory only leaves its inputs out (with a note on stderr), unless
 --require-shared is given (the ctest runs): then it is an error.
@@ -212,7 +212,7 @@ def main():
             json_texts += [read_text(p) for p in sorted(top.rglob("*.json"))
                            if "node_modules" not in p.parts and p.stat().st_size <= MAX_SEED]
     json_texts += literals_of([src / "tests/schema" / n for n in
-                               ("json_text_test.cpp", "partial_json_test.cpp", "from_json_test.cpp",
+                               ("json_text_test.cpp", "partial_json_test.cpp", "partial_test.cpp", "from_json_test.cpp",
                                 "from_json_result_test.cpp")])
     record = ('{"id": 7, "big": -9223372036854775808, "ubig": 18446744073709551615, "small": 255, "ratio": 0.1, '
               '"flag": true, "main": "blue", "points": [{"x": -128, "y": 65535}], "caption": {"text": "a", '
@@ -220,7 +220,7 @@ def main():
               '"tree": {"name": "r", "children": [{"name": "c", "children": []}]}}')
     json_texts += [record, "Here it is:\n```json\n" + record + "\n```\n", record[:len(record) // 2]]
     for t in json_texts:
-        for mode in range(6):
+        for mode in range(7):
             js.add([mode], t)
 
     # ---- action lists ----
