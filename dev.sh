@@ -14,7 +14,7 @@ packages=(
     cmake ninja-build g++ clang
     libboost1.81-dev libboost-json1.81-dev
     doctest-dev libbenchmark-dev libyaml-cpp-dev libssl-dev
-    python3 python3-jinja2 python3-jsonschema
+    python3 python3-jinja2 python3-jsonschema python3-yaml
     ccache mold
     libclang-rt-14-dev
 )
