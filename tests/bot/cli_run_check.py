@@ -123,6 +123,7 @@ def server_checks(program, templates, tmp):
             {"id": "call_2", "name": "calculator", "arguments": "{\"expression\": \"(2 + 3) * 4 - 1 / 4\"}"}]}},
         {"reply": {"tool_calls": [{"id": "call_3", "name": "botSwitchTemplate", "arguments": "{\"name\": \"support\"}"}]}},
         {"reply": {"text": "Support here. Your order has shipped."}},
+        {"reply": {"text": "Glad to help."}},
         {"reply": {"text": "Streamed words arrive in pieces", "delta_size": 3}, "chunk_size": 5},
     ]}
     script_path = os.path.join(tmp, "script.json")
@@ -134,14 +135,14 @@ def server_checks(program, templates, tmp):
     try:
         r = run(program, [templates, "--template", "orders", "--history", history, "Where is order A-17?"], env)
         check(r.returncode == 0, f"orders: exit {r.returncode}: {r.stderr}")
-        check(r.stdout == "Support here. Your order has shipped.\n", f"orders: output {r.stdout!r}")
+        check(r.stdout == "Support here. Your order has shipped.\nGlad to help.\n", f"orders: output {r.stdout!r}")
         check("no API configured" not in r.stderr, f"orders: echo notice with a server: {r.stderr!r}")
         check("[tool call] lookup_order" in r.stderr, f"orders: calls not shown on stderr: {r.stderr!r}")
         conversation = load(history) if os.path.exists(history) else []
         roles = [m.get("role") for m in conversation]
         check(roles == ["default-request", "system", "user", "request", "assistant", "tool", "tool", "assistant", "tool",
-                        "system", "request", "assistant", "assistant"], f"orders: roles {roles!r}")
-        if len(conversation) == 13:
+                        "system", "request", "assistant", "assistant", "assistant"], f"orders: roles {roles!r}")
+        if len(conversation) == 14:
             lookup = json.loads(conversation[5]["content"])
             check(conversation[5]["tool_call_id"] == "call_1", f"lookup answers {conversation[5]!r}")
             check(lookup == {"order": "A-17", "state": "shipped", "function": "lookup_order", "directory": "cli_run"},
@@ -153,9 +154,12 @@ def server_checks(program, templates, tmp):
             check(conversation[9] == {"role": "system", "content": "You handle support requests."},
                   f"support's first message {conversation[9]!r}")
             check(conversation[11]["content"] == "Support here. Your order has shipped.", f"reply {conversation[11]!r}")
-            # the rest of the template that switched, read once the template switched to ended
+            # the rest of the template that switched, read once the template switched to ended, and
+            # the request that ends that read (the template has no request after it)
             check(conversation[12] == {"role": "assistant", "content": "Anything else about your order?"},
                   f"the rest of orders {conversation[12]!r}")
+            check(conversation[13] == {"role": "assistant", "content": "Glad to help."},
+                  f"the reply to the rest of orders {conversation[13]!r}")
         before = read_bytes(history) if os.path.exists(history) else b""
 
         # the history read back: a second run goes on from it (--stream, model from PARLEY_MODEL)
@@ -164,22 +168,24 @@ def server_checks(program, templates, tmp):
         check(r.returncode == 0, f"second run: exit {r.returncode}: {r.stderr}")
         check(r.stdout == "Streamed words arrive in pieces\n", f"streamed output {r.stdout!r}")
         after = load(history)
-        check(len(after) == 17 and after[:13] == json.loads(before),
+        check(len(after) == 18 and after[:14] == json.loads(before),
               f"the second run does not extend the history read back: {after!r}")
-        check(after[13:] == [{"role": "system", "content": "You are a helpful assistant."},
+        check(after[14:] == [{"role": "system", "content": "You are a helpful assistant."},
                              {"role": "user", "content": "Thanks"}, {"role": "request"},
                              {"role": "assistant", "content": "Streamed words arrive in pieces"}],
-              f"second run's messages {after[13:]!r}")
+              f"second run's messages {after[14:]!r}")
         check(sorted(os.listdir(tmp)) == ["history.json", "script.json", "server.log"], f"files left {os.listdir(tmp)!r}")
 
-        # the script is used up: the server echoes; --model replaces the template's model
+        # the script is used up: the server echoes (twice: the request of orders, then the one that
+        # ends the read of its last message); --model replaces the template's model
         r = run(program, [templates, "--template", "orders", "--model", "other-model", "Echo this"], env)
-        check(r.returncode == 0 and r.stdout == "Echo this\n", f"echo by the server: {r.returncode} {r.stdout!r} {r.stderr!r}")
+        check(r.returncode == 0 and r.stdout == "Echo this\nEcho this\n",
+              f"echo by the server: {r.returncode} {r.stdout!r} {r.stderr!r}")
     finally:
         stop_fake_server(server)
     with open(log_path) as f:
         log = f.read()
-    check(log.count("/v1/chat/completions") == 5, f"the server's log: {log!r}")
+    check(log.count("/v1/chat/completions") == 7, f"the server's log: {log!r}")
 
 
 def scripted(tmp, name, steps):
@@ -194,6 +200,7 @@ def scripted_checks(program, templates, tmp):
         {"reply": {"tool_calls": [{"id": "t1", "name": "slow_lookup", "arguments": "{}"},
                                   {"id": "t2", "name": "broken_lookup", "arguments": "{}"}]}},
         {"reply": {"text": "The lookups failed."}},
+        {"reply": {"text": "Bye."}},
     ])
     history = os.path.join(tmp, "scripted-history.json")
     started = time.monotonic()
@@ -201,16 +208,16 @@ def scripted_checks(program, templates, tmp):
                       "--history", history, "Where is my order?"], clean_env())
     elapsed = time.monotonic() - started
     check(r.returncode == 0, f"timeout run: exit {r.returncode}: {r.stderr}")
-    check(r.stdout == "The lookups failed.\n", f"timeout run: output {r.stdout!r}")
+    check(r.stdout == "The lookups failed.\nBye.\n", f"timeout run: output {r.stdout!r}")
     check(elapsed < 8, f"the 1 s timeout took {elapsed:.1f} s (the command sleeps 10 s)")
     check("the order database is down" in r.stderr, f"the failing command's stderr is not shown: {r.stderr!r}")
     conversation = load(history) if os.path.exists(history) else []
     tools = [m for m in conversation if m.get("role") == "tool"]
     check(tools == [
         {"role": "tool", "content": "Error: the command of slow_lookup did not finish within 1 s and was stopped",
-         "tool_call_id": "t1"},
+         "tool_call_id": "t1", "is_error": True},
         {"role": "tool", "content": "Error: the command of broken_lookup failed with exit status 3: "
-                                    "the order database is down", "tool_call_id": "t2"}],
+                                    "the order database is down", "tool_call_id": "t2", "is_error": True}],
         f"timeout and failure results {tools!r}")
 
     # a run that fails (the script has no reply after the call) leaves the history as it was
@@ -367,11 +374,13 @@ def bad_input_checks(program, templates, tmp):
     script = scripted(tmp, "time.json", [
         {"reply": {"tool_calls": [{"id": "g1", "name": "get_time", "arguments": "{}"}]}},
         {"reply": {"text": "It is late."}},
+        {"reply": {"text": "Good night."}},
     ])
     history = os.path.join(tmp, "time-history.json")
     r = run(program, [templates, "--template", "orders", "--provider", "scripted", "--script", script,
                       "--history", history, "Time?"], env)
-    check(r.returncode == 0 and r.stdout == "It is late.\n", f"get_time run: {r.returncode} {r.stdout!r} {r.stderr!r}")
+    check(r.returncode == 0 and r.stdout == "It is late.\nGood night.\n",
+          f"get_time run: {r.returncode} {r.stdout!r} {r.stderr!r}")
     tools = [m for m in load(history) if m.get("role") == "tool"] if os.path.exists(history) else []
     now = json.loads(tools[0]["content"]) if len(tools) == 1 else {}
     check(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", str(now.get("utc"))) is not None
