@@ -18,7 +18,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 packages=(
     cmake ninja-build g++ clang
     doctest-dev libbenchmark-dev libyaml-cpp-dev libssl-dev
-    python3 python3-jinja2 python3-jsonschema
+    python3 python3-jinja2 python3-jsonschema python3-yaml
     ccache mold
 )
 

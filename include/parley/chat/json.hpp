@@ -111,9 +111,12 @@ namespace detail {
 /// Reads JSON into chat types; every error names the JSON pointer of the offending value.
 struct chat_json_reader {
     std::string path;
+    /// The pointer of the value the last error was about (kept once the steps are undone).
+    mutable std::string failed_at;
 
     [[noreturn]] void fail(const std::string& what) const {
-        throw error(errc::chat_invalid, (path.empty() ? std::string("/") : path) + ": " + what);
+        failed_at = path.empty() ? std::string("/") : path;
+        throw error(errc::chat_invalid, failed_at + ": " + what);
     }
     struct step {
         chat_json_reader& r;

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,13 +18,90 @@
 namespace parley {
 namespace detail {
 
+/// The error `e` of the text `text` (a line and column in it), which was read from the scalar at
+/// byte `start` of the YAML text `src`, placed at the byte of `src` the character came from
+/// (the start of the scalar when the error has no line, or when the scalar cannot be traced:
+/// the message then ends with the position in the text).
+inline template_error place_in_yaml(const template_error& e, std::string_view src, const std::string& file,
+                                    std::size_t start, std::string_view text) {
+    std::string message = e.message();
+    std::size_t at = start;
+    if (e.where().line != 0) {
+        const std::size_t k = offset_in_text(text, e.where().line, e.where().column);
+        const auto map = map_yaml_scalar(src, start, text);
+        if (map && k < map->size()) at = (*map)[k];
+        else
+            message += " (line " + std::to_string(e.where().line) + ", column " + std::to_string(e.where().column) +
+                       " of the text)";
+    }
+    const yaml_position p = yaml_position_at(src, at);
+    return template_error(static_cast<errc>(e.code().value()), message, {file, p.line, p.column}, p.line_text);
+}
+
+/// Where the texts of a template loaded from YAML are in their file: the file's text and the
+/// offset of each text's scalar.
+class yaml_text_origin final : public text_origin {
+public:
+    yaml_text_origin(std::string file, std::shared_ptr<const std::string> source, std::vector<std::vector<std::size_t>> starts)
+        : file_(std::move(file)), source_(std::move(source)), starts_(std::move(starts)) {}
+
+    template_error place(const template_error& e, text_location at, std::string_view text) const override {
+        if (at.message >= starts_.size()) return e;
+        const auto& m = starts_[at.message];
+        const std::size_t k = at.part == text_location::npos ? 0 : at.part;
+        if (k >= m.size() || m[k] == npos) return e;
+        return place_in_yaml(e, *source_, file_, m[k], text);
+    }
+
+private:
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+    std::string file_;
+    std::shared_ptr<const std::string> source_;
+    std::vector<std::vector<std::size_t>> starts_;  // by message, then content part (npos: no text)
+};
+
 /// Reads template sets and templates from YAML; every error is located in the text.
 class yaml_reader : yaml_node_reader {
 public:
     using yaml_node_reader::yaml_node_reader;
 
-    template_set read_set() {
+    template_set read_set() { return read_set(parse()); }
+
+    conversation_template read_single(std::string name) { return read_single(parse(), std::move(name)); }
+
+    /// A set, or a single template (a list of messages, or a map with `messages` and without
+    /// `templates` and `functions`) as a set of that template named `name`.
+    template_set read_any(std::string name) {
         const YAML::Node root = parse();
+        bool single = root.IsSequence();
+        if (root.IsMap()) {
+            bool messages = false, set_keys = false;
+            for (auto it = root.begin(); it != root.end(); ++it) {
+                if (!it->first.IsScalar()) continue;
+                const std::string& k = it->first.Scalar();
+                messages = messages || k == "messages";
+                set_keys = set_keys || k == "templates" || k == "functions";
+            }
+            single = messages && !set_keys;
+        }
+        if (!single) return read_set(root);
+        template_set set;
+        set.add(read_single(root, std::move(name)));
+        return set;
+    }
+
+    /// A list of function definitions (a set's `functions` section alone), added to `set`.
+    void read_functions_into(template_set& set) {
+        const YAML::Node root = parse();
+        if (!root.IsSequence())
+            fail(offset(root), "a functions file is a list of function definitions (each a map with 'name', "
+                               "'description' and 'parameters'), found " + found(root));
+        enter(root, 0);
+        read_function_list(root, 0, set);
+    }
+
+private:
+    template_set read_set(const YAML::Node& root) {
         if (!root.IsMap()) {
             std::string msg = "a template set is a map with 'templates' and 'functions', found " + found(root);
             if (root.IsSequence()) msg += " (a list of messages is a single template: read it with load_template)";
@@ -42,15 +120,13 @@ public:
         return set;
     }
 
-    conversation_template read_single(std::string name) {
-        const YAML::Node root = parse();
+    conversation_template read_single(const YAML::Node& root, std::string name) {
         template_nodes nodes;
         conversation_template t = read_template(root, std::move(name), 0, nodes);
         if (opt_.check_functions && !opt_.external_functions.empty()) check_functions(t, nodes, nullptr);
         return t;
     }
 
-private:
     // The YAML nodes a message was read from, to place later errors.
     struct message_nodes {
         YAML::Node content;  // a string content
@@ -213,7 +289,16 @@ private:
         if (!n.IsMap()) fail(offset(n), "a message is a map with a 'role', found " + found(n));
         const std::vector<field> fs = fields(n, depth);
         const auto role_field = std::find_if(fs.begin(), fs.end(), [](const field& f) { return f.name == "role"; });
-        if (role_field == fs.end()) fail(offset(n), "a message needs a 'role' (" + roles_expected() + ")");
+        if (role_field == fs.end()) {
+            const bool definition = std::any_of(fs.begin(), fs.end(), [](const field& f) { return f.name == "name"; }) &&
+                                    std::any_of(fs.begin(), fs.end(), [](const field& f) {
+                                        return f.name == "parameters" || f.name == "description" || f.name == "command";
+                                    });
+            fail(offset(n), "a message needs a 'role' (" + roles_expected() + ")" +
+                                (definition ? std::string("; this looks like a function definition: a list of them is "
+                                                          "a functions file, not a template")
+                                            : std::string()));
+        }
         message m;
         m.role = read_role(*role_field);
         const role r = m.role;
@@ -282,19 +367,20 @@ private:
 
     // Moves the error of a text's template to the text's place in the YAML file.
     [[noreturn]] void relocate(const template_error& e, const YAML::Node& node, std::string_view text) const {
-        const std::size_t start = offset(node);
-        std::string message = e.message();
-        std::size_t at = start;
-        if (e.where().line != 0) {
-            const std::size_t k = offset_in_text(text, e.where().line, e.where().column);
-            const auto map = map_yaml_scalar(src_, start, text);
-            if (map && k < map->size()) at = (*map)[k];
-            else
-                message += " (line " + std::to_string(e.where().line) + ", column " + std::to_string(e.where().column) +
-                           " of the text)";
+        throw place_in_yaml(e, src_, file_, offset(node), text);
+    }
+
+    // The origin of a template's texts: this text, and where each text's scalar starts in it.
+    std::shared_ptr<const text_origin> origin_of(const template_nodes& tn) {
+        if (!source_) source_ = std::make_shared<const std::string>(src_);
+        std::vector<std::vector<std::size_t>> starts;
+        constexpr std::size_t none = static_cast<std::size_t>(-1);
+        for (const message_nodes& mn : tn.messages) {
+            std::vector<std::size_t>& m = starts.emplace_back();
+            if (mn.content.IsDefined() && mn.content.IsScalar()) m.push_back(offset(mn.content));
+            for (const YAML::Node& p : mn.parts) m.push_back(p.IsDefined() && p.IsScalar() ? offset(p) : none);
         }
-        const yaml_position p = yaml_position_at(src_, at);
-        throw template_error(static_cast<errc>(e.code().value()), message, {file_, p.line, p.column}, p.line_text);
+        return std::make_shared<yaml_text_origin>(file_, source_, std::move(starts));
     }
 
     conversation_template read_template(const YAML::Node& n, std::string name, std::size_t depth, template_nodes& tn) {
@@ -345,7 +431,9 @@ private:
             }
         };
         try {
-            return conversation_template(std::move(info), std::move(messages), parse);
+            conversation_template t(std::move(info), std::move(messages), parse);
+            t.set_origin(origin_of(tn));
+            return t;
         } catch (const located_error&) {
             throw;
         } catch (const error& e) {  // a rule the checks above missed
@@ -371,7 +459,13 @@ private:
     }
 
     void read_functions(const field& f, template_set& set) {
-        for (const YAML::Node& n : items(f, "a list of function definitions")) {
+        items(f, "a list of function definitions");  // checks that it is one
+        read_function_list(f.value, f.depth, set);
+    }
+
+    void read_function_list(const YAML::Node& list, std::size_t depth, template_set& set) {
+        for (auto it = list.begin(); it != list.end(); ++it) {
+            const YAML::Node n = *it;
             if (set.functions().size() == opt_.limits.max_functions)
                 fail(offset(n), "a set has more than the limit of " + std::to_string(opt_.limits.max_functions) +
                                     " functions", errc::template_limit);
@@ -384,7 +478,7 @@ private:
             std::optional<std::size_t> timeout_at;
             double timeout = 0;
             static constexpr std::string_view keys[] = {"name", "description", "parameters", "command", "timeout"};
-            for (const field& k : fields(n, f.depth + 1)) {
+            for (const field& k : fields(n, depth + 1)) {
                 check_known(k, keys, "in a function definition");
                 if (k.name == "name") {
                     def.name = text(k);
@@ -442,6 +536,7 @@ private:
         }
     }
 
+    std::shared_ptr<const std::string> source_;  // the text, shared by the origins of its templates
 };
 
 /// The text of a YAML file, at most `max_bytes + 1` bytes of it (the loader reports the limit).
@@ -480,6 +575,25 @@ inline conversation_template load_template_file(const std::filesystem::path& pat
     const std::string text = detail::read_yaml_file(path, options.limits.max_bytes);
     if (name.empty()) name = path.stem().string();
     return load_template(text, std::move(name), path.string(), options);
+}
+
+inline template_set load_templates(std::string_view yaml_text, std::string single_name, std::string file_name,
+                                   const yaml_options& options) {
+    return detail::yaml_reader(yaml_text, std::move(file_name), options).read_any(std::move(single_name));
+}
+
+inline template_set load_templates_file(const std::filesystem::path& path, const yaml_options& options) {
+    const std::string text = detail::read_yaml_file(path, options.limits.max_bytes);
+    return load_templates(text, path.stem().string(), path.string(), options);
+}
+
+inline void load_functions(std::string_view yaml_text, template_set& set, std::string file_name, const yaml_options& options) {
+    detail::yaml_reader(yaml_text, std::move(file_name), options).read_functions_into(set);
+}
+
+inline void load_functions_file(const std::filesystem::path& path, template_set& set, const yaml_options& options) {
+    const std::string text = detail::read_yaml_file(path, options.limits.max_bytes);
+    load_functions(text, set, path.string(), options);
 }
 
 }  // namespace parley
