@@ -8,6 +8,7 @@
 #include <parley/bot/model.hpp>
 #include <parley/bot/tokens.hpp>
 #include <parley/chat/render.hpp>
+#include <parley/chat/rules.hpp>
 #include <parley/chat/template_set.hpp>
 #include <parley/error.hpp>
 #include <parley/schema/from_json.hpp>
@@ -174,12 +175,15 @@ public:
     /// then the request is repeated (the forced call only on the first request) until a reply
     /// calls no function; botSwitchTemplate suspends the template and continues with another one
     /// from its first message, and the suspended template goes on when that one ends; then the
-    /// rest of the template is read the same way.
+    /// rest of the template is read the same way. Replies are appended as reply_for_history
+    /// makes them (an empty reply as the empty text, tool calls without an id given one), so the
+    /// conversation follows the rules and reads back from JSON.
     /// On failure nothing of the run is kept (the caller's history is not touched) and the error
     /// is thrown: call_exception for a failed call, template_error for a text that does not
     /// render, parley::error (errc::chat_invalid for a template or a request that breaks a rule,
     /// errc::bad_function_arguments when the model's calls went wrong more often than allowed,
-    /// errc::bot_limit for the other bounds), or what a function threw (other than
+    /// errc::bot_limit for the other bounds, errc::protocol for a reply with a call that names no
+    /// function), or what a function threw (other than
     /// function_failure). The bot, and the input's referents, must outlive the run.
     template <class Input>
     boost::asio::awaitable<std::vector<message>> run(std::string template_name, Input input,
@@ -222,7 +226,8 @@ public:
                 // Step 4: the reply, the calls.
                 auto reply = co_await model_->chat(std::move(request), handler ? &handler : nullptr);
                 if (!reply) throw call_exception(reply.error());
-                conversation.push_back(reply->message());
+                // as a history keeps it: an empty reply has the empty text, calls have ids
+                conversation.push_back(reply_for_history(reply->message(), conversation.size()));
                 const std::vector<detail::bot_engine::pending_call> calls = detail::bot_engine::calls_of(conversation.back());
                 if (calls.empty()) break;  // step 5: on with the template
 
