@@ -246,7 +246,8 @@ struct chat_json_reader {
             t = string(*type);
             static constexpr std::string_view types[] = {"text", "image_url"};
             if (t != "text" && t != "image_url")
-                fail("unknown content part type '" + t + "' (expected \"text\" or \"image_url\")" + did_you_mean(t, types));
+                fail("unknown content part type '" + t + "' (expected \"text\" or \"image_url\")" +
+                     did_you_mean(t, types));
         }
         static constexpr std::string_view text_keys[] = {"type", "text"};
         static constexpr std::string_view image_keys[] = {"type", "image_url"};
@@ -349,7 +350,8 @@ struct chat_json_reader {
         }
         if (const rule_violation broken = check(m)) {
             const std::string at = path + broken.pointer;
-            throw error(errc::chat_invalid, (at.empty() ? std::string("/") : at) + ": " + describe(broken.rule, m.role, broken.key));
+            throw error(errc::chat_invalid,
+                        (at.empty() ? std::string("/") : at) + ": " + describe(broken.rule, m.role, broken.key));
         }
         return m;
     }

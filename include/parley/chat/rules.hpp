@@ -261,7 +261,8 @@ inline std::string describe(chat_rule rule, role r, std::string_view key = {}) {
     case chat_rule::bad_response_format:
         return "'response_format' needs a 'type' of \"text\", \"json_object\" or \"json_schema\"";
     case chat_rule::needs_content:
-        if (r == role::assistant) return "an assistant message needs 'content' unless it has 'tool_calls' or a 'function_call'";
+        if (r == role::assistant)
+            return "an assistant message needs 'content' unless it has 'tool_calls' or a 'function_call'";
         return who + " needs 'content' (only a user message may leave it out)";
     case chat_rule::empty_field: return q + " cannot be empty";
     }

@@ -256,7 +256,8 @@ constexpr void check_texts(const builder::content& c, builder_site at) {
     }
     if (c.type() != builder::content::kind::parts) return;
     for (std::size_t j = 0; j < c.parts().size(); ++j)
-        if (!c.parts()[j].is_image()) check_template_text(c.parts()[j].text(), at.message, static_cast<int>(j), at.template_name);
+        if (!c.parts()[j].is_image())
+            check_template_text(c.parts()[j].text(), at.message, static_cast<int>(j), at.template_name);
 }
 
 /// Checks message I of a template: the rules of parley::check(const message&), in its order

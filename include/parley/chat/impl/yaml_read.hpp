@@ -156,12 +156,14 @@ private:
                 return;
             }
             std::vector<std::string> list;
-            for (const YAML::Node& s : items(f, "a string or a list of strings")) list.push_back(text({f.key, s, "stop", f.depth + 1}));
+            for (const YAML::Node& s : items(f, "a string or a list of strings"))
+                list.push_back(text({f.key, s, "stop", f.depth + 1}));
             p.stop = std::move(list);
         } else if (key == "logit_bias") {
             if (!f.value.IsMap()) expected(f, "a map from token ids to biases");
             std::vector<std::pair<std::string, std::int64_t>> bias;
-            for (const field& b : fields(f.value, f.depth)) bias.emplace_back(b.name, integer({b.key, b.value, "logit_bias", b.depth}));
+            for (const field& b : fields(f.value, f.depth))
+                bias.emplace_back(b.name, integer({b.key, b.value, "logit_bias", b.depth}));
             p.logit_bias = std::move(bias);
         } else if (key == "response_format") {
             p.response_format = json_object(f, "a map such as {type: json_object}");
