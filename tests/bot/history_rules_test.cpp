@@ -1,5 +1,5 @@
 // Tests of the bot's conversation against the rules of the chat model (parley/chat/rules.hpp):
-// replies as models send them (an empty reply, tool calls without ids, as Gemini's
+// replies as models send them (an empty reply, a refusal, tool calls without ids, as Gemini's
 // OpenAI-compatible endpoint sends them) are kept so that the conversation a run returns is
 // sent again as the APIs require and reads back from JSON equal; a reply no API sends (a call
 // without a function name) fails the run and leaves the history as it was.
@@ -17,6 +17,7 @@
 #include "run_sync.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,11 +48,12 @@ templates:
         model: m
 )";
 
-// A reply as a provider decodes it: one assistant message, as given.
-parley::chat_reply reply_of(message m) {
+// A reply as a provider decodes it: one assistant message, as given, and its refusal.
+parley::chat_reply reply_of(message m, std::optional<std::string> refusal = std::nullopt) {
     parley::chat_reply r;
     parley::reply_choice c;
     c.message = std::move(m);
+    c.refusal = std::move(refusal);
     c.finish = parley::finish_reason::stop;
     r.choices.push_back(std::move(c));
     return r;
@@ -78,13 +80,13 @@ TEST_CASE("bot: tool calls without ids and an empty reply are kept so that the c
     bot_with_script f;
     // Gemini's OpenAI-compatible endpoint: `"id": ""` on every call
     f.script->push(parley::tool_call_reply({{"", {"lookup", R"({"what":"x"})"}}, {"", {"lookup", R"({"what":"y"})"}}}));
-    message empty;  // a reply with neither content nor a call (an empty stream, a refusal)
+    message empty;  // a reply with neither content nor a call (an empty stream)
     empty.role = role::assistant;
     f.script->push(reply_of(empty));
-    f.script->push_text("Done.");
+    f.script->push(reply_of(empty, "I can't help with that."));  // a refusal: content null, the text apart
     const std::vector<message> out = f.run();
 
-    REQUIRE(out.size() == 10);  // system, user, request, calls, 2 results, "", user, request, "Done."
+    REQUIRE(out.size() == 10);  // system, user, request, calls, 2 results, "", user, request, the refusal
     REQUIRE(out[3].tool_calls.size() == 2);
     CHECK(out[3].tool_calls[0].id == "call_3_0");
     CHECK(out[3].tool_calls[1].id == "call_3_1");
@@ -92,7 +94,7 @@ TEST_CASE("bot: tool calls without ids and an empty reply are kept so that the c
     CHECK(out[4].tool_call_id == "call_3_0");
     CHECK(out[5].tool_call_id == "call_3_1");
     CHECK(out[6] == parley::make_message(role::assistant, ""));
-    CHECK(out[9] == parley::make_message(role::assistant, "Done."));
+    CHECK(out[9] == parley::make_message(role::assistant, "I can't help with that."));
     CHECK_NOTHROW(parley::validate(out));
 
     // the model saw the ids its results name, and the empty reply as an empty text

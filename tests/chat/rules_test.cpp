@@ -655,6 +655,12 @@ TEST_CASE("reply_for_history: what models send is kept, made to follow the rules
         CHECK(parley::reply_for_history(text(role::assistant, ""), 3) == text(role::assistant, ""));
         CHECK(parley::reply_for_history(text(role::assistant, "Paris."), 3) == text(role::assistant, "Paris."));
     }
+    SUBCASE("a refusal (content null, the refusal apart) is its text") {
+        CHECK(parley::reply_for_history(with(role::assistant), 3, std::string("I can't help with that.")) ==
+              text(role::assistant, "I can't help with that."));
+        CHECK(parley::reply_for_history(text(role::assistant, "Some."), 3, std::string("No.")) ==
+              text(role::assistant, "Some."));
+    }
     SUBCASE("tool calls without an id get call_POSITION_INDEX; ids given are kept, no id is used twice") {
         message reply = with(role::assistant);
         reply.tool_calls = {{"", {"f", "{}"}}, {"call_7_0", {"g", "{}"}}, {"", {"h", "{}"}}, {"x", {"f", "{}"}}};

@@ -176,8 +176,8 @@ public:
     /// calls no function; botSwitchTemplate suspends the template and continues with another one
     /// from its first message, and the suspended template goes on when that one ends; then the
     /// rest of the template is read the same way. Replies are appended as reply_for_history
-    /// makes them (an empty reply as the empty text, tool calls without an id given one), so the
-    /// conversation follows the rules and reads back from JSON.
+    /// makes them (an empty reply as the empty text, a refusal as its text, tool calls without an
+    /// id given one), so the conversation follows the rules and reads back from JSON.
     /// On failure nothing of the run is kept (the caller's history is not touched) and the error
     /// is thrown: call_exception for a failed call, template_error for a text that does not
     /// render, parley::error (errc::chat_invalid for a template or a request that breaks a rule,
@@ -226,8 +226,9 @@ public:
                 // Step 4: the reply, the calls.
                 auto reply = co_await model_->chat(std::move(request), handler ? &handler : nullptr);
                 if (!reply) throw call_exception(reply.error());
-                // as a history keeps it: an empty reply has the empty text, calls have ids
-                conversation.push_back(reply_for_history(reply->message(), conversation.size()));
+                // as a history keeps it: an empty reply has the empty text (a refusal its text), calls have ids
+                conversation.push_back(
+                    reply_for_history(reply->message(), conversation.size(), reply->choices.front().refusal));
                 const std::vector<detail::bot_engine::pending_call> calls = detail::bot_engine::calls_of(conversation.back());
                 if (calls.empty()) break;  // step 5: on with the template
 
