@@ -589,6 +589,26 @@ TEST_CASE("rules: good messages are accepted by YAML, JSON, C++ and the builders
     CHECK(parley::load_template(parley::dump_yaml(from_yaml), "t").messages() == cpp);
 }
 
+TEST_CASE("rules: is_error, a key of JSON histories only, in C++ and JSON; YAML templates hold no results' failures") {
+    message m = text(role::assistant, "ok");
+    m.is_error = true;
+    const std::string sentence =
+        "'is_error' belongs to tool and function messages (a result that reports a failure), not to an assistant message";
+    const parley::rule_violation v = parley::check(m);
+    CHECK(v.rule == parley::chat_rule::result_only);
+    CHECK(v.pointer == "/is_error");
+    CHECK(error_of([&] { parley::validate(m); }) == sentence);
+    CHECK(error_of([&] { parley::conversation_template("t", {text(role::user, "hi"), m}); }) ==
+          "t, message 1: " + sentence);
+    const std::string bad = R"({"role": "assistant", "content": "ok", "is_error": true})";
+    CHECK(json_error(two(bad)) == "/1/is_error: " + sentence);
+    CHECK(yaml_error(two(bad)) == position_in(bad, R"("is_error")") + ": unknown key 'is_error' in an assistant message");
+    message result = text(role::tool, "Error: no city");
+    result.tool_call_id = "c1";
+    result.is_error = true;
+    CHECK_NOTHROW(parley::validate(result));
+}
+
 TEST_CASE("rules: a constexpr builder that breaks a rule is a compile error that names it; the good one compiles") {
     std::vector<compile_fail::fail_case> batch;
     for (const rule_case& c : cases())
@@ -635,13 +655,18 @@ TEST_CASE("rules: the table of docs/conversation-templates.md shows every rule i
     std::stringstream doc;
     doc << in.rdbuf();
     const std::string page = doc.str();
-    std::vector<bool> shown(static_cast<std::size_t>(parley::chat_rule::empty_field) + 1);
+    std::vector<bool> shown(static_cast<std::size_t>(parley::chat_rule::result_only) + 1);
     for (const rule_case& c : cases()) {
         const bool unknown = std::string_view(c.name) == "unknown_key";  // the one rule C++ cannot break
         if ((!c.cpp && !unknown) || page.find("`" + c.sentence + "`") == std::string::npos) continue;
         const parley::chat_rule rule = unknown ? parley::chat_rule::unknown_key : parley::check(c.cpp()).rule;
         shown.at(static_cast<std::size_t>(rule)) = true;
     }
+    message failed_user = text(role::user, "x");
+    failed_user.is_error = true;
+    const parley::rule_violation v = parley::check(failed_user);
+    if (page.find("`" + parley::describe(v.rule, role::user, v.key) + "`") != std::string::npos)
+        shown.at(static_cast<std::size_t>(v.rule)) = true;
     for (std::size_t r = 1; r < shown.size(); ++r) {
         INFO("chat_rule " << r << ": " << parley::describe(static_cast<parley::chat_rule>(r), role::user, "KEY"));
         CHECK(shown[r]);

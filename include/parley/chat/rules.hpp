@@ -48,6 +48,7 @@ enum class chat_rule : std::uint8_t {
     bad_response_format,  ///< response_format without a type of text, json_object or json_schema
     needs_content,  ///< a system, function or tool message, or an assistant message without calls, without content
     empty_field,  ///< an empty `name` or `tool_call_id` (leave it out, or give it a value)
+    result_only,  ///< `is_error` (a result that reports a failure) outside a tool or function message
 };
 
 /// The keys a message may have, as written in YAML and JSON (request parameters aside).
@@ -266,6 +267,8 @@ inline std::string describe(chat_rule rule, role r, std::string_view key = {}) {
             return "an assistant message needs 'content' unless it has 'tool_calls' or a 'function_call'";
         return who + " needs 'content' (only a user message may leave it out)";
     case chat_rule::empty_field: return q + " cannot be empty";
+    case chat_rule::result_only:
+        return q + " belongs to tool and function messages (a result that reports a failure), not to " + who;
     }
     return "unknown rule";
 }
@@ -354,7 +357,8 @@ inline rule_violation check(const request_params& p) {
 /// histories and the constexpr builders apply the same rules in the same order):
 /// 1. keys the role does not take (content, a call or a name in a control message, a call
 ///    outside an assistant message, a tool_call_id outside a tool message, a request parameter
-///    outside default-request and request, anything in a truncate message);
+///    outside default-request and request, anything in a truncate message, is_error outside tool
+///    and function messages);
 /// 2. an empty `name` or `tool_call_id`;
 /// 3. what the role needs (check_required): a function's name, a tool message's tool_call_id,
 ///    content (only user messages, and assistant messages with calls, may leave it out), a
@@ -379,6 +383,8 @@ inline rule_violation check(const message& m) {
         const std::string_view first = first_set_param(m.params);
         return {check_key(r, first), std::string(first), pointer_step(first), true};
     }
+    if (m.is_error && r != role::tool && r != role::function)  // a JSON key only (templates hold no results' failures)
+        return {chat_rule::result_only, "is_error", "/is_error", true};
     if (m.name && check_not_empty(*m.name) != chat_rule::none) return {chat_rule::empty_field, "name", "/name"};
     if (m.tool_call_id && check_not_empty(*m.tool_call_id) != chat_rule::none)
         return {chat_rule::empty_field, "tool_call_id", "/tool_call_id"};
