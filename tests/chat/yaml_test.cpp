@@ -224,6 +224,20 @@ TEST_CASE("errors: what a role requires") {
           "1:3: a default-request message must set at least one request parameter");
     CHECK(template_error_of("- role: request\n") == "no error");
     CHECK(template_error_of("- role: truncate\n") == "no error");
+    // content: only user messages, and assistant messages with calls, may leave it out
+    CHECK(template_error_of("- role: system\n") == "1:3: a system message needs 'content' (only a user message may leave it out)");
+    CHECK(template_error_of("- role: tool\n  tool_call_id: c1\n  content:\n") ==
+          "1:3: a tool message needs 'content' (only a user message may leave it out)");
+    CHECK(template_error_of("- role: assistant\n  tool_calls: []\n") ==
+          "1:3: an assistant message needs 'content' unless it has 'tool_calls' or a 'function_call'");
+    CHECK(template_error_of("- role: request\n  content:\n") ==
+          "2:3: a request message sets request parameters only; it has no 'content'");
+    CHECK(template_error_of("- role: user\n") == "no error");
+    CHECK(template_error_of("- role: assistant\n  content: ''\n") == "no error");
+    CHECK(template_error_of("- role: assistant\n  function_call: {name: f}\n") == "no error");
+    // a name or an id given is not empty
+    CHECK(template_error_of("- role: user\n  name: ''\n  content: hi\n") == "2:9: 'name' cannot be empty");
+    CHECK(template_error_of("- role: tool\n  tool_call_id: ''\n  content: x\n") == "2:17: 'tool_call_id' cannot be empty");
 }
 
 TEST_CASE("errors: values of the wrong type") {
@@ -799,7 +813,7 @@ template_set tricky_set(std::mt19937& rng) {
         defaults.params.response_format = boost::json::object{{"type", "json_schema"}, {"json_schema", tricky_json(rng, 0)}};
         messages.push_back(defaults);
         message system = make_message(role::system, text());
-        system.name = str();
+        system.name = nonempty();  // a name given is not empty
         messages.push_back(system);
         message user;
         user.role = role::user;
@@ -813,7 +827,7 @@ template_set tricky_set(std::mt19937& rng) {
         call.function_call = function_call{"g", str()};
         messages.push_back(call);
         message tool = make_message(role::tool, text());
-        tool.tool_call_id = str();
+        tool.tool_call_id = nonempty();
         messages.push_back(tool);
         message req;
         req.role = role::request;

@@ -143,7 +143,7 @@ private:
     static std::string roles_expected() {
         std::vector<std::string_view> names;
         for (role r : all_roles) names.push_back(role_name(r));
-        return "expected " + yaml_or_list(names);
+        return "expected " + or_list(names);
     }
 
     role read_role(const field& f) {
@@ -154,7 +154,7 @@ private:
         fail(offset(f), "unknown role '" + shorten(name) + "' (" + roles_expected() + ")" + did_you_mean(name, names));
     }
 
-    function_call read_call(const field& f, role r) {
+    function_call read_call(const field& f) {
         if (!f.value.IsMap()) expected(f, "a map with 'name' and 'arguments'");
         function_call c;
         static constexpr std::string_view keys[] = {"name", "arguments"};
@@ -164,11 +164,10 @@ private:
             else if (k.value.IsMap() || k.value.IsSequence()) c.arguments = boost::json::serialize(to_json(k.value, k.depth));
             else c.arguments = text(k, "JSON text or a map");
         }
-        if (c.name.empty()) fail(offset(f), describe(chat_rule::empty_call_name, r));
         return c;
     }
 
-    content_part read_part(const YAML::Node& n, std::size_t depth, role r, YAML::Node& text_node) {
+    content_part read_part(const YAML::Node& n, std::size_t depth, YAML::Node& text_node) {
         if (!n.IsMap()) fail(offset(n), "a content part is a map with a 'type', found " + found(n));
         const std::vector<field> fs = fields(n, depth);
         const auto type = std::find_if(fs.begin(), fs.end(), [](const field& f) { return f.name == "type"; });
@@ -191,7 +190,6 @@ private:
             if (!has_text) fail(offset(n), "a text content part needs a 'text'");
             return p;
         }
-        if (r != role::user) fail(offset(n), describe(chat_rule::image_outside_user, r));
         p.type = content_part::kind::image_url;
         static constexpr std::string_view keys[] = {"type", "image_url"};
         bool has_image = false;
@@ -209,7 +207,6 @@ private:
                     has_url = true;
                 } else {
                     p.detail = text(i);
-                    check_rule(check_detail(*p.detail), r, *p.detail, offset(i));
                 }
             }
             if (!has_url) fail(offset(f), "an image_url needs a 'url'");
@@ -218,71 +215,86 @@ private:
         return p;
     }
 
-    void read_param(request_params& p, const field& f, role r, message_nodes& mn) {
+    // Reads request parameter `f` (its type; the rules are check's).
+    void read_param(request_params& p, const field& f, message_nodes& mn) {
         const std::string& key = f.name;
-        auto in_range = [&](double v) { check_rule(check_number(key, v), r, key, offset(f)); };
         if (key == "model") {
             p.model = text(f);
         } else if (key == "max_tokens" || key == "n" || key == "seed") {
-            const std::int64_t v = integer(f);
-            if (key != "seed") in_range(static_cast<double>(v));
-            (key == "max_tokens" ? p.max_tokens : key == "n" ? p.n : p.seed) = v;
+            (key == "max_tokens" ? p.max_tokens : key == "n" ? p.n : p.seed) = integer(f);
         } else if (key == "temperature" || key == "top_p" || key == "presence_penalty" || key == "frequency_penalty") {
-            const double v = number(f);
-            in_range(v);
             (key == "temperature" ? p.temperature : key == "top_p" ? p.top_p
                                                  : key == "presence_penalty" ? p.presence_penalty
-                                                                             : p.frequency_penalty) = v;
+                                                                             : p.frequency_penalty) = number(f);
         } else if (key == "stop") {
             if (f.value.IsScalar()) {
                 p.stop = text(f);
-                if (std::get<std::string>(*p.stop).empty()) fail(offset(f), describe(chat_rule::empty_stop, r));
                 return;
             }
             std::vector<std::string> list;
-            for (const YAML::Node& s : items(f, "a string or a list of strings")) {
-                const field e{f.key, s, "stop", f.depth + 1};
-                list.push_back(text(e));
-                if (list.back().empty()) fail(offset(s), describe(chat_rule::empty_stop, r));
-            }
-            if (list.size() > 4) fail(offset(f), describe(chat_rule::too_many_stops, r));
+            for (const YAML::Node& s : items(f, "a string or a list of strings"))
+                list.push_back(text({f.key, s, "stop", f.depth + 1}));
             p.stop = std::move(list);
         } else if (key == "logit_bias") {
             if (!f.value.IsMap()) expected(f, "a map from token ids to biases");
             std::vector<std::pair<std::string, std::int64_t>> bias;
-            for (const field& b : fields(f.value, f.depth)) {
-                check_rule(check_logit_bias_key(b.name), r, b.name, offset(b.key));
-                const field value{b.key, b.value, "logit_bias", b.depth};
-                const std::int64_t v = integer(value);
-                check_rule(check_number("logit_bias", static_cast<double>(v)), r, "logit_bias", offset(value));
-                bias.emplace_back(b.name, v);
-            }
+            for (const field& b : fields(f.value, f.depth))
+                bias.emplace_back(b.name, integer({b.key, b.value, "logit_bias", b.depth}));
             p.logit_bias = std::move(bias);
         } else if (key == "response_format") {
-            request_params only;
-            only.response_format = json_object(f, "a map such as {type: json_object}");
-            if (const rule_violation v = check(only)) fail(offset(f), describe(v.rule, r, v.key));
-            p.response_format = std::move(only.response_format);
+            p.response_format = json_object(f, "a map such as {type: json_object}");
         } else if (key == "functions") {
             std::vector<std::string> names;
             for (const YAML::Node& s : items(f, "a list of function names")) {
-                const field e{f.key, s, "functions", f.depth + 1};
-                std::string name = text(e);
-                if (!is_valid_function_name(name)) fail(offset(s), describe(chat_rule::bad_function_name, r, name));
-                if (std::find(names.begin(), names.end(), name) != names.end())
-                    fail(offset(s), describe(chat_rule::duplicate_function, r, name));
-                names.push_back(std::move(name));
+                names.push_back(text({f.key, s, "functions", f.depth + 1}));
                 mn.functions.push_back(s);
             }
             p.functions = std::move(names);
         } else if (key == "call_function") {
             if (f.value.IsNull()) expected(f, "\"\" (call none), \"*\" (the model chooses) or a function name");
-            std::string name = text(f);
-            if (!name.empty() && name != "*" && !is_valid_function_name(name))
-                fail(offset(f), describe(chat_rule::bad_function_name, r, name));
-            p.call_function = std::move(name);
+            p.call_function = text(f);
             mn.call_function = f.value;
         }
+    }
+
+    // The place in message node `n` that `v.pointer` names: its steps followed through maps (by
+    // key) and lists (by index), then the value reached (its key when `v.at_key`, or when the
+    // value is empty); where a step is not there, the last node reached.
+    std::size_t locate(const YAML::Node& n, const rule_violation& v) const {
+        YAML::Node node, key;
+        node.reset(n);
+        bool keyed = false;
+        std::string_view rest = v.pointer;
+        while (!rest.empty()) {
+            rest.remove_prefix(1);  // the '/'
+            const std::size_t end = std::min(rest.find('/'), rest.size());
+            std::string token;
+            for (std::size_t i = 0; i < end; ++i) {  // RFC 6901: ~1 is '/', ~0 is '~'
+                if (rest[i] == '~' && i + 1 < end) token += rest[++i] == '1' ? '/' : '~';
+                else token += rest[i];
+            }
+            rest.remove_prefix(end);
+            bool hit = false;
+            if (node.IsMap()) {
+                for (auto it = node.begin(); it != node.end() && !hit; ++it)
+                    if (it->first.IsScalar() && it->first.Scalar() == token) {
+                        key.reset(it->first);
+                        node.reset(it->second);
+                        keyed = hit = true;
+                    }
+            } else if (node.IsSequence()) {
+                std::size_t i = 0;
+                for (auto it = node.begin(); it != node.end() && !hit; ++it, ++i)
+                    if (std::to_string(i) == token) {
+                        node.reset(*it);
+                        keyed = false;
+                        hit = true;
+                    }
+            }
+            if (!hit) break;
+        }
+        if (keyed && (v.at_key || (node.IsNull() && found(node) == "nothing"))) return offset(key);
+        return offset(node);
     }
 
     message read_message(const YAML::Node& n, std::size_t depth, message_nodes& mn) {
@@ -302,15 +314,12 @@ private:
         message m;
         m.role = read_role(*role_field);
         const role r = m.role;
-        std::vector<std::string_view> known(std::begin(message_keys), std::end(message_keys));
-        known.insert(known.end(), std::begin(request_param_names), std::end(request_param_names));
         for (const field& f : fs) {
             if (f.name == "role") continue;
             if (const chat_rule broken = check_key(r, f.name); broken != chat_rule::none)
-                fail(offset(f.key), describe(broken, r, f.name) +
-                                        (broken == chat_rule::unknown_key ? did_you_mean(f.name, known) : std::string()));
+                fail(offset(f.key), describe(broken, r, f.name));
             if (is_request_param(f.name)) {
-                read_param(m.params, f, r, mn);
+                read_param(m.params, f, mn);
             } else if (f.name == "name") {
                 m.name = text(f);
             } else if (f.name == "tool_call_id") {
@@ -325,16 +334,15 @@ private:
                 std::vector<content_part> parts;
                 for (const YAML::Node& p : items(f, "a string or a list of content parts")) {
                     mn.parts.emplace_back();
-                    parts.push_back(read_part(p, f.depth + 1, r, mn.parts.back()));
+                    parts.push_back(read_part(p, f.depth + 1, mn.parts.back()));
                 }
                 m.content = std::move(parts);
             } else if (f.name == "function_call") {
-                m.function_call = read_call(f, r);
+                m.function_call = read_call(f);
             } else if (f.name == "tool_calls") {
                 for (const YAML::Node& c : items(f, "a list of tool calls")) {
                     if (!c.IsMap()) fail(offset(c), "a tool call is a map with 'id', 'type' and 'function', found " + found(c));
                     tool_call call;
-                    bool has_function = false;
                     static constexpr std::string_view keys[] = {"id", "type", "function"};
                     for (const field& k : fields(c, f.depth + 1)) {
                         check_known(k, keys, "in a tool call");
@@ -343,23 +351,14 @@ private:
                         } else if (k.name == "type") {
                             if (text(k) != "function") fail(offset(k), "a tool call's type is \"function\"");
                         } else {
-                            call.function = read_call(k, r);
-                            has_function = true;
+                            call.function = read_call(k);
                         }
                     }
-                    if (call.id.empty()) fail(offset(c), describe(chat_rule::empty_tool_call_id, r));
-                    if (!has_function) fail(offset(c), describe(chat_rule::empty_call_name, r));
                     m.tool_calls.push_back(std::move(call));
                 }
             }
         }
-        check_rule(check_required(r, m.name.has_value(), m.tool_call_id.has_value(), m.params.empty()), r, {},
-                   offset(n));
-        const request_params& p = m.params;
-        if (p.call_function && p.functions && !p.call_function->empty() && *p.call_function != "*" &&
-            std::find(p.functions->begin(), p.functions->end(), *p.call_function) == p.functions->end())
-            fail(offset(mn.call_function), describe(chat_rule::forced_function_not_listed, r, *p.call_function));
-        if (const rule_violation v = check(m)) fail(offset(n), describe(v.rule, r, v.key));  // a rule not checked above
+        if (const rule_violation v = check(m)) fail(locate(n, v), describe(v.rule, r, v.key));
         return m;
     }
 
