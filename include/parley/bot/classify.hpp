@@ -9,6 +9,7 @@
 #include <parley/bot/model.hpp>
 #include <parley/error.hpp>
 #include <parley/schema/json_text.hpp>
+#include <parley/string_list.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/serialize.hpp>
@@ -140,12 +141,13 @@ inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& 
 }  // namespace detail::calls
 
 /// Which of `choices` `text` belongs to, asked for as `opt.mode` says, with retries as for
-/// extract. Throws parley::error (errc::invalid_argument) for no choices, or logit_bias mode
-/// with more than 9 choices or not one token id per choice. `model` must outlive the call.
+/// extract. `choices` is a std::vector<std::string> or a brace list (`{"positive", "negative"}`,
+/// also inside a co_await expression with g++ 12: see string_list). Throws parley::error
+/// (errc::invalid_argument) for no choices, or logit_bias mode with more than 9 choices or not one
+/// token id per choice. `model` must outlive the call.
 inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& model, std::string text,
-                                                                    std::vector<std::string> choices,
-                                                                    classify_options opt = {}) {
-    return detail::calls::classify(model, std::move(text), std::move(choices), std::move(opt));
+                                                                    string_list choices, classify_options opt = {}) {
+    return detail::calls::classify(model, std::move(text), std::move(choices).strings(), std::move(opt));
 }
 
 }  // namespace parley
