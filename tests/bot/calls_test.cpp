@@ -397,9 +397,12 @@ TEST_CASE("classify: a forced call with an enum of the choices; a wrong choice i
           "neutral, found \"angry\"\nCall classify again with arguments that fit its parameters.");
 }
 
-TEST_CASE("classify: the choices as a brace list in an expression that awaits") {
-    // g++ 12 cannot compile a std::initializer_list there ("array used as initializer");
-    // parley::string_list takes the strings of the brace list as constructor arguments.
+TEST_CASE("classify: awaited with a brace list of choices and the default options") {
+    // Two g++ 12 bugs in an expression that awaits: it cannot compile a std::initializer_list
+    // there ("array used as initializer"; parley::string_list takes the strings of the brace list
+    // as constructor arguments), and it destroys twice an argument initialised as an aggregate
+    // (a default `classify_options opt = {}` freed its `instructions` twice; the default is
+    // `classify_options()`).
     scripted s;
     s.script->push(call_reply("call_1", "classify", R"({"choice": "negative"})"));
     auto r = run_sync([](parley::chat_model& model) -> boost::asio::awaitable<parley::extract_result<std::string>> {

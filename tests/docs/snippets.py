@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Compiles every C++ block of README.md and docs/*.md, so that the documents cannot rot.
 
-    snippets.py --build-info FILE.json --work-dir DIR [--jobs N] [--list]
+    snippets.py --build-info FILE.json --work-dir DIR [--jobs N] [--only TEXT]
     snippets.py --source-dir DIR --list          (what each block is, without compiling)
+
+FILE.json is written by the build (build/PRESET/tests/docs-snippets.json); --only TEXT compiles
+the blocks of the documents whose path contains TEXT (and the blocks they continue).
 
 Every fenced block of the documents is found and listed with what was done with it. A ```cpp
 block is, by its content and by the marker right before it (an HTML comment, invisible on the
@@ -343,7 +346,8 @@ def has_keyword(b, *words):
 
 
 def class_definitions(text):
-    """[(name, body_start, body_end)] of the top-level `struct NAME {` / `class NAME {` of text."""
+    """[(name, keyword, body_start, body_end)] of the top-level `struct NAME {` / `class NAME {` of
+    text (the body between its braces)."""
     b = blank(text)
     found = []
     for item in split_items(text):
@@ -437,7 +441,7 @@ class Generator:
 
     def add_include(self, line):
         line = line.strip()
-        key = blank(line).strip()  # without its comment
+        key = re.sub(r"\s*//.*$", "", line)  # without its comment
         if key not in self.include_keys:
             self.include_keys.add(key)
             self.includes.append(line)

@@ -33,6 +33,10 @@ struct embed_options {
     std::optional<std::int64_t> dimensions;
 };
 
+// The options' default argument is `embed_options()`, not `{}`: g++ 12 destroys twice an argument
+// initialised as an aggregate (`{}`, `{.model = ...}`) in an expression that awaits, such as
+// `co_await parley::embed(...)`; a value-initialised one is destroyed once.
+
 /// The vectors of `texts`, one per text and in their order, from one embeddings request. No
 /// texts: no request and no vectors. Every failure is the result's error: no model (neither in
 /// `opt` nor in the client's defaults) or an empty text is errc::invalid_argument before any
@@ -42,7 +46,7 @@ struct embed_options {
 /// (`{"first text", "second text"}`, also inside a co_await expression with g++ 12: see
 /// string_list). `client` must outlive the call.
 inline boost::asio::awaitable<boost::system::result<std::vector<std::vector<float>>, call_error>> embed(
-    chat_client& client, string_list list, embed_options opt = {}) {
+    chat_client& client, string_list list, embed_options opt = embed_options()) {
     std::vector<std::string> texts = std::move(list).strings();
     auto refused = [](errc code, std::string text, unsigned attempts) {
         call_error e;

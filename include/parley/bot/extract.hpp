@@ -209,6 +209,10 @@ boost::asio::awaitable<extract_result<T>> extract(chat_model& model, chat_reques
 
 }  // namespace detail::calls
 
+// The options' default argument is `extract_options<T>()`, not `{}`: g++ 12 destroys twice an
+// argument initialised as an aggregate (`{}`, `{.max_retries = 1}`) in an expression that awaits,
+// such as `co_await parley::extract<T>(...)`; a value-initialised one is destroyed once.
+
 /// A T (a described struct) from the model's reply to `prompt` (rendered with `data`), asked for
 /// as `opt.mode` says. A reply that does not fit (not JSON, not a T, rejected by
 /// `opt.validate`) is answered with its problems and the model asked again, at most
@@ -222,7 +226,7 @@ boost::asio::awaitable<extract_result<T>> extract(chat_model& model, chat_reques
 /// that has no strict schema. `model` must outlive the call.
 template <class T, class Data>
 boost::asio::awaitable<extract_result<T>> extract(chat_model& model, std::string_view prompt, const Data& data,
-                                                  extract_options<T> opt = {}) {
+                                                  extract_options<T> opt = extract_options<T>()) {
     chat_request request = detail::calls::prompt_request(prompt, data, opt.params);
     return detail::calls::extract<T>(model, std::move(request), std::move(opt));
 }
@@ -230,7 +234,7 @@ boost::asio::awaitable<extract_result<T>> extract(chat_model& model, std::string
 /// The same with a conversation template as the prompt.
 template <class T, class Data>
 boost::asio::awaitable<extract_result<T>> extract(chat_model& model, const conversation_template& prompt, const Data& data,
-                                                  extract_options<T> opt = {}) {
+                                                  extract_options<T> opt = extract_options<T>()) {
     chat_request request = detail::calls::prompt_request(prompt, data, opt.params);
     return detail::calls::extract<T>(model, std::move(request), std::move(opt));
 }
@@ -242,7 +246,7 @@ boost::asio::awaitable<extract_result<T>> extract(chat_model& model, const conve
 /// `call_function` and `response_format` itself.
 template <class T>
 boost::asio::awaitable<extract_result<T>> extract(chat_model& model, const std::vector<message>& conversation,
-                                                  extract_options<T> opt = {}) {
+                                                  extract_options<T> opt = extract_options<T>()) {
     chat_request request = detail::calls::prompt_request(conversation, opt.params);
     return detail::calls::extract<T>(model, std::move(request), std::move(opt));
 }
