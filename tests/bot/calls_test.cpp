@@ -622,6 +622,26 @@ TEST_CASE("classify: a forced call with an enum of the choices; a wrong choice i
           "neutral, found \"angry\"\nCall classify again with arguments that fit its parameters.");
 }
 
+TEST_CASE("classify: awaited with a brace list of choices and the default options") {
+    // Two g++ 12 bugs in an expression that awaits: it cannot compile a std::initializer_list
+    // there ("array used as initializer"; parley::string_list takes the strings of the brace list
+    // as constructor arguments), and it destroys twice an argument initialised as an aggregate
+    // (a default `classify_options opt = {}` freed its `instructions` twice; the default is
+    // `classify_options()`).
+    scripted s;
+    s.script->push(call_reply("call_1", "classify", R"({"choice": "negative"})"));
+    auto r = run_sync([](parley::chat_model& model) -> boost::asio::awaitable<parley::extract_result<std::string>> {
+        co_return co_await parley::classify(model, "The soup was cold.", {"positive", "negative", "neutral"});
+    }(*s.model));
+    REQUIRE(r.has_value());
+    CHECK(*r == "negative");
+    const auto requests = s.script->requests();
+    REQUIRE(requests.size() == 1);
+    REQUIRE(requests[0].functions.size() == 1);
+    CHECK(requests[0].functions[0].parameters.at("properties").at("choice").at("enum") ==
+          boost::json::array{"positive", "negative", "neutral"});
+}
+
 TEST_CASE("classify: logit_bias on the numbers' tokens and max_tokens 1") {
     scripted s;
     s.script->push_text("2");

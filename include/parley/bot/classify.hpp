@@ -9,6 +9,7 @@
 #include <parley/bot/model.hpp>
 #include <parley/error.hpp>
 #include <parley/schema/json_text.hpp>
+#include <parley/string_list.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/serialize.hpp>
@@ -143,13 +144,19 @@ inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& 
 
 }  // namespace detail::calls
 
+// The options' default argument is `classify_options()`, not `{}`: g++ 12 destroys twice an
+// argument initialised as an aggregate (`{}`, `{.mode = ...}`) in an expression that awaits, such
+// as `co_await parley::classify(...)` (a double free of `instructions`); a value-initialised one
+// is destroyed once.
+
 /// Which of `choices` `text` belongs to, asked for as `opt.mode` says, with retries as for
-/// extract. Throws parley::error (errc::invalid_argument) for no choices, or logit_bias mode
-/// with more than 9 choices or not one token id per choice. `model` must outlive the call.
-inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& model, std::string text,
-                                                                    std::vector<std::string> choices,
+/// extract. `choices` is a std::vector<std::string> or a brace list (`{"positive", "negative"}`,
+/// also inside a co_await expression with g++ 12: see string_list). Throws parley::error
+/// (errc::invalid_argument) for no choices, or logit_bias mode with more than 9 choices or not one
+/// token id per choice. `model` must outlive the call.
+inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& model, std::string text, string_list choices,
                                                                     classify_options opt = classify_options()) {
-    return detail::calls::classify(model, std::move(text), std::move(choices), std::move(opt));
+    return detail::calls::classify(model, std::move(text), std::move(choices).strings(), std::move(opt));
 }
 
 }  // namespace parley
