@@ -43,12 +43,19 @@ struct bpe_scratch {
 };
 
 /// Runs tiktoken's merge over `piece` (at least two bytes, every byte a token) and calls
-/// `emit(id)` for each token in order.
+/// `emit(id)` for each token in order. `pair_ranks` holds the rank of each two-byte token at
+/// [first << 8 | second] and of each byte at [65536 + byte] (no_token for none).
 template <class Emit>
-void tiktoken_merge(std::string_view piece, const byte_map& map, const token_table& tokens, bpe_scratch& scratch,
-                    Emit&& emit) {
+void tiktoken_merge(std::string_view piece, const byte_map& map, const token_table& tokens, const std::uint32_t* pair_ranks,
+                    bpe_scratch& scratch, Emit&& emit) {
     const std::size_t n = piece.size();
-    auto rank_of = [&](std::size_t b, std::size_t e) { return map.find(piece.substr(b, e - b), tokens); };
+    const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+    // two-byte tokens from the table of every byte pair's rank, longer ones from the hash map
+    auto rank_of = [&](std::size_t b, std::size_t e) {
+        if (e - b == 2) return pair_ranks[(std::size_t(bytes[b]) << 8) | bytes[b + 1]];
+        if (e - b == 1) return pair_ranks[65536 + bytes[b]];
+        return map.find(piece.substr(b, e - b), tokens);
+    };
     if (n <= small_piece) {
         std::uint32_t start[small_piece + 1], rank[small_piece + 1];
         std::size_t len = n + 1;

@@ -52,8 +52,7 @@ public:
         for (;;) {
             const slot& s = slots_[i];
             if (s.key_length == 0) return nullptr;
-            if (s.hash == h && s.key_length == piece.size() &&
-                std::memcmp(keys_.data() + s.key_offset, piece.data(), piece.size()) == 0) {
+            if (s.hash == h && s.key_length == piece.size() && same_bytes(keys_.data() + s.key_offset, piece.data(), piece.size())) {
                 n = s.ids_length;
                 return ids_.data() + s.ids_offset;
             }
@@ -62,7 +61,7 @@ public:
     }
 
     void put(std::uint64_t owner, std::string_view piece, std::uint64_t h, const std::uint32_t* ids, std::size_t n) {
-        if (owner != owner_ || used_ * 2 >= capacity || keys_.size() > (1u << 22)) reset(owner);
+        if (owner != owner_ || used_ * 2 >= capacity || keys_.size() > (1u << 23)) reset(owner);
         std::size_t i = h & mask;
         while (slots_[i].key_length != 0) i = (i + 1) & mask;
         slots_[i] = slot{h, static_cast<std::uint32_t>(keys_.size()), static_cast<std::uint32_t>(piece.size()),
@@ -72,8 +71,11 @@ public:
         ++used_;
     }
 
+    /// Forgets every piece (the next lookup starts a new cache).
+    void clear() noexcept { owner_ = 0; }
+
 private:
-    static constexpr std::size_t capacity = 1 << 15, mask = capacity - 1;
+    static constexpr std::size_t capacity = 1 << 17, mask = capacity - 1;
     struct slot {
         std::uint64_t hash = 0;
         std::uint32_t key_offset = 0, key_length = 0, ids_offset = 0, ids_length = 0;
@@ -149,7 +151,7 @@ inline void tiktoken_piece(const model& m, std::string_view piece, token_sink& s
         }
     }
     s.ids.clear();
-    tiktoken_merge(piece, m.lookup, m.tokens, s.bpe, [&](std::uint32_t t) { s.ids.push_back(t); });
+    tiktoken_merge(piece, m.lookup, m.tokens, m.pair_ranks.data(), s.bpe, [&](std::uint32_t t) { s.ids.push_back(t); });
     if (cacheable) s.cache.put(m.instance, piece, h, s.ids.data(), s.ids.size());
     for (std::uint32_t t : s.ids) sink.add(t);
 }
@@ -476,8 +478,8 @@ inline std::string tiktoken_decode(const model& m, const std::uint32_t* ids, std
         if (id >= m.vocab_size) unknown_id(id, m.vocab_size);
         if (id < m.tokens.size() && !m.hole[id]) {
             out += m.tokens.text(id);
-        } else if (m.added_of_id[id]) {
-            out += m.specials[m.added_of_id[id] - 1].content;
+        } else if (const added_token* t = m.added_of(id)) {
+            out += t->content;
         } else {
             throw error(errc::tokenizer_input, "token id " + std::to_string(id) + " is no token of " + m.name);
         }
@@ -496,7 +498,7 @@ inline std::string hf_decode(const model& m, const std::uint32_t* ids, std::size
             const std::uint32_t id = ids[k];
             if (id >= m.vocab_size) unknown_id(id, m.vocab_size);
             if (skip_special && m.special_by_content[id]) continue;
-            if (m.added_of_id[id]) bytes += m.specials[m.added_of_id[id] - 1].decoded;
+            if (const added_token* t = m.added_of(id)) bytes += t->decoded;
             else if (id < m.tokens.size() && !m.hole[id]) bytes += m.tokens.text(id);
         }
         std::string out;
@@ -509,7 +511,7 @@ inline std::string hf_decode(const model& m, const std::uint32_t* ids, std::size
         const std::uint32_t id = ids[k];
         if (id >= m.vocab_size) unknown_id(id, m.vocab_size);
         if (skip_special && m.special_by_content[id]) continue;
-        if (m.added_of_id[id]) texts.push_back(m.specials[m.added_of_id[id] - 1].content);
+        if (const added_token* t = m.added_of(id)) texts.push_back(t->content);
         else if (id < m.tokens.size() && !m.hole[id]) texts.push_back(m.tokens.text(id));
         // an id of no token is left out, as the reference does
     }

@@ -472,8 +472,8 @@ private:
         for (const auto& t : added_) size = std::max(size, t.id + 1);
         if (size > limits_.max_vocabulary) throw error(errc::tokenizer_file, std::string(name_) + ": ids reach " + std::to_string(size) + ", beyond the vocabulary limit of " + std::to_string(limits_.max_vocabulary));
         m.vocab_size = size;
-        m.added_of_id.assign(size, 0);
         m.special_by_content.assign(size, false);
+        std::vector<std::uint32_t> added_of_id(size, 0);
         m.specials.clear();
         std::vector<std::string> special_contents;
         for (std::size_t i = 0; i < added_.size(); ++i) {
@@ -487,8 +487,8 @@ private:
             if (v == no_token && t.id < m.tokens.size() && !m.hole[t.id])
                 file_error(name_, text_, added_at_[i], where + "the id " + std::to_string(t.id) + " is the vocabulary's token " +
                                                           std::string(written_text(m, t.id)) + ", not " + t.content);
-            if (m.added_of_id[t.id]) {
-                const auto& before = m.specials[m.added_of_id[t.id] - 1];
+            if (added_of_id[t.id]) {
+                const auto& before = m.specials[added_of_id[t.id] - 1];
                 if (before.content != t.content)
                     file_error(name_, text_, added_at_[i], where + "the id " + std::to_string(t.id) + " is also the added token " + before.content);
                 continue;
@@ -500,13 +500,13 @@ private:
             }
             if (t.special) special_contents.push_back(t.content);
             m.specials.push_back(std::move(t));
-            m.added_of_id[m.specials.back().id] = static_cast<std::uint32_t>(m.specials.size());
+            added_of_id[m.specials.back().id] = static_cast<std::uint32_t>(m.specials.size());
         }
         // decoding skips every id whose text is a special token's content
         std::sort(special_contents.begin(), special_contents.end());
         auto is_special = [&](std::string_view s) { return std::binary_search(special_contents.begin(), special_contents.end(), s); };
         for (std::uint32_t id = 0; id < size; ++id) {
-            if (m.added_of_id[id]) m.special_by_content[id] = is_special(m.specials[m.added_of_id[id] - 1].content);
+            if (added_of_id[id]) m.special_by_content[id] = is_special(m.specials[added_of_id[id] - 1].content);
             else if (id < m.tokens.size() && !m.hole[id]) m.special_by_content[id] = is_special(written_text(m, id));
         }
         // the tries: special tokens first, then the others (the reference's order)
@@ -532,6 +532,7 @@ private:
         build(false, false, m.raw_added_plain, m.raw_added_plain_index);
         build(true, true, m.normalized_added, m.normalized_added_index);
         build(true, false, m.normalized_added_plain, m.normalized_added_plain_index);
+        m.index_added();
     }
 
     std::uint32_t find_written(const model& m, std::string_view content) const {

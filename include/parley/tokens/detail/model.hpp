@@ -8,10 +8,12 @@
 #include <parley/tokens/detail/split.hpp>
 #include <parley/tokens/detail/vocab.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace parley::tokens::detail {
@@ -59,6 +61,7 @@ struct model {
 
     // tiktoken
     split_pattern pattern = split_pattern::o200k;
+    std::vector<std::uint32_t> pair_ranks;  ///< ranks of the two-byte tokens, then of the bytes (see tiktoken_merge)
     std::vector<added_token> specials;  ///< tiktoken's special tokens, or Hugging Face's added tokens
     literal_set special_set;  ///< tiktoken: every special token
 
@@ -82,7 +85,7 @@ struct model {
     std::vector<std::uint32_t> normalized_added_index;
     literal_set normalized_added_plain;
     std::vector<std::uint32_t> normalized_added_plain_index;
-    std::vector<std::uint32_t> added_of_id;  ///< id -> index in specials + 1, or 0 (ids beyond tokens too)
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> added_ids;  ///< (id, index in specials), sorted by id
     std::vector<bool> special_by_content;  ///< ids whose text is a special token's content (skipped by decode)
     std::vector<std::uint32_t> prefix_ids, suffix_ids;  ///< the post-processor's tokens around a text
     bool chunk_safe = false;  ///< long texts may be cut after a newline between non-space characters
@@ -90,10 +93,23 @@ struct model {
 
     std::uint64_t instance = 0;  ///< distinguishes tokenizers in the per-thread caches
 
+    /// The added (special) token of `id`, or nullptr.
+    const added_token* added_of(std::uint32_t id) const noexcept {
+        const auto it = std::lower_bound(added_ids.begin(), added_ids.end(), std::pair<std::uint32_t, std::uint32_t>(id, 0));
+        return it != added_ids.end() && it->first == id ? &specials[it->second] : nullptr;
+    }
+    /// Records the added tokens' ids (the first token of an id is the one decoding gives).
+    void index_added() {
+        added_ids.clear();
+        for (std::uint32_t i = 0; i < specials.size(); ++i) added_ids.emplace_back(specials[i].id, i);
+        std::stable_sort(added_ids.begin(), added_ids.end(), [](auto& a, auto& b) { return a.first < b.first; });
+        added_ids.erase(std::unique(added_ids.begin(), added_ids.end(), [](auto& a, auto& b) { return a.first == b.first; }), added_ids.end());
+    }
+
     std::size_t memory() const noexcept {
-        std::size_t m = tokens.memory() + hole.capacity() / 8 + lookup.memory() + merges.memory() + special_set.memory() +
+        std::size_t m = tokens.memory() + pair_ranks.capacity() * 4 + hole.capacity() / 8 + lookup.memory() + merges.memory() + special_set.memory() +
                         raw_added.memory() + raw_added_plain.memory() + normalized_added.memory() +
-                        normalized_added_plain.memory() + added_of_id.capacity() * 4 + special_by_content.capacity() / 8;
+                        normalized_added_plain.memory() + added_ids.capacity() * 8 + special_by_content.capacity() / 8;
         for (const auto& s : specials) m += sizeof(s) + s.content.capacity();
         return m;
     }

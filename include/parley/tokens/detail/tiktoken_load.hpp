@@ -144,8 +144,6 @@ inline void load_tiktoken(model& m, std::string_view text, std::string_view name
     std::vector<std::uint32_t> of_rank(static_cast<std::size_t>(max_rank) + 1, no_token);
     for (std::uint32_t i = 0; i < entries.size(); ++i) {
         if (of_rank[entries[i].rank] != no_token) {
-            const std::size_t at = text.find("\n" + std::to_string(entries[i].rank));
-            (void)at;
             throw error(errc::tokenizer_file, std::string(name) + ": the rank " + std::to_string(entries[i].rank) +
                                                   " is given to two tokens");
         }
@@ -179,11 +177,18 @@ inline void load_tiktoken(model& m, std::string_view text, std::string_view name
                                                   " is no token (a rank file must have every byte as a token)");
         }
     }
+    m.pair_ranks.assign(65536 + 256, no_token);
+    for (std::uint32_t r = 0; r < m.tokens.size(); ++r) {
+        if (m.hole[r]) continue;
+        const std::string_view t = m.tokens.text(r);
+        const auto* u = reinterpret_cast<const unsigned char*>(t.data());
+        if (t.size() == 2) m.pair_ranks[(std::size_t(u[0]) << 8) | u[1]] = r;
+        else if (t.size() == 1) m.pair_ranks[65536 + u[0]] = r;
+    }
     m.specials = encoding_specials(encoding);
     std::uint32_t size = static_cast<std::uint32_t>(m.tokens.size());
     for (const auto& s : m.specials) size = std::max(size, s.id + 1);
     m.vocab_size = size;
-    m.added_of_id.assign(size, 0);
     m.special_by_content.assign(size, false);
     std::vector<std::string> literals;
     for (std::uint32_t i = 0; i < m.specials.size(); ++i) {
@@ -192,11 +197,11 @@ inline void load_tiktoken(model& m, std::string_view text, std::string_view name
             throw error(errc::tokenizer_file, std::string(name) + ": the rank " + std::to_string(s.id) + " of the special token " +
                                                   s.content + " of " + std::string(encoding_name(encoding)) +
                                                   " is a token of the file: is the file of another encoding?");
-        if (!m.added_of_id[s.id]) m.added_of_id[s.id] = i + 1;
         m.special_by_content[s.id] = true;
         literals.push_back(s.content);
     }
     m.special_set.build(literals);
+    m.index_added();
 }
 
 }  // namespace parley::tokens::detail

@@ -65,6 +65,20 @@ inline std::uint64_t hash_bytes(const unsigned char* p, std::size_t n) noexcept 
     return mix(k1 ^ n, mix(a ^ k1, b ^ seed ^ k2));
 }
 
+/// Whether the `n` bytes at `a` and `b` are equal (word compares for short strings).
+inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+    const auto* x = reinterpret_cast<const unsigned char*>(a);
+    const auto* y = reinterpret_cast<const unsigned char*>(b);
+    if (n >= 8) {
+        if (n > 16) return std::memcmp(a, b, n) == 0;
+        return load64(x) == load64(y) && load64(x + n - 8) == load64(y + n - 8);
+    }
+    if (n >= 4) return load32(x) == load32(y) && load32(x + n - 4) == load32(y + n - 4);
+    for (std::size_t i = 0; i < n; ++i)
+        if (x[i] != y[i]) return false;
+    return true;
+}
+
 /// Every token's bytes, by id.
 struct token_table {
     std::vector<std::uint32_t> offsets{0};  ///< token i is bytes[offsets[i], offsets[i + 1])
@@ -107,7 +121,7 @@ public:
             if (static_cast<std::uint32_t>(slot >> 32) == tag) {
                 const std::uint32_t id = static_cast<std::uint32_t>(slot);
                 const std::uint32_t b = tokens.offsets[id], e = tokens.offsets[id + 1];
-                if (e - b == key.size() && std::memcmp(tokens.bytes.data() + b, key.data(), key.size()) == 0) return id;
+                if (e - b == key.size() && same_bytes(tokens.bytes.data() + b, key.data(), key.size())) return id;
             }
             i = (i + 1) & mask_;
         }
