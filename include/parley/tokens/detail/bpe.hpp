@@ -37,7 +37,7 @@ struct bpe_scratch {
     };
     std::vector<symbol> symbols;
     struct hf_merge {
-        std::uint32_t rank, pos, id;
+        std::uint32_t rank, pos, id, left, right;  ///< left and right: the pair the entry was made for
     };
     std::vector<hf_merge> hf_heap;
 };
@@ -156,7 +156,7 @@ inline void hf_merge(const pair_map& merges, bpe_scratch& scratch) {
     };
     for (std::size_t i = 0; i + 1 < symbols.size(); ++i)
         if (const merge_info* m = merges.find(symbols[i].id, symbols[i + 1].id))
-            heap.push_back({m->rank, static_cast<std::uint32_t>(i), m->id});
+            heap.push_back({m->rank, static_cast<std::uint32_t>(i), m->id, symbols[i].id, symbols[i + 1].id});
     std::make_heap(heap.begin(), heap.end(), later);
     while (!heap.empty()) {
         std::pop_heap(heap.begin(), heap.end(), later);
@@ -166,8 +166,12 @@ inline void hf_merge(const pair_map& merges, bpe_scratch& scratch) {
         if (cur.len == 0 || cur.next == -1) continue;
         const std::size_t next_pos = static_cast<std::size_t>(cur.next);
         const auto right = symbols[next_pos];
-        const merge_info* m = merges.find(cur.id, right.id);
-        if (!m || m->id != top.id) continue;  // an expired entry
+        if (cur.id != top.left || right.id != top.right) {
+            // the pair changed since the entry was made: the reference merges anyway when the new
+            // pair merges into the same token (its check compares the merged token only)
+            const merge_info* m = merges.find(cur.id, right.id);
+            if (!m || m->id != top.id) continue;  // an expired entry
+        }
         cur.id = top.id;
         cur.len += right.len;
         cur.next = right.next;
@@ -177,14 +181,14 @@ inline void hf_merge(const pair_map& merges, bpe_scratch& scratch) {
         if (cur.prev >= 0) {
             const auto& before = symbols[static_cast<std::size_t>(cur.prev)];
             if (const merge_info* pm = merges.find(before.id, cur.id)) {
-                heap.push_back({pm->rank, static_cast<std::uint32_t>(cur.prev), pm->id});
+                heap.push_back({pm->rank, static_cast<std::uint32_t>(cur.prev), pm->id, before.id, cur.id});
                 std::push_heap(heap.begin(), heap.end(), later);
             }
         }
         if (cur.next >= 0 && static_cast<std::size_t>(cur.next) < symbols.size()) {
             const auto& after = symbols[static_cast<std::size_t>(cur.next)];
             if (const merge_info* nm = merges.find(cur.id, after.id)) {
-                heap.push_back({nm->rank, top.pos, nm->id});
+                heap.push_back({nm->rank, top.pos, nm->id, cur.id, after.id});
                 std::push_heap(heap.begin(), heap.end(), later);
             }
         }

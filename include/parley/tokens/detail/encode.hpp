@@ -136,12 +136,12 @@ inline void check_utf8(std::string_view text) {
 
 /// Encodes one piece with tiktoken's rule.
 inline void tiktoken_piece(const model& m, std::string_view piece, token_sink& sink, encoder_scratch& s) {
-    const std::uint64_t h = hash_bytes(reinterpret_cast<const unsigned char*>(piece.data()), piece.size());
-    const std::uint32_t id = m.lookup.find_hashed(piece, h, m.tokens);
+    const std::uint32_t id = m.lookup.find(piece, m.tokens);
     if (id != no_token) {
         sink.add(id);
         return;
     }
+    const std::uint64_t h = hash_bytes(reinterpret_cast<const unsigned char*>(piece.data()), piece.size());
     const bool cacheable = piece.size() <= piece_cache::max_piece;
     if (cacheable) {
         std::size_t n = 0;
@@ -334,14 +334,14 @@ inline void pre_tokenize(const model& m, span whole, encoder_scratch& s) {
 /// Encodes one pre-tokenized piece with the BPE model.
 inline void hf_piece(const model& m, std::string_view piece, token_sink& sink, encoder_scratch& s) {
     if (piece.empty()) return;
-    const std::uint64_t h = hash_bytes(reinterpret_cast<const unsigned char*>(piece.data()), piece.size());
     if (m.ignore_merges) {
-        const std::uint32_t id = m.lookup.find_hashed(piece, h, m.tokens);
+        const std::uint32_t id = m.lookup.find(piece, m.tokens);
         if (id != no_token) {
             sink.add(id);
             return;
         }
     }
+    const std::uint64_t h = hash_bytes(reinterpret_cast<const unsigned char*>(piece.data()), piece.size());
     const bool cacheable = piece.size() <= piece_cache::max_piece;
     if (cacheable) {
         std::size_t n = 0;

@@ -392,7 +392,7 @@ private:
         }
         vocab_ = token_table{};
         byte_map written_lookup;
-        written_lookup.reserve(vocab_ids_.size());
+        written_lookup.reserve(written);
         for (std::uint32_t id = 0; id < size; ++id)
             if (!m.hole[id] && written_lookup.insert(written.text(id), id, written) != id)
                 file_error(name_, text_, vocab_offsets_[entry_of[id]], "model.vocab: the token is given two ids");
@@ -450,7 +450,7 @@ private:
                     m.tokens.push(written.text(id));
                 }
             }
-            m.lookup.reserve(vocab_ids_.size());
+            m.lookup.reserve(m.tokens);
             for (std::uint32_t id = 0; id < size; ++id)
                 if (reachable[id]) m.lookup.insert(m.tokens.text(id), id, m.tokens);
             written_texts_ = std::move(written);

@@ -161,7 +161,7 @@ inline void load_tiktoken(model& m, std::string_view text, std::string_view name
             m.tokens.push(std::string_view(bytes).substr(entries[of_rank[r]].offset, entries[of_rank[r]].length));
         }
     }
-    m.lookup.reserve(entries.size());
+    m.lookup.reserve(m.tokens);
     for (std::uint32_t r = 0; r < of_rank.size(); ++r) {
         if (m.hole[r]) continue;
         const std::string_view t = m.tokens.text(r);

@@ -96,23 +96,86 @@ struct token_table {
     std::size_t memory() const noexcept { return offsets.capacity() * 4 + bytes.capacity(); }
 };
 
-/// Bytes -> id over a token_table: open addressing, linear probing, a 32-bit hash tag per slot.
+/// Bytes -> id over a token_table. Keys of up to 8 bytes live in a table of their own, packed in
+/// a word (compared without reading the token_table); longer keys in a table of ids with a 32-bit
+/// hash tag per slot. Both use open addressing with linear probing, at most 0.6 full.
 class byte_map {
 public:
-    /// Sizes the table for `count` keys (at most half full).
-    void reserve(std::size_t count) {
-        std::size_t cap = 16;
-        while (cap < count * 2) cap <<= 1;
-        slots_.assign(cap, 0);
-        mask_ = cap - 1;
+    /// Sizes the tables for the keys of `tokens` (call before inserting them).
+    void reserve(const token_table& tokens) {
+        std::size_t shorts = 0, longs = 0;
+        for (std::size_t id = 0; id < tokens.size(); ++id) (tokens.offsets[id + 1] - tokens.offsets[id] <= 8 ? shorts : longs) += 1;
+        reserve(shorts, longs);
+    }
+    void reserve(std::size_t shorts, std::size_t longs) {
+        auto capacity = [](std::size_t n) {
+            std::size_t cap = 16;
+            while (cap * 3 < n * 5) cap <<= 1;
+            return cap;
+        };
+        short_keys_.assign(capacity(shorts), 0);
+        short_values_.assign(short_keys_.size(), 0);
+        short_mask_ = short_keys_.size() - 1;
+        slots_.assign(capacity(longs), 0);
+        mask_ = slots_.size() - 1;
     }
 
     /// The id of `key`, or no_token.
     std::uint32_t find(std::string_view key, const token_table& tokens) const noexcept {
-        return find_hashed(key, hash_bytes(reinterpret_cast<const unsigned char*>(key.data()), key.size()), tokens);
+        if (key.size() <= 8) return find_short(key);
+        return find_long(key, hash_bytes(reinterpret_cast<const unsigned char*>(key.data()), key.size()), tokens);
     }
 
-    std::uint32_t find_hashed(std::string_view key, std::uint64_t h, const token_table& tokens) const noexcept {
+    /// Inserts `key` -> `id` unless `key` is there; returns the id it has.
+    std::uint32_t insert(std::string_view key, std::uint32_t id, const token_table& tokens) {
+        const std::uint32_t found = find(key, tokens);
+        if (found != no_token) return found;
+        if (key.size() <= 8) {
+            const std::uint64_t k = pack(key);
+            std::size_t i = short_hash(k) & short_mask_;
+            while (short_values_[i] != 0) i = (i + 1) & short_mask_;
+            short_keys_[i] = k;
+            short_values_[i] = (static_cast<std::uint32_t>(key.size()) << 28) | id;
+            return id;
+        }
+        const std::uint64_t h = hash_bytes(reinterpret_cast<const unsigned char*>(key.data()), key.size());
+        const std::uint32_t tag = static_cast<std::uint32_t>(h >> 32) | 1u;
+        std::size_t i = h & mask_;
+        while (slots_[i] != 0) i = (i + 1) & mask_;
+        slots_[i] = (std::uint64_t(tag) << 32) | id;
+        return id;
+    }
+
+    std::size_t memory() const noexcept { return slots_.capacity() * 8 + short_keys_.capacity() * 8 + short_values_.capacity() * 4; }
+
+private:
+    /// Up to 8 bytes in a word (the rest zero).
+    static std::uint64_t pack(std::string_view key) noexcept {
+        const auto* p = reinterpret_cast<const unsigned char*>(key.data());
+        const std::size_t n = key.size();
+        if (n >= 4) {
+            const std::uint64_t lo = load32(p), hi = load32(p + n - 4);
+            return lo | (hi << ((n - 4) * 8));
+        }
+        std::uint64_t v = 0;
+        for (std::size_t i = 0; i < n; ++i) v |= std::uint64_t(p[i]) << (8 * i);
+        return v;
+    }
+    static std::uint64_t short_hash(std::uint64_t k) noexcept { return mix(k ^ 0x9e3779b97f4a7c15ull, 0xd6e8feb86659fd93ull); }
+
+    std::uint32_t find_short(std::string_view key) const noexcept {
+        const std::uint64_t k = pack(key);
+        const std::uint32_t len = static_cast<std::uint32_t>(key.size()) << 28;
+        std::size_t i = short_hash(k) & short_mask_;
+        for (;;) {
+            const std::uint32_t v = short_values_[i];
+            if (v == 0) return no_token;
+            if (short_keys_[i] == k && (v & 0xf0000000u) == len) return v & 0x0fffffffu;
+            i = (i + 1) & short_mask_;
+        }
+    }
+
+    std::uint32_t find_long(std::string_view key, std::uint64_t h, const token_table& tokens) const noexcept {
         const std::uint32_t tag = static_cast<std::uint32_t>(h >> 32) | 1u;
         std::size_t i = h & mask_;
         for (;;) {
@@ -127,21 +190,9 @@ public:
         }
     }
 
-    /// Inserts `key` -> `id` unless `key` is there; returns the id it has.
-    std::uint32_t insert(std::string_view key, std::uint32_t id, const token_table& tokens) {
-        const std::uint64_t h = hash_bytes(reinterpret_cast<const unsigned char*>(key.data()), key.size());
-        const std::uint32_t found = find_hashed(key, h, tokens);
-        if (found != no_token) return found;
-        const std::uint32_t tag = static_cast<std::uint32_t>(h >> 32) | 1u;
-        std::size_t i = h & mask_;
-        while (slots_[i] != 0) i = (i + 1) & mask_;
-        slots_[i] = (std::uint64_t(tag) << 32) | id;
-        return id;
-    }
-
-    std::size_t memory() const noexcept { return slots_.capacity() * 8; }
-
-private:
+    std::vector<std::uint64_t> short_keys_;
+    std::vector<std::uint32_t> short_values_;  ///< length << 28 | id; 0 for an empty slot
+    std::size_t short_mask_ = 0;
     std::vector<std::uint64_t> slots_;
     std::size_t mask_ = 0;
 };
@@ -157,7 +208,7 @@ class pair_map {
 public:
     void reserve(std::size_t count) {
         std::size_t cap = 16;
-        while (cap < count * 2) cap <<= 1;
+        while (cap * 7 < count * 10) cap <<= 1;  // at most 0.7 full
         slots_.assign(cap, slot{empty, {0, 0}});
         mask_ = cap - 1;
     }
