@@ -10,6 +10,8 @@
 #include <parley/bot/calls.hpp>
 #include <parley/bot/functions.hpp>
 #include <parley/bot/model.hpp>
+#include <parley/bot/models.hpp>
 #include <parley/bot/tokens.hpp>
+#include <parley/bot/usage.hpp>
 
 #endif

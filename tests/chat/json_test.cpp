@@ -64,7 +64,7 @@ std::vector<message> every_field() {
     message f = make_message(role::function, "{\"found\": true}");
     f.name = "lookup";
     c.push_back(f);
-    c.push_back(message{role::truncate, {}, {}, {}, {}, {}, {}});
+    c.push_back(message{role::truncate, {}, {}, {}, {}, {}, false, {}});
     message r;
     r.role = role::request;
     r.params.stop = std::string("STOP");
@@ -154,4 +154,25 @@ TEST_CASE("JSON: errors name the JSON pointer and what is wrong") {
           "/0/tool_calls/0/type: a tool call's type is \"function\"");
     CHECK(read_error(R"([{"role": "request", "functions": ["f"], "call_function": "g"}])") ==
           "/0: 'call_function' forces 'g', which 'functions' does not list");
+}
+
+TEST_CASE("JSON: a result that reports a failure keeps is_error; only tool and function messages take it") {
+    const auto read = parley::conversation_from_json(boost::json::parse(
+        R"([{"role": "tool", "content": "Error: no city", "tool_call_id": "c1", "is_error": true},
+            {"role": "function", "content": "Error: no city", "name": "f", "is_error": false},
+            {"role": "tool", "content": "18 degrees", "tool_call_id": "c2"}])"));
+    REQUIRE(read.size() == 3);
+    CHECK(read[0].is_error);
+    CHECK_FALSE(read[1].is_error);
+    CHECK_FALSE(read[2].is_error);
+    const auto written = parley::conversation_to_json(read);
+    CHECK(boost::json::serialize(written[0]) ==
+          R"({"role":"tool","content":"Error: no city","tool_call_id":"c1","is_error":true})");
+    CHECK_FALSE(written[1].as_object().contains("is_error"));  // false is not written
+    CHECK(parley::conversation_from_json(written) == read);
+    CHECK(read_error(R"([{"role": "user", "content": "x", "is_error": true}])") ==
+          "/0/is_error: 'is_error' belongs to tool and function messages (a result that reports a failure), not to "
+          "user messages");
+    CHECK(read_error(R"([{"role": "tool", "content": "x", "tool_call_id": "c", "is_error": 1}])") ==
+          "/0/is_error: expected 'is_error' to be true or false");
 }

@@ -183,7 +183,7 @@ std::size_t completion_tokens(const fake_reply& r) {
 }
 
 fake_usage usage_of(const fake_reply& r, const request_info& info) {
-    return r.usage ? *r.usage : fake_usage{info.prompt_tokens, completion_tokens(r)};
+    return r.usage ? *r.usage : fake_usage{info.prompt_tokens, completion_tokens(r), 0, 0, 0};
 }
 
 std::string tool_call_id(const fake_tool_call& t, std::string_view prefix, std::size_t i) {
@@ -192,7 +192,10 @@ std::string tool_call_id(const fake_tool_call& t, std::string_view prefix, std::
 
 void append_openai_usage(std::string& out, const fake_usage& u) {
     out += "{\"prompt_tokens\":" + std::to_string(u.prompt) + ",\"completion_tokens\":" + std::to_string(u.completion) +
-           ",\"total_tokens\":" + std::to_string(u.prompt + u.completion) + "}";
+           ",\"total_tokens\":" + std::to_string(u.prompt + u.completion) +
+           ",\"prompt_tokens_details\":{\"cached_tokens\":" + std::to_string(u.cached) +
+           ",\"audio_tokens\":0},\"completion_tokens_details\":{\"reasoning_tokens\":" + std::to_string(u.reasoning) +
+           ",\"audio_tokens\":0,\"accepted_prediction_tokens\":0,\"rejected_prediction_tokens\":0}}";
 }
 
 /// An OpenAI chat.completion object.
@@ -305,6 +308,15 @@ std::string anthropic_input(const std::string& arguments) {
     return json_string(arguments);
 }
 
+/// Anthropic's usage object: its input_tokens leave out the tokens read from and written to the
+/// cache, which have fields of their own.
+std::string anthropic_usage(const fake_usage& u, std::size_t output_tokens) {
+    const std::size_t cache = u.cached + u.cache_write;
+    return "{\"input_tokens\":" + std::to_string(u.prompt > cache ? u.prompt - cache : 0) +
+           ",\"cache_creation_input_tokens\":" + std::to_string(u.cache_write) +
+           ",\"cache_read_input_tokens\":" + std::to_string(u.cached) + ",\"output_tokens\":" + std::to_string(output_tokens) + "}";
+}
+
 /// An Anthropic message object (the first choice only).
 std::string anthropic_message(const fake_reply& r, const reply_names& names, const request_info& info) {
     static const fake_choice none{};
@@ -324,8 +336,8 @@ std::string anthropic_message(const fake_reply& r, const reply_names& names, con
         out += "{\"type\":\"tool_use\",\"id\":" + json_string(tool_call_id(t, "toolu_fake_", k)) +
                ",\"name\":" + json_string(t.name) + ",\"input\":" + anthropic_input(t.arguments) + "}";
     }
-    out += "],\"stop_reason\":" + json_string(anthropic_stop(c)) + ",\"stop_sequence\":null,\"usage\":{\"input_tokens\":" +
-           std::to_string(u.prompt) + ",\"output_tokens\":" + std::to_string(u.completion) + "}}";
+    out += "],\"stop_reason\":" + json_string(anthropic_stop(c)) + ",\"stop_sequence\":null,\"usage\":" +
+           anthropic_usage(u, u.completion) + "}";
     return out;
 }
 
@@ -348,8 +360,8 @@ encoded_body anthropic_stream(const fake_reply& r, const reply_names& names, con
     };
     event("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":" + json_string(names.id) +
                                ",\"type\":\"message\",\"role\":\"assistant\",\"model\":" + json_string(names.model) +
-                               ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":" +
-                               std::to_string(u.prompt) + ",\"output_tokens\":1}}}");
+                               ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":" +
+                               anthropic_usage(u, 1) + "}}");
     std::size_t index = 0;
     auto block_start = [&](const std::string& block) {
         event("content_block_start", "{\"type\":\"content_block_start\",\"index\":" + std::to_string(index) +
@@ -815,10 +827,13 @@ private:
         }
         if (const auto* u = o.if_contains("usage")) {
             const auto& uo = object(*u, at + ".usage");
-            keys(uo, at + ".usage", {"prompt", "completion"});
+            keys(uo, at + ".usage", {"prompt", "completion", "cached", "cache_write", "reasoning"});
             fake_usage usage;
             if (const auto* p = uo.if_contains("prompt")) usage.prompt = count(*p, at + ".usage.prompt");
             if (const auto* p = uo.if_contains("completion")) usage.completion = count(*p, at + ".usage.completion");
+            if (const auto* p = uo.if_contains("cached")) usage.cached = count(*p, at + ".usage.cached");
+            if (const auto* p = uo.if_contains("cache_write")) usage.cache_write = count(*p, at + ".usage.cache_write");
+            if (const auto* p = uo.if_contains("reasoning")) usage.reasoning = count(*p, at + ".usage.reasoning");
             r.usage = usage;
         }
         if (const auto* m = o.if_contains("model")) r.model = string(*m, at + ".model");

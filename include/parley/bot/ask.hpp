@@ -6,6 +6,7 @@
 #define PARLEY_BOT_ASK_HPP
 
 #include <parley/bot/model.hpp>
+#include <parley/bot/usage.hpp>
 #include <parley/chat/conversation_template.hpp>
 #include <parley/chat/render.hpp>
 #include <parley/error.hpp>
@@ -140,13 +141,15 @@ inline std::string rejected_text(std::string_view name, const std::string& probl
 /// The retry loop. `read` turns an answer's text (arguments or content) into a value or problems;
 /// `tool` is the forced function's name in tool mode (empty in the text modes); `on_piece` (may
 /// be empty) receives the answer's text so far while it streams; `reask` writes the user message
-/// that sends the problems back in the text modes.
+/// that sends the problems back in the text modes; `usage` (may be null) receives the usage of
+/// every request.
 template <class R>
 boost::asio::awaitable<boost::system::result<R, extraction_failure>> ask(
     chat_model& model, chat_request request, std::string tool, unsigned max_retries,
     std::function<reading<R>(std::string_view answer)> read, std::function<void(std::string_view so_far)> on_piece,
-    std::string (*reask)(const std::string& problems)) {
+    std::string (*reask)(const std::string& problems), usage_summary* usage = nullptr) {
     extraction_failure failure;
+    const std::string model_name = request.params.model.value_or(model.default_model());
     for (unsigned attempt = 0; attempt <= max_retries; ++attempt) {
         std::string so_far;
         stream_handler handler;
@@ -155,6 +158,7 @@ boost::asio::awaitable<boost::system::result<R, extraction_failure>> ask(
                 if (answer_piece(e, !tool.empty(), so_far)) on_piece(so_far);
             };
         auto reply = co_await model.chat(request, on_piece ? &handler : nullptr);
+        detail::count_usage(usage, reply, model_name);
         if (!reply) {
             failure.code = reply.error().code;
             failure.call = reply.error();

@@ -46,6 +46,9 @@ struct classify_options {
     /// logit_bias mode: the token ids (decimal) of "1", "2", ... in the model's tokenizer, one per
     /// choice (at most 9 choices).
     std::vector<std::string> label_token_ids;
+    /// When not null, the usage of every request (the re-asks included) is added to it, also
+    /// when the classification fails.
+    usage_summary* usage = nullptr;
 };
 
 namespace detail::calls {
@@ -134,7 +137,8 @@ inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& 
         if (!tool.empty()) r.problems = bot_engine::bad_arguments_text(tool, "/choice: " + r.problems);
         return r;
     };
-    co_return co_await ask<std::string>(model, std::move(request), tool, opt.max_retries, std::move(read), {}, text_reask);
+    co_return co_await ask<std::string>(model, std::move(request), tool, opt.max_retries, std::move(read), {}, text_reask,
+                                        opt.usage);
 }
 
 }  // namespace detail::calls

@@ -4,6 +4,7 @@
 #ifndef PARLEY_BOT_EMBED_HPP
 #define PARLEY_BOT_EMBED_HPP
 
+#include <parley/bot/usage.hpp>
 #include <parley/provider/chat_client.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -30,6 +31,9 @@ struct embed_options {
     std::string model;
     /// Fewer dimensions than the model's, for the models that allow it.
     std::optional<std::int64_t> dimensions;
+    /// When not null, the usage of the request (input tokens, attempts) is added to it, also when
+    /// the call fails.
+    usage_summary* usage = nullptr;
 };
 
 /// The vectors of `texts`, one per text and in their order, from one embeddings request. No
@@ -59,7 +63,18 @@ inline boost::asio::awaitable<boost::system::result<std::vector<std::vector<floa
     const std::size_t count = texts.size();
     request.input = std::move(texts);
     request.dimensions = opt.dimensions;
+    const std::string model_name = request.model;
     auto reply = co_await client.embed(std::move(request));
+    if (opt.usage) {
+        if (!reply) {
+            opt.usage->add(reply.error(), model_name);
+        } else {
+            chat_reply counted;  // the embedding reply's counts, in the form usage_summary reads
+            counted.model = reply->model;
+            counted.usage = reply->usage;
+            opt.usage->add(counted, model_name);
+        }
+    }
     if (!reply) co_return reply.error();
     if (reply->data.size() != count)
         co_return refused(errc::protocol,

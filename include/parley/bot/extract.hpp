@@ -67,6 +67,9 @@ struct extract_options {
     /// When set, the calls are streamed and this receives the part of a T that has arrived, each
     /// time it grows (of every attempt, the replies that do not fit included).
     std::function<void(const T&)> on_partial;
+    /// When not null, the usage of every request (the re-asks included) is added to it, also
+    /// when the extraction fails.
+    usage_summary* usage = nullptr;
 };
 
 
@@ -111,7 +114,7 @@ boost::asio::awaitable<extract_result<T>> extract_commands(chat_model& model, ch
         r.value = std::move(list.commands);
         return r;
     };
-    co_return co_await ask<T>(model, std::move(request), {}, opt.max_retries, std::move(read), {}, commands_reask);
+    co_return co_await ask<T>(model, std::move(request), {}, opt.max_retries, std::move(read), {}, commands_reask, opt.usage);
 }
 
 /// extract of a described struct, in one of the three modes.
@@ -192,7 +195,7 @@ boost::asio::awaitable<extract_result<T>> extract_struct(chat_model& model, chat
         };
     }
     co_return co_await ask<T>(model, std::move(request), tool, opt.max_retries, std::move(read), std::move(on_piece),
-                              text_reask);
+                              text_reask, opt.usage);
 }
 
 /// extract of an action list or of a described struct, as T is.

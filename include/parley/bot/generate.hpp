@@ -33,6 +33,9 @@ struct generate_options {
     request_params params;
     /// When set, the call is streamed and the text arrives here as it comes.
     std::function<void(std::string_view)> on_text;
+    /// When not null, the usage of the request (tokens, attempts) is added to it, also when the
+    /// call fails.
+    usage_summary* usage = nullptr;
 };
 
 namespace detail::calls {
@@ -40,13 +43,16 @@ namespace detail::calls {
 /// The text of the first choice of the reply to `request`.
 inline boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(chat_model& model,
                                                                                         chat_request request,
-                                                                                        std::function<void(std::string_view)> on_text) {
+                                                                                        std::function<void(std::string_view)> on_text,
+                                                                                        usage_summary* usage) {
+    const std::string model_name = request.params.model.value_or(model.default_model());
     stream_handler handler;
     if (on_text)
         handler = [&](const stream_event& e) {
             if (e.choice == 0 && e.type == stream_event::kind::text) on_text(e.text);
         };
     auto reply = co_await model.chat(std::move(request), on_text ? &handler : nullptr);
+    detail::count_usage(usage, reply, model_name);
     if (!reply) co_return reply.error();
     if (reply->choices.empty()) {
         call_error e;
@@ -69,7 +75,7 @@ template <class Data>
 boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(chat_model& model, std::string_view prompt,
                                                                                  const Data& data, generate_options opt = {}) {
     chat_request request = detail::calls::prompt_request(prompt, data, opt.params);
-    return detail::calls::generate(model, std::move(request), std::move(opt.on_text));
+    return detail::calls::generate(model, std::move(request), std::move(opt.on_text), opt.usage);
 }
 
 /// The same with a conversation template, read up to its first request message and rendered with
@@ -79,7 +85,7 @@ boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(
                                                                                  const conversation_template& prompt,
                                                                                  const Data& data, generate_options opt = {}) {
     chat_request request = detail::calls::prompt_request(prompt, data, opt.params);
-    return detail::calls::generate(model, std::move(request), std::move(opt.on_text));
+    return detail::calls::generate(model, std::move(request), std::move(opt.on_text), opt.usage);
 }
 
 /// The same with a conversation as the prompt: its system, user, assistant, function and tool
@@ -88,7 +94,7 @@ boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(
 inline boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(
     chat_model& model, const std::vector<message>& conversation, generate_options opt = {}) {
     chat_request request = detail::calls::prompt_request(conversation, opt.params);
-    return detail::calls::generate(model, std::move(request), std::move(opt.on_text));
+    return detail::calls::generate(model, std::move(request), std::move(opt.on_text), opt.usage);
 }
 
 }  // namespace parley

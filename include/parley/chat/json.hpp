@@ -93,6 +93,7 @@ inline boost::json::object message_to_json(const message& m, boost::json::storag
         o["tool_calls"] = std::move(calls);
     }
     if (m.tool_call_id) o["tool_call_id"] = *m.tool_call_id;
+    if (m.is_error) o["is_error"] = true;
     write_params(o, m.params);
     return o;
 }
@@ -307,6 +308,15 @@ struct chat_json_reader {
             if (key == "role") continue;
             // `"content": null` is how the wire says "no content"
             if (key == "content" && kv.value().is_null()) continue;
+            if (key == "is_error") {  // a result that reports a failure (not a YAML key)
+                step s(*this, key);
+                if (m.role != role::tool && m.role != role::function)
+                    fail("'is_error' belongs to tool and function messages (a result that reports a failure), not to " +
+                         std::string(role_name(m.role)) + " messages");
+                if (!kv.value().is_bool()) fail("expected 'is_error' to be true or false");
+                m.is_error = kv.value().get_bool();
+                continue;
+            }
             if (const chat_rule broken = check_key(m.role, key); broken != chat_rule::none) {
                 step s(*this, key);
                 fail(describe(broken, m.role, key));

@@ -98,6 +98,9 @@ struct message {
     std::optional<parley::function_call> function_call;  ///< assistant only (the legacy form)
     std::vector<parley::tool_call> tool_calls;  ///< assistant only
     std::optional<std::string> tool_call_id;  ///< tool only (required there)
+    /// tool and function only: the result reports a failure (the function could not do what was
+    /// asked, or its arguments were wrong); sent as Anthropic's `is_error`.
+    bool is_error = false;
     request_params params;  ///< default-request and request only
 
     /// True when the content is a string.
