@@ -3,6 +3,8 @@
 #include "cli_options.hpp"
 #include "commands.hpp"
 
+#include <parley/tokens/chat_template.hpp>
+#include <parley/tokens/openai.hpp>
 #include <parley/tokens/tokenizer.hpp>
 
 #include <boost/json.hpp>
@@ -21,6 +23,7 @@ const char* const tokens_usage =
     "usage: parley tokens (--tiktoken FILE.tiktoken | --tokenizer PATH) [--ids] [--special recognized|text|refused]\n"
     "                     [--add-special-tokens] [FILE|-]\n"
     "       parley tokens (--tiktoken FILE.tiktoken | --tokenizer PATH) --batch\n"
+    "       parley tokens (--tiktoken FILE.tiktoken | --tokenizer MODEL_DIR) --chat CONVERSATION.json [--tools FUNCTIONS.json]\n"
     "\n"
     "Prints the number of tokens of the text of FILE (standard input when FILE is - or missing).\n"
     "  --tiktoken FILE     an OpenAI rank file; its name gives the encoding: o200k_base.tiktoken,\n"
@@ -35,7 +38,14 @@ const char* const tokens_usage =
     "                        {\"ids\": [...]}  ->  {\"text\": T} (or {\"bytes\": HEX} when the bytes\n"
     "                        are not UTF-8) or {\"error\": ...}\n"
     "                      a line may also set \"special\", \"add_special_tokens\" (with \"text\") and\n"
-    "                      \"skip_special_tokens\" (with \"ids\")\n";
+    "                      \"skip_special_tokens\" (with \"ids\")\n"
+    "  --chat FILE         count a conversation (a JSON array of messages, OpenAI's wire format) as a\n"
+    "                      request: with --tiktoken, OpenAI's framing of messages and images; with\n"
+    "                      --tokenizer MODEL_DIR, the folder's chat template (tokenizer_config.json)\n"
+    "                      rendered with add_generation_prompt, and its text counted\n"
+    "  --tools FILE        with --chat: function definitions sent with it (a JSON array of\n"
+    "                      {\"name\", \"description\", \"parameters\"})\n"
+    "  --render            with --chat and --tokenizer: print the rendered text instead of the count\n";
 
 namespace {
 
@@ -95,11 +105,53 @@ boost::json::object batch_line(const parley::tokens::tokenizer& tok, const std::
     return result;
 }
 
+/// `--chat`: the tokens of a conversation as a request.
+int chat_count(const std::optional<std::string>& tiktoken_file, const std::optional<std::string>& model_dir, const std::string& chat_file,
+               const std::optional<std::string>& tools_file, bool render) {
+    try {
+        const std::vector<parley::message> messages = read_history(chat_file);
+        std::vector<parley::function_definition> functions;
+        if (tools_file) {
+            const boost::json::value v = read_json(*tools_file);
+            if (!v.is_array()) throw std::runtime_error(*tools_file + ": expected a JSON array of function definitions");
+            for (const auto& f : v.as_array()) {
+                if (!f.is_object() || !f.as_object().if_contains("name") || !f.as_object().at("name").is_string())
+                    throw std::runtime_error(*tools_file + ": expected {\"name\", \"description\", \"parameters\"} objects");
+                parley::function_definition d;
+                d.name = std::string(f.as_object().at("name").as_string());
+                if (const auto* desc = f.as_object().if_contains("description"); desc && desc->is_string()) d.description = std::string(desc->as_string());
+                if (const auto* p = f.as_object().if_contains("parameters"); p && p->is_object()) d.parameters = p->as_object();
+                functions.push_back(std::move(d));
+            }
+        }
+        if (tiktoken_file) {
+            if (render) throw std::runtime_error("--render needs --tokenizer MODEL_DIR (OpenAI's chat format is not published as text)");
+            const auto tok = parley::tokens::tokenizer::load(*tiktoken_file);
+            std::size_t n = parley::tokens::openai_tokens_per_request;
+            for (const auto& m : messages) n += parley::tokens::openai_message_tokens(tok, m);
+            for (const auto& f : functions) n += parley::tokens::openai_function_tokens(tok, f);
+            std::cout << n << '\n';
+            return 0;
+        }
+        const auto counter = parley::tokens::chat_template_counter::load(*model_dir);
+        if (render) {
+            const std::string text = counter.render(messages, functions);
+            std::fwrite(text.data(), 1, text.size(), stdout);
+        } else {
+            std::cout << counter.count(messages, functions) << '\n';
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+    }
+}
+
 }  // namespace
 
 int tokens_main(const std::vector<std::string>& args) {
-    std::optional<std::string> tiktoken_file, tokenizer_path, special;
-    bool ids = false, batch = false, add_special = false;
+    std::optional<std::string> tiktoken_file, tokenizer_path, special, chat_file, tools_file;
+    bool ids = false, batch = false, add_special = false, render = false;
     std::vector<std::string> files;
     parley::tokens::encode_options options;
     try {
@@ -110,6 +162,9 @@ int tokens_main(const std::vector<std::string>& args) {
                          .flag("--ids", ids)
                          .flag("--batch", batch)
                          .flag("--add-special-tokens", add_special)
+                         .value("--chat", chat_file)
+                         .value("--tools", tools_file)
+                         .flag("--render", render)
                          .parse(args);
         if (!words) {
             std::cout << tokens_usage;
@@ -125,6 +180,7 @@ int tokens_main(const std::vector<std::string>& args) {
         std::cerr << "error: " << e.what() << "\n" << tokens_usage;
         return 2;
     }
+    if (chat_file) return chat_count(tiktoken_file, tokenizer_path, *chat_file, tools_file, render);
     std::optional<parley::tokens::tokenizer> tok;
     try {
         if (tiktoken_file) {
