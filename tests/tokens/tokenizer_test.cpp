@@ -250,3 +250,26 @@ TEST_CASE("the reference models load, and count what they encode, from many thre
         for (int k = 0; k < 4; ++k) CHECK(results[k] == t.encode(text.substr(0, text.size() - 2)));
     }
 }
+
+#include <parley/tokens/openai.hpp>
+
+TEST_CASE("images cost what OpenAI's tile rule says") {
+    using parley::tokens::openai_image_tokens;
+    // the examples of OpenAI's vision guide
+    CHECK(openai_image_tokens({1024, 1024}, "high") == 765u);
+    CHECK(openai_image_tokens({2048, 4096}, "high") == 1105u);
+    CHECK(openai_image_tokens({4096, 8192}, "low") == 85u);
+    CHECK(openai_image_tokens({512, 512}, "auto") == 255u);
+    // the size of a data: URL's image is read from its header (a 1 x 1 PNG, a 3 x 2 GIF)
+    const std::string png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    REQUIRE(parley::tokens::data_url_image_size(png).has_value());
+    CHECK(parley::tokens::data_url_image_size(png)->width == 1u);
+    const std::string gif = "data:image/gif;base64,R0lGODlhAwACAIAAAP///wAAACwAAAAAAwACAAACAoRRADs=";
+    REQUIRE(parley::tokens::data_url_image_size(gif).has_value());
+    CHECK(parley::tokens::data_url_image_size(gif)->width == 3u);
+    CHECK(parley::tokens::data_url_image_size(gif)->height == 2u);
+    CHECK(parley::tokens::openai_image_tokens(parley::content_part::make_image(png, "high")) == 255u);
+    // a size parley cannot know: the most a high-detail image costs
+    CHECK(parley::tokens::openai_image_tokens(parley::content_part::make_image("https://example.com/a.png")) == 1445u);
+    CHECK(parley::tokens::openai_image_tokens(parley::content_part::make_image("https://example.com/a.png", "low")) == 85u);
+}
