@@ -94,7 +94,7 @@ def main():
                            dict(env, RAYON_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")))
     long_runs = []
     if not a.skip_long:
-        for pattern in ["^pathological/", "^count_100MB/o200k_base$", "^count_100MB/llama3$"]:
+        for pattern in ["^pathological/", "^count_100MB/o200k_base/", "^count_100MB/llama3/"]:
             long_runs += bench(a.binary, env, pattern)
 
     by_name = {b["name"]: b for b in ours}
