@@ -67,8 +67,10 @@ for (const model of ['llama3', 'qwen3', 'deepseek_v3', 'gemma3', 'llama2', 'gpto
     const config = JSON.parse(fs.readFileSync(path.join(dir, 'tokenizer_config.json'), 'utf8'));
     if (typeof config.chat_template !== 'string') {
         // no template in the package: parley must say so
+        const chatFile = path.join(work, 'chat.json');
+        fs.writeFileSync(chatFile, JSON.stringify(conversations[0].messages));
         try {
-            execFileSync(parley, ['tokens', '--tokenizer', dir, '--chat', path.join(contexts, 'basic.json')], {stdio: 'pipe'});
+            execFileSync(parley, ['tokens', '--tokenizer', dir, '--chat', chatFile], {stdio: 'pipe'});
             console.log(`${model}: parley counted a conversation without a chat template`);
             ++failures;
         } catch (e) {
