@@ -170,13 +170,12 @@ function tiktokenReference(t) {
     const specials = t.name === 'o200k_harmony' ? harmonySpecials(data.special_tokens) : data.special_tokens;
     const enc = new tiktoken.Tiktoken(data.bpe_ranks, specials, data.pat_str);
     const names = Object.keys(specials);
-    const ambiguous = new Set(t.name === 'o200k_harmony' ? [200018] : []);  // two names: decoding it is the reference's hash order
     const specialIds = new Set(Object.values(specials));
     const ranks = data.bpe_ranks.split(' ').length - 2;  // "! 0 TOKEN TOKEN ...": one line of consecutive ranks
     return {
         specials: Object.keys(specials),
         vocabulary: Math.max(...Object.values(specials)) + 1,
-        validId: (id) => !ambiguous.has(id) && (id < ranks || specialIds.has(id)),
+        validId: (id) => id < ranks || specialIds.has(id),
         async encode(list) {
             return list.map(({text, special}) => {
                 try {

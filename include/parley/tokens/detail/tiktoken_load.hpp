@@ -15,8 +15,8 @@
 
 namespace parley::tokens::detail {
 
-/// The special tokens of an encoding, as tiktoken_ext/openai_public.py defines them (in its
-/// order: the first name of an id is the one decoding gives).
+/// The special tokens of an encoding, as tiktoken_ext/openai_public.py defines them (the first
+/// name of an id is the one decoding gives).
 inline std::vector<added_token> encoding_specials(tiktoken_encoding e) {
     std::vector<added_token> s;
     auto add = [&](std::string text, std::uint32_t id) {
@@ -39,6 +39,9 @@ inline std::vector<added_token> encoding_specials(tiktoken_encoding e) {
         add("<|endofprompt|>", 200018);
         break;
     case tiktoken_encoding::o200k_harmony:
+        // 200018 has two names; tiktoken decodes it as <|reserved_200018|> (the last of the
+        // names in the order its hash map of special tokens keeps them), and so does parley
+        add("<|reserved_200018|>", 200018);
         add("<|endoftext|>", 199999);
         add("<|endofprompt|>", 200018);
         add("<|startoftext|>", 199998);
@@ -55,7 +58,8 @@ inline std::vector<added_token> encoding_specials(tiktoken_encoding e) {
         add("<|reserved_200010|>", 200010);
         add("<|reserved_200011|>", 200011);
         add("<|call|>", 200012);
-        for (std::uint32_t i = 200013; i < 201088; ++i) add("<|reserved_" + std::to_string(i) + "|>", i);
+        for (std::uint32_t i = 200013; i < 201088; ++i)
+            if (i != 200018) add("<|reserved_" + std::to_string(i) + "|>", i);
         break;
     }
     return s;
