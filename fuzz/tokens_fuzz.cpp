@@ -54,9 +54,9 @@ const tokenizer& ranks(bool cl100k) {
             if (w.size() > 1) file += base64(w) + " " + std::to_string(rank++) + "\n";
         return tokenizer::from_tiktoken(file, e);
     };
-    static const tokenizer o200k = make(parley::tokens::tiktoken_encoding::o200k_base);
-    static const tokenizer cl100k = make(parley::tokens::tiktoken_encoding::cl100k_base);
-    return cl100k ? cl100k : o200k;
+    static const tokenizer o200k_ranks = make(parley::tokens::tiktoken_encoding::o200k_base);
+    static const tokenizer cl100k_ranks = make(parley::tokens::tiktoken_encoding::cl100k_base);
+    return cl100k ? cl100k_ranks : o200k_ranks;
 }
 
 std::string byte_level(unsigned char b) {
@@ -93,7 +93,10 @@ const tokenizer& hf_byte_level() {
         std::string vocab;
         int id = 0;
         std::vector<std::string> merges;
-        for (int b = 0; b < 256; ++b) vocab += (id ? "," : "") + json_string(byte_level((unsigned char)b)) + ":" + std::to_string(id++);
+        for (int b = 0; b < 256; ++b) {
+            vocab += (id ? "," : "") + json_string(byte_level((unsigned char)b)) + ":" + std::to_string(id);
+            ++id;
+        }
         for (const auto& w : words()) {
             std::string left, whole;
             bool all = true;

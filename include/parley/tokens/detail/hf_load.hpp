@@ -345,7 +345,8 @@ private:
                     }
                 }
             } else {
-                model_fields_.o.emplace_back(key, r_.value());
+                model_fields_.members.push_back(r_.value());
+                model_fields_.keys.push_back(key);
             }
         }
         model_fields_.t = jvalue::type::object;

@@ -44,15 +44,16 @@ struct jvalue {
     bool b = false;
     double n = 0;
     std::string s;
-    std::vector<jvalue> a;
-    std::vector<std::pair<std::string, jvalue>> o;
+    std::vector<jvalue> a;  ///< an array's elements
+    std::vector<std::string> keys;  ///< an object's member names
+    std::vector<jvalue> members;  ///< an object's member values, in the order of keys
     std::size_t offset = 0;  ///< where the value starts in the file
 
     /// The member `key` of an object, or nullptr.
     const jvalue* get(std::string_view key) const noexcept {
         if (t != type::object) return nullptr;
-        for (const auto& [k, v] : o)
-            if (k == key) return &v;
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            if (keys[i] == key) return &members[i];
         return nullptr;
     }
     bool is_null() const noexcept { return t == type::null; }
@@ -299,8 +300,8 @@ public:
             begin_object();
             std::string key;
             while (next_member(key, first)) {
-                jvalue member = value(depth + 1);
-                v.o.emplace_back(std::move(key), std::move(member));
+                v.members.push_back(value(depth + 1));
+                v.keys.push_back(std::move(key));
             }
             break;
         }
