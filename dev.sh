@@ -234,21 +234,21 @@ case "${1:-}" in
     test)
         distribution_packages
         install_missing_packages
-        install_node_peers mcp
+        install_node_peers mcp tokens
         set_configure_args warn
         run_tests gcc clang-asan
         ;;
     gcc)
         distribution_packages
         install_missing_packages
-        install_node_peers mcp
+        install_node_peers mcp tokens
         set_configure_args warn
         run_tests gcc
         ;;
     sanitize)
         distribution_packages
         install_missing_packages
-        install_node_peers mcp
+        install_node_peers mcp tokens
         set_configure_args warn
         run_tests clang-asan
         ;;

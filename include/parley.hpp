@@ -10,5 +10,6 @@
 #include <parley/chat.hpp>
 #include <parley/jinja.hpp>
 #include <parley/schema.hpp>
+#include <parley/tokens.hpp>
 
 #endif

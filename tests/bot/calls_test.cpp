@@ -3,6 +3,7 @@
 // messages in the text modes), the validator, streamed partial values and classify, against the
 // in-process scripted and echo models, checking the requests they received.
 #include <parley/bot/calls.hpp>
+#include <parley/tokens/tokenizer.hpp>
 #include <parley/chat/command_prompt.hpp>
 #include <parley/schema/rasa_commands.hpp>
 #include <parley/schema/annotations.hpp>
@@ -663,6 +664,58 @@ TEST_CASE("classify: logit_bias on the numbers' tokens and max_tokens 1") {
 
     opt.label_token_ids.pop_back();
     CHECK_THROWS_AS(run_sync(parley::classify(*s.model, "x", choices, opt)), parley::error);
+}
+
+namespace {
+
+/// A tokenizer of every byte and the words given, as an o200k_base rank file.
+parley::tokens::tokenizer words_tokenizer(const std::vector<std::string>& words) {
+    static const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    auto b64 = [](const std::string& s) {
+        std::string out;
+        std::size_t i = 0;
+        for (; i + 2 < s.size(); i += 3) {
+            const unsigned v = (unsigned char)s[i] << 16 | (unsigned char)s[i + 1] << 8 | (unsigned char)s[i + 2];
+            out += {a[v >> 18], a[(v >> 12) & 63], a[(v >> 6) & 63], a[v & 63]};
+        }
+        if (s.size() - i == 1) out += {a[(unsigned char)s[i] >> 2], a[((unsigned char)s[i] & 3) << 4], '=', '='};
+        if (s.size() - i == 2) {
+            const unsigned v = (unsigned char)s[i] << 8 | (unsigned char)s[i + 1];
+            out += {a[v >> 10], a[(v >> 4) & 63], a[(v << 2) & 63], '='};
+        }
+        return out;
+    };
+    std::string file;
+    int rank = 0;
+    for (int b = 0; b < 256; ++b) file += b64(std::string(1, char(b))) + " " + std::to_string(rank++) + "\n";
+    for (const auto& w : words) file += b64(w) + " " + std::to_string(rank++) + "\n";
+    return parley::tokens::tokenizer::from_tiktoken(file, parley::tokens::tiktoken_encoding::o200k_base);
+}
+
+}  // namespace
+
+TEST_CASE("classify: logit_bias with a tokenizer biases the choices' own tokens, and refuses choices of several tokens") {
+    scripted s;
+    s.script->push_text("negative");
+    parley::classify_options opt;
+    opt.mode = parley::classify_mode::logit_bias;
+    opt.tokenizer = words_tokenizer({"positive", "negative", "neutral"});
+    auto r = run_sync(parley::classify(*s.model, "The soup was cold.", {"positive", "negative", "neutral"}, opt));
+    REQUIRE(r.has_value());
+    CHECK(*r == "negative");
+    const auto requests = s.script->requests();
+    REQUIRE(requests.size() == 1);
+    CHECK(requests[0].params.max_tokens == std::optional<std::int64_t>(1));
+    using bias = std::vector<std::pair<std::string, std::int64_t>>;
+    CHECK(requests[0].params.logit_bias == std::optional<bias>(bias{{"256", 100}, {"257", 100}, {"258", 100}}));
+    CHECK(requests[0].messages[0].text().find("\n- positive\n- negative\n- neutral\n\nAnswer with the choice only.") != std::string::npos);
+    try {
+        (void)run_sync(parley::classify(*s.model, "x", {"positive", "very positive", "meh"}, opt));
+        FAIL("no error");
+    } catch (const parley::error& e) {
+        CHECK(std::string(e.what()) == "classify_mode::logit_bias biases one token per choice, and these choices are not one token in "
+                                       "o200k_base: \"very positive\" (13 tokens), \"meh\" (3 tokens)");
+    }
 }
 
 TEST_CASE("classify: an answer that names no choice, every time, is an error") {
