@@ -209,10 +209,42 @@ function hfReference(t) {
     const json = fs.readFileSync(t.file, 'utf8');
     const tok = Tokenizer.fromString(json);
     const parsed = JSON.parse(json);
-    // special tokens read as text: the same file without its special added tokens
-    parsed.added_tokens = parsed.added_tokens.filter((a) => !a.special);
-    const plain = Tokenizer.fromString(JSON.stringify(parsed));
-    const specials = JSON.parse(json).added_tokens.map((a) => a.content);
+    const added = parsed.added_tokens;
+    // Special tokens read as text are Hugging Face's encode_special_tokens (transformers'
+    // split_special_tokens=True): the added vocabulary still finds every added token in the text
+    // (leftmost, longest) but passes over the special ones, whose text goes through the
+    // normalizer, the pre-tokenizer and the model with the text around it; the added tokens that
+    // are not special are still recognized. Neither Node binding of the library sets that flag, so
+    // the reference is the library's own encoding with the same file less its special added
+    // tokens. Loading that file, the library numbers the added tokens that are not in the model's
+    // vocabulary anew, one after another from the end of the vocabulary: their ids are mapped
+    // back through their text to the ids the whole tokenizer gives them.
+    const plainAdded = added.filter((a) => !a.special);
+    const plain = Tokenizer.fromString(JSON.stringify({...parsed, added_tokens: plainAdded}));
+    const toReal = new Map();
+    for (const a of plainAdded) {
+        const from = plain.tokenToId(a.content), to = tok.tokenToId(a.content);
+        if (from === null || to !== a.id) throw new Error(`${t.name}: the added token ${JSON.stringify(a.content)} has id ${from} and ${to}, not ${a.id}`);
+        toReal.set(from, to);
+    }
+    // Leaving a special token out equals passing over it only where its text cannot overlap an
+    // added token that is not special: a special token's match that is passed over still hides
+    // such a token (the matches do not overlap). No file here has one; one that has is refused.
+    const normalizer = tok.getNormalizer();
+    const forms = (a) => (a.normalized && normalizer ? [a.content, normalizer.normalizeString(a.content)] : [a.content]);
+    const overlaps = (x, y) => {
+        if (x.includes(y)) return true;
+        for (let k = 1; k < Math.min(x.length, y.length); ++k)
+            if (x.endsWith(y.slice(0, k))) return true;
+        return false;
+    };
+    for (const s of added.filter((a) => a.special))
+        for (const a of plainAdded)
+            for (const x of forms(s))
+                for (const y of forms(a))
+                    if (overlaps(x, y))
+                        throw new Error(`${t.name}: the special token ${JSON.stringify(s.content)} overlaps the added token ${JSON.stringify(a.content)}: the reference for special tokens read as text cannot be made without the library's encode_special_tokens`);
+    const specials = added.map((a) => a.content);
     const vocabulary = tok.getVocabSize(true);
     return {
         specials,
@@ -228,9 +260,18 @@ function hfReference(t) {
             });
             for (const [key, idx] of groups) {
                 const [special, add] = key.split('/');
-                const t2 = special === 'text' ? plain : tok;
-                const encs = await t2.encodeBatch(idx.map((i) => list[i].text), {addSpecialTokens: add === 'true'});
-                idx.forEach((i, k) => (out[i] = encs[k].getIds()));
+                const asText = special === 'text';
+                const encs = await (asText ? plain : tok).encodeBatch(idx.map((i) => list[i].text), {addSpecialTokens: add === 'true'});
+                idx.forEach((i, k) => {
+                    const ids = encs[k].getIds();
+                    if (asText) {
+                        // the post-processor's tokens (special tokens mask 1) have their ids already
+                        const mask = encs[k].getSpecialTokensMask();
+                        for (let j = 0; j < ids.length; ++j)
+                            if (!mask[j] && toReal.has(ids[j])) ids[j] = toReal.get(ids[j]);
+                    }
+                    out[i] = ids;
+                });
             }
             return out;
         },
