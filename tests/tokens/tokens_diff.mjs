@@ -20,7 +20,6 @@ import {spawn} from 'node:child_process';
 import {createRequire} from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import * as corpus from './corpus.mjs';
 
 const args = process.argv.slice(2);
@@ -39,6 +38,9 @@ if (!parley || !modules || !ranks || !repo) {
     console.error('usage: node tokens_diff.mjs --parley PARLEY --modules NODE_MODULES --ranks RANK_DIR --repo REPO [--count N] [--only NAME,...] [--seed S]');
     process.exit(2);
 }
+// Hugging Face's tokenizers encodes a batch on a pool of threads that wait for work by spinning:
+// the same ids for more CPU time on a loaded machine. Each batch is encoded on one thread.
+process.env.TOKENIZERS_PARALLELISM = 'false';
 const require = createRequire(path.join(modules, 'x.js'));
 const tiktoken = require('tiktoken');
 const {Tokenizer} = require('@anush008/tokenizers');
@@ -136,19 +138,38 @@ class Parley {
     constructor(t) {
         const flag = t.kind === 'tiktoken' ? '--tiktoken' : '--tokenizer';
         this.proc = spawn(parley, ['tokens', flag, t.file, '--batch'], {stdio: ['pipe', 'pipe', 'inherit']});
+        // the batches asked, in order, each with the answers read so far (one line each)
         this.waiting = [];
-        readline.createInterface({input: this.proc.stdout}).on('line', (line) => this.waiting.shift()(JSON.parse(line)));
-        this.proc.on('exit', (code) => {
-            for (const w of this.waiting) w({error: `parley exited with status ${code}`});
+        let rest = '';
+        this.proc.stdout.setEncoding('utf8');
+        this.proc.stdout.on('data', (chunk) => {
+            const lines = (rest + chunk).split('\n');
+            rest = lines.pop();
+            for (const line of lines) {
+                const w = this.waiting[0];
+                w.answers.push(JSON.parse(line));
+                if (w.answers.length === w.size) {
+                    this.waiting.shift();
+                    w.resolve(w.answers);
+                }
+            }
         });
+        this.exited = new Promise((resolve) => this.proc.on('exit', (code, signal) => {
+            const error = `parley exited with ${signal ? 'signal ' + signal : 'status ' + code}`;
+            for (const w of this.waiting.splice(0)) w.resolve([...w.answers, ...Array.from({length: w.size - w.answers.length}, () => ({error}))]);
+            resolve(code === 0 ? null : error);
+        }));
     }
     ask(requests) {
-        const answers = requests.map(() => new Promise((resolve) => this.waiting.push(resolve)));
+        if (!requests.length) return Promise.resolve([]);
+        const answer = new Promise((resolve) => this.waiting.push({size: requests.length, answers: [], resolve}));
         this.proc.stdin.write(requests.map((q) => JSON.stringify(q) + '\n').join(''));
-        return Promise.all(answers);
+        return answer;
     }
+    /// Ends parley's input; resolves to null when it exits with status 0, else what it did.
     close() {
         this.proc.stdin.end();
+        return this.exited;
     }
 }
 
@@ -355,7 +376,11 @@ for (const t of tokenizers) {
         if (batch.length >= 2000) await flush();
     }
     if (batch.length) await flush();
-    p.close();
+    const exit = await p.close();
+    if (exit) {
+        console.log(`  ${t.name}: ${exit}`);
+        ++differences;
+    }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     console.log(`${t.name}: ${encoded} strings encoded (${errors} refused by both), ${decoded} id lists decoded, ${differences} differences (${seconds} s)`);
     if (differences) failed = true;
