@@ -60,6 +60,33 @@ install_missing_packages() {
     fi
 }
 
+# The npm packages tests run against (a real peer, not a guess): each folder tests/peers/NAME
+# holds a package.json with exact versions and its package-lock.json; `npm ci` installs the set
+# into .cache/peers/NAME, a cache folder made here, and again only when its lock file changes.
+# A set that does not install fails the run: the tests need them.
+npm_peers=.cache/peers
+install_npm_peers() {
+    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+        echo "error: node and npm are needed for the npm packages the tests run against (tests/peers/)" >&2
+        exit 1
+    fi
+    local dir name target
+    for dir in tests/peers/*/; do
+        name=$(basename "$dir")
+        target=$npm_peers/$name
+        mkdir -p "$target"
+        if [[ ! -d $target/node_modules ]] || ! cmp -s "$dir/package-lock.json" "$target/package-lock.json"; then
+            echo "Installing the npm packages of tests/peers/$name into $target"
+            cp "$dir/package.json" "$dir/package-lock.json" "$target/"
+            if ! (cd "$target" && npm ci --no-audit --no-fund); then
+                rm -f "$target/package-lock.json"
+                echo "error: npm could not install the packages of tests/peers/$name/package.json" >&2
+                exit 1
+            fi
+        fi
+    done
+}
+
 # Extra configure arguments shared by both presets.
 configure_args=()
 set_configure_args() {
@@ -73,6 +100,7 @@ set_configure_args() {
     if [[ -n ${PARLEY_SHARED_DIR:-} ]]; then
         configure_args+=("-DPARLEY_SHARED_DIR=$PARLEY_SHARED_DIR")
     fi
+    configure_args+=("-DPARLEY_NPM_PEERS=$PWD/$npm_peers")
 }
 
 # The travel assistant: a YAML template set run by parley::bot with two C++ functions, a template
@@ -129,11 +157,13 @@ case "${1:-}" in
         ;;
     test)
         install_missing_packages
+        install_npm_peers
         set_configure_args
         run_tests gcc clang-asan
         ;;
     sanitize)
         install_missing_packages
+        install_npm_peers
         set_configure_args
         run_tests clang-asan
         ;;

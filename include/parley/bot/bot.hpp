@@ -237,6 +237,14 @@ public:
         return *this;
     }
 
+    /// Registers a C++ function with its parameters in the strict form, sent with
+    /// `"strict": true` (see function_registry::add_strict). Not while a run is under way.
+    template <class F>
+    bot& add_strict_function(std::string name, std::string description, F f) {
+        functions_.add_strict(std::move(name), std::move(description), std::move(f));
+        return *this;
+    }
+
     /// Registers a C++ function under a definition given as it is, taking its arguments as a
     /// boost::json::value (see function_registry::add); for instance a function the template
     /// set defines: `bot.add_function(*bot.templates().function("lookup"), handler)`.
