@@ -69,8 +69,12 @@ function serve(script, args = []) {
             child.removeAllListeners('exit');
             resolve({
                 base: m[1],
-                // the requests the server answered: "METHOD TARGET -> STATUS"
-                requests: () => log.split('\n').filter((l) => / -> /.test(l)),
+                // the requests the server answered: "METHOD TARGET -> STATUS" (its log line is
+                // written before the reply, but its pipe is read apart: given a moment to arrive)
+                requests: async () => {
+                    await new Promise((done) => setTimeout(done, 200));
+                    return log.split('\n').filter((l) => / -> /.test(l));
+                },
                 stop: () =>
                     new Promise((done) => {
                         child.on('exit', () => done());
@@ -222,7 +226,7 @@ test('chat.completions.runTools(): the function runs with the parsed arguments, 
         const tool = runner.messages.find((m) => m.role === 'tool');
         equal(tool?.tool_call_id, 'call_1', 'the tool message');
         equal(JSON.parse(tool.content), { city: 'Oslo', sky: 'sunny' }, 'the tool result');
-        equal(server.requests().length, 2, 'requests');
+        equal((await server.requests()).length, 2, 'requests');
     });
 
 test('chat.completions.parse() with a zod json_schema response format',
@@ -298,7 +302,7 @@ test('errors: 401 from --api-key is not retried; its type, code and request id',
             equal(e.code, 'invalid_api_key', 'code');
             expect(/^req_fake_/.test(e.requestID), `requestID ${e.requestID}`);
         }
-        equal(server.requests().length, 1, 'requests');
+        equal((await server.requests()).length, 1, 'requests');
     }, ['--api-key', 'sk-test-key']);
 
 test('errors: 429 with retry-after is retried until it succeeds',
@@ -307,7 +311,7 @@ test('errors: 429 with retry-after is retried until it succeeds',
     async (server) => {
         const c = await openai(server).chat.completions.create({ model: 'm', messages: ask });
         equal(c.choices[0].message.content, 'third time', 'content');
-        equal(server.requests().map((r) => r.split(' -> ')[1]), ['429', '429', '200'], 'attempts');
+        equal((await server.requests()).map((r) => r.split(' -> ')[1]), ['429', '429', '200'], 'attempts');
     });
 
 test('errors: 429 past maxRetries: RateLimitError with the real body (type requests, code rate_limit_exceeded)',
@@ -323,7 +327,7 @@ test('errors: 429 past maxRetries: RateLimitError with the real body (type reque
             equal([e.status, e.type, e.code], [429, 'requests', 'rate_limit_exceeded'], 'status, type, code');
             expect(/^req_fake_/.test(e.requestID), `requestID ${e.requestID}`);
         }
-        equal(server.requests().length, 3, 'requests (1 + maxRetries)');
+        equal((await server.requests()).length, 3, 'requests (1 + maxRetries)');
     });
 
 test('errors: 500 is retried',
@@ -331,7 +335,7 @@ test('errors: 500 is retried',
     async (server) => {
         const c = await openai(server).chat.completions.create({ model: 'm', messages: ask });
         equal(c.choices[0].message.content, 'recovered', 'content');
-        equal(server.requests().length, 2, 'requests');
+        equal((await server.requests()).length, 2, 'requests');
         try {
             await openai(server, { maxRetries: 0 }).chat.completions.create({ model: 'm', messages: ask });
         } catch (e) {
@@ -447,7 +451,7 @@ test('messages.create: text, stop reason, usage with the cache fields, request i
     { steps: [{ reply: { text: 'Hello from Claude.', usage: { prompt: 100, completion: 9, cached: 30, cache_write: 20 } } }] },
     async (server) => {
         const { data: m, response } = await anthropic(server).messages.create({
-            model: 'claude-sonnet-4-5', max_tokens: 256, messages: ask }).withResponse();
+            model: 'claude-test-model', max_tokens: 256, messages: ask }).withResponse();
         equal(m.type, 'message', 'type');
         equal(m.role, 'assistant', 'role');
         equal(m.content, [{ type: 'text', text: 'Hello from Claude.' }], 'content');
@@ -462,7 +466,7 @@ test('messages.create: text, stop reason, usage with the cache fields, request i
 test('messages.stream(): text events and finalMessage()',
     { steps: [{ reply: { text: 'Streamed from Claude.', delta_size: 4 } }] },
     async (server) => {
-        const stream = anthropic(server).messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: ask });
+        const stream = anthropic(server).messages.stream({ model: 'claude-test-model', max_tokens: 256, messages: ask });
         let text = '';
         stream.on('text', (t) => (text += t));
         const m = await stream.finalMessage();
@@ -477,18 +481,18 @@ test('messages.create and messages.stream(): tool use',
     async (server) => {
         const client = anthropic(server);
         const tools = [{ name: 'get_weather', description: 'The weather', input_schema: weatherTool.function.parameters }];
-        const m = await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: ask, tools });
+        const m = await client.messages.create({ model: 'claude-test-model', max_tokens: 256, messages: ask, tools });
         equal(m.content, [{ type: 'text', text: 'Let me check.' },
                           { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }], 'content');
         equal(m.stop_reason, 'tool_use', 'stop_reason');
-        const s = await client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: ask, tools }).finalMessage();
+        const s = await client.messages.stream({ model: 'claude-test-model', max_tokens: 256, messages: ask, tools }).finalMessage();
         equal(s.content, [{ type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { city: 'Rome', unit: 'c' } }], 'streamed content');
     });
 
 test('messages.stream(): a thinking block with its signature, then the text',
     { steps: [{ reply: { text: 'It is 42.', reasoning: 'Six times seven is 42.', delta_size: 5 } }] },
     async (server) => {
-        const stream = anthropic(server).messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 4096, messages: ask,
+        const stream = anthropic(server).messages.stream({ model: 'claude-test-model', max_tokens: 4096, messages: ask,
                                                            thinking: { type: 'enabled', budget_tokens: 1024 } });
         let thinking = '';
         stream.on('thinking', (t) => (thinking += t));
@@ -503,16 +507,16 @@ test('messages.stream(): a thinking block with its signature, then the text',
 test('errors: Anthropic 429 with retry-after is retried',
     { steps: [{ route: 'anthropic', status: 429, headers: { 'retry-after': '0' } }, { reply: { text: 'after the limit' } }] },
     async (server) => {
-        const m = await anthropic(server).messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: ask });
+        const m = await anthropic(server).messages.create({ model: 'claude-test-model', max_tokens: 64, messages: ask });
         equal(m.content[0].text, 'after the limit', 'text');
-        equal(server.requests().map((r) => r.split(' -> ')[1]), ['429', '200'], 'attempts');
+        equal((await server.requests()).map((r) => r.split(' -> ')[1]), ['429', '200'], 'attempts');
     });
 
 test('errors: Anthropic 529 is overloaded_error "Overloaded", with the request id in the body',
     { steps: [{ status: 529 }] },
     async (server) => {
         try {
-            await anthropic(server, { maxRetries: 0 }).messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: ask });
+            await anthropic(server, { maxRetries: 0 }).messages.create({ model: 'claude-test-model', max_tokens: 64, messages: ask });
             throw new Mismatch('no error');
         } catch (e) {
             if (e instanceof Mismatch) throw e;
@@ -527,9 +531,9 @@ test('errors: Anthropic 529 is overloaded_error "Overloaded", with the request i
 test('errors: Anthropic 529 is retried',
     { steps: [{ status: 529 }, { reply: { text: 'back' } }] },
     async (server) => {
-        const m = await anthropic(server).messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: ask });
+        const m = await anthropic(server).messages.create({ model: 'claude-test-model', max_tokens: 64, messages: ask });
         equal(m.content[0].text, 'back', 'text');
-        equal(server.requests().length, 2, 'requests');
+        equal((await server.requests()).length, 2, 'requests');
     });
 
 test('models.list and messages.countTokens: the Anthropic shapes',
@@ -539,7 +543,7 @@ test('models.list and messages.countTokens: the Anthropic shapes',
         const models = [];
         for await (const m of client.models.list()) models.push(m);
         expect(models.length > 0 && models.every((m) => m.type === 'model' && typeof m.display_name === 'string'), 'models');
-        const count = await client.messages.countTokens({ model: 'claude-sonnet-4-5', messages: ask });
+        const count = await client.messages.countTokens({ model: 'claude-test-model', messages: ask });
         expect(Number.isInteger(count.input_tokens) && count.input_tokens > 0, `input_tokens ${count.input_tokens}`);
     });
 

@@ -205,3 +205,33 @@ TEST_CASE("responses::encode_request: what the Responses API does not take is re
           "a function message has no equivalent in the OpenAI Responses API (a function_call_output needs the call_id of "
           "its call): use tool calls and tool messages");
 }
+
+TEST_CASE("responses::encode_request: the request of docs/client.md, as the page shows it") {
+    chat_request r;
+    r.params.model = "gpt-5";
+    r.params.max_tokens = 200;
+    r.params.temperature = 0.2;
+    r.params.functions = std::vector<std::string>{"get_weather"};
+    r.params.call_function = "*";
+    function_definition d;
+    d.name = "get_weather";
+    d.description = "The current weather in a city";
+    d.parameters = boost::json::parse(R"({"type":"object","properties":{"city":{"type":"string"}},"required":["city"]})").as_object();
+    r.functions = {d};
+    r.messages = {make_message(role::system, "You are terse."), make_message(role::user, "Weather in Paris?")};
+    message call;
+    call.role = role::assistant;
+    call.tool_calls = {{"call_1", {"get_weather", R"({"city":"Paris"})"}}};
+    message result = make_message(role::tool, R"({"celsius":18})");
+    result.tool_call_id = "call_1";
+    r.messages.push_back(call);
+    r.messages.push_back(result);
+    CHECK(responses_encoded(r) ==
+          R"({"model":"gpt-5","instructions":"You are terse.",)"
+          R"("input":[{"role":"user","content":"Weather in Paris?"},)"
+          R"({"type":"function_call","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}"},)"
+          R"({"type":"function_call_output","call_id":"call_1","output":"{\"celsius\":18}"}],)"
+          R"("max_output_tokens":200,"temperature":2E-1,)"
+          R"("tools":[{"type":"function","name":"get_weather","description":"The current weather in a city","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"strict":false}],)"
+          R"("tool_choice":"auto"})");
+}

@@ -87,7 +87,14 @@ struct request_params {
     std::optional<boost::json::object> extra;
 
     /// True when no field is set.
-    bool empty() const noexcept { return *this == request_params{}; }
+    bool empty() const noexcept {
+        return !(model || max_tokens || temperature || top_p || stop || presence_penalty || frequency_penalty ||
+                 logit_bias || seed || n || response_format || functions || call_function || max_completion_tokens ||
+                 top_k || logprobs || top_logprobs || parallel_tool_calls || reasoning_effort || reasoning_summary ||
+                 verbosity || thinking || prediction || service_tier || store || metadata || user ||
+                 safety_identifier || prompt_cache_key || prompt_cache_retention || cache_control || truncation ||
+                 extra);
+    }
 
     /// Sets every field that `over` sets (fields `over` leaves unset keep their value); `extra`
     /// is merged member by member, `over`'s members replacing those of the same name.

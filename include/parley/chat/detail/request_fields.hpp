@@ -125,26 +125,6 @@ inline std::string value_rule_sentence(std::string_view key) {
     return q + " takes another value";
 }
 
-/// True when `p` sets the parameter named `name` (a name of request_param_names).
-inline bool param_is_set(const request_params& p, std::string_view name) noexcept {
-    const bool set[] = {p.model.has_value(),      p.max_tokens.has_value(),       p.temperature.has_value(),
-                        p.top_p.has_value(),      p.stop.has_value(),             p.presence_penalty.has_value(),
-                        p.frequency_penalty.has_value(), p.logit_bias.has_value(), p.seed.has_value(),
-                        p.n.has_value(),          p.response_format.has_value(), p.functions.has_value(),
-                        p.call_function.has_value(), p.max_completion_tokens.has_value(), p.top_k.has_value(),
-                        p.logprobs.has_value(),   p.top_logprobs.has_value(),    p.parallel_tool_calls.has_value(),
-                        p.reasoning_effort.has_value(), p.reasoning_summary.has_value(), p.verbosity.has_value(),
-                        p.thinking.has_value(),   p.prediction.has_value(),      p.service_tier.has_value(),
-                        p.store.has_value(),      p.metadata.has_value(),        p.user.has_value(),
-                        p.safety_identifier.has_value(), p.prompt_cache_key.has_value(),
-                        p.prompt_cache_retention.has_value(), p.cache_control.has_value(), p.truncation.has_value(),
-                        p.extra.has_value()};
-    static_assert(std::size(set) == std::size(request_param_names));
-    for (std::size_t i = 0; i < std::size(set); ++i)
-        if (request_param_names[i] == name) return set[i];
-    return false;
-}
-
 /// The first of the fields of today's models in `p` whose value breaks its rule (words, the
 /// thinking configuration, cache_control, metadata, extra); empty when none. Numbers are
 /// range_of's business (rules.hpp).

@@ -210,10 +210,22 @@ inline boost::json::array wire_messages(std::vector<wire_turn>& turns) {
 
 /// Throws for each request parameter the Messages API does not have or takes in a narrower range.
 inline void check_params(const request_params& p) {
-    refuse_params(p, messages_api_name,
-                  {"presence_penalty", "frequency_penalty", "logit_bias", "seed", "logprobs", "top_logprobs",
-                   "reasoning_summary", "verbosity", "prediction", "store", "metadata", "safety_identifier",
-                   "prompt_cache_key", "prompt_cache_retention", "truncation"});
+    refuse_params(messages_api_name,
+        {{p.presence_penalty.has_value(), "presence_penalty"},
+         {p.frequency_penalty.has_value(), "frequency_penalty"},
+         {p.logit_bias.has_value(), "logit_bias"},
+         {p.seed.has_value(), "seed"},
+         {p.logprobs.has_value(), "logprobs"},
+         {p.top_logprobs.has_value(), "top_logprobs"},
+         {p.reasoning_summary.has_value(), "reasoning_summary"},
+         {p.verbosity.has_value(), "verbosity"},
+         {p.prediction.has_value(), "prediction"},
+         {p.store.has_value(), "store"},
+         {p.metadata.has_value(), "metadata"},
+         {p.safety_identifier.has_value(), "safety_identifier"},
+         {p.prompt_cache_key.has_value(), "prompt_cache_key"},
+         {p.prompt_cache_retention.has_value(), "prompt_cache_retention"},
+         {p.truncation.has_value(), "truncation"}});
     if (p.response_format) {
         const auto* type = p.response_format->if_contains("type");
         if (!(type && type->is_string() && (type->get_string() == "json_schema" || type->get_string() == "text")))

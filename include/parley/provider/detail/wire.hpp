@@ -386,15 +386,20 @@ inline call_error decode_openai_error(int status, http_headers headers, std::str
     return e;
 }
 
-/// Throws parley::error (errc::chat_invalid) for the first of the parameters `names` that `p`
-/// sets: `api` (for instance "the Anthropic Messages API") does not have it. `hint` ends the
-/// sentence (what to use instead).
-inline void refuse_params(const request_params& p, std::string_view api, std::initializer_list<std::string_view> names,
-                          std::string_view hint = {}) {
-    for (std::string_view name : names)
-        if (parley::detail::param_is_set(p, name))
-            throw error(errc::chat_invalid,
-                        "'" + std::string(name) + "' is not supported by " + std::string(api) + std::string(hint));
+/// A request parameter an API does not have: whether the request sets it, and its name.
+struct unsupported_param {
+    bool set;
+    std::string_view name;
+};
+
+/// Throws parley::error (errc::chat_invalid) for the first of `params` that the request sets:
+/// `api` (for instance "the Anthropic Messages API") does not have it. `hint` ends the sentence
+/// (what to use instead).
+inline void refuse_params(std::string_view api, std::initializer_list<unsupported_param> params, std::string_view hint = {}) {
+    for (const unsupported_param& p : params)
+        if (p.set)
+            throw error(errc::chat_invalid, "'" + std::string(p.name) + "' is not supported by " + std::string(api) +
+                                                std::string(hint));
 }
 
 /// Throws parley::error (errc::chat_invalid) when word parameter `name` is set to a word `api`

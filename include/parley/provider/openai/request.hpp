@@ -156,8 +156,13 @@ inline void check_params(const request_params& p, const encode_options& options)
     namespace dw = parley::detail::wire;
     if (!p.model || p.model->empty())
         throw error(errc::chat_invalid, "the request has no model: set 'model' in a default-request or request message");
-    dw::refuse_params(p, chat_api_name, {"top_k", "thinking", "cache_control", "reasoning_summary", "truncation"},
-                      " (send it in 'extra' to a compatible server that takes it)");
+    dw::refuse_params(chat_api_name,
+        {{p.top_k.has_value(), "top_k"},
+         {p.thinking.has_value(), "thinking"},
+         {p.cache_control.has_value(), "cache_control"},
+         {p.reasoning_summary.has_value(), "reasoning_summary"},
+         {p.truncation.has_value(), "truncation"}},
+        " (send it in 'extra' to a compatible server that takes it)");
     dw::check_word(p.service_tier, "service_tier", chat_api_name, {"auto", "default", "flex", "scale", "priority"});
     dw::check_one_limit(p);
     if (p.top_logprobs && !p.logprobs.value_or(false))

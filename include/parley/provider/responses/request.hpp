@@ -124,9 +124,16 @@ inline void add_items(const message& m, boost::json::array& input) {
 inline void check_params(const request_params& p) {
     if (!p.model || p.model->empty())
         throw error(errc::chat_invalid, "the request has no model: set 'model' in a default-request or request message");
-    refuse_params(p, api_title,
-                  {"stop", "presence_penalty", "frequency_penalty", "logit_bias", "seed", "top_k", "thinking",
-                   "prediction", "cache_control"});
+    refuse_params(api_title,
+                  {{p.stop.has_value(), "stop"},
+                   {p.presence_penalty.has_value(), "presence_penalty"},
+                   {p.frequency_penalty.has_value(), "frequency_penalty"},
+                   {p.logit_bias.has_value(), "logit_bias"},
+                   {p.seed.has_value(), "seed"},
+                   {p.top_k.has_value(), "top_k"},
+                   {p.thinking.has_value(), "thinking"},
+                   {p.prediction.has_value(), "prediction"},
+                   {p.cache_control.has_value(), "cache_control"}});
     if (p.n && *p.n != 1) invalid("'n' is " + std::to_string(*p.n) + ", but the OpenAI Responses API returns one output (n must be 1)");
     check_one_limit(p);
     check_word(p.service_tier, "service_tier", api_title, {"auto", "default", "flex", "scale", "priority"});
