@@ -34,6 +34,7 @@ enum class errc {
     tls_verification,  ///< the server's certificate or host name did not verify
     bad_function_arguments,  ///< a model's function calls did not fit, more often than a bot allows
     bot_limit,  ///< a bot's bound was reached: function rounds, template switches, the context window
+    connection_closed,  ///< a peer (an MCP server) closed the connection or exited while a request was open
 };
 
 }  // namespace parley
@@ -69,6 +70,7 @@ public:
         case errc::tls_verification: return "TLS certificate verification failed";
         case errc::bad_function_arguments: return "the model's function arguments did not fit, too many times";
         case errc::bot_limit: return "a bot's limit was reached";
+        case errc::connection_closed: return "the server closed the connection";
         }
         return "unknown parley error";
     }

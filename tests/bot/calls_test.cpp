@@ -7,6 +7,7 @@
 #include <parley/schema/rasa_commands.hpp>
 #include <parley/schema/annotations.hpp>
 
+#include "../support/partial_cases.hpp"
 #include "../support/schema_check.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -308,7 +309,7 @@ TEST_CASE("extract: streaming gives growing partial values") {
         parley::extract_options<food> opt;
         opt.mode = mode;
         std::vector<food> partials;
-        opt.on_partial = [&](const food& f) { partials.push_back(f); };
+        opt.on_partial = [&](const parley::partial<food>& p) { partials.push_back(p.value()); };
         auto r = run_sync(parley::extract<food>(*s.model, prompt, data, opt));
         REQUIRE(r.has_value());
         REQUIRE(partials.size() >= 4);
@@ -330,6 +331,230 @@ TEST_CASE("extract: streaming gives growing partial values") {
         CHECK(cut_name);
         CHECK(name_only);
     }
+}
+
+namespace calls_partial {
+
+// The value and the states of a partial value, as one JSON value, for comparisons.
+template <class T>
+boost::json::value shown(const parley::partial<T>& p) {
+    return boost::json::object{{"value", parley::to_json(p.value())}, {"states", partial_cases::states_json(p)}};
+}
+
+// extract<T> in `mode`, the reply streamed in pieces of every size from 1 byte to the whole:
+// on_partial gets the reference's value at each cut where what has arrived changed, and only
+// then; the states never go back; the last value is the result, whole.
+template <class T>
+void check_every_cut(parley::extract_mode mode) {
+    const auto& table = partial_cases::reference<PARLEY_PARTIAL_CASE_TYPES>();
+    const auto docs = partial_cases::cases_of<T>::documents();
+    const std::string before = "Here you are:\n```json\n";
+    for (std::size_t d = 0; d < docs.size(); ++d) {
+        const std::string name = partial_cases::case_name<T>(d);
+        CAPTURE(name);
+        auto found = table.find(name);
+        REQUIRE(found != table.end());
+        const auto& expected = found->second;
+        const std::string& doc = docs[d];
+        REQUIRE(expected.size() == doc.size() + 1);
+        const bool in_text = mode == parley::extract_mode::json_text;
+        const bool tool = mode == parley::extract_mode::tool_call;
+        const std::string stream = in_text ? before + doc + "\n```\nThat is all." : doc;
+        const std::size_t offset = in_text ? before.size() : 0;
+        const parley::chat_reply reply =
+            tool ? call_reply("call_1", std::string(parley::function_name<T>), doc) : parley::text_reply(stream);
+        const bool fits = parley::from_text<T>(doc).has_value();
+        std::size_t runs = 0;
+        for (std::size_t piece = 1; piece <= stream.size(); ++piece) {
+            CAPTURE(piece);
+            // where the in-process model cuts the stream (never inside a UTF-8 character)
+            std::vector<std::size_t> cuts;
+            std::size_t at = 0;
+            for (const parley::stream_event& e : parley::events_of(reply, piece))
+                if (!e.text.empty() && e.type == (tool ? parley::stream_event::kind::tool_call : parley::stream_event::kind::text))
+                    cuts.push_back(at += e.text.size());
+            REQUIRE(!cuts.empty());
+            REQUIRE(cuts.back() == stream.size());
+            std::vector<boost::json::value> want;
+            for (std::size_t cut : cuts) {
+                const std::size_t json = cut <= offset ? 0 : std::min(cut - offset, doc.size());
+                if (expected[json].what != partial_cases::expected::kind::value) continue;
+                boost::json::value v = boost::json::object{{"value", expected[json].value}, {"states", expected[json].states}};
+                if (want.empty() || want.back() != v) want.push_back(std::move(v));
+            }
+            scripted s;
+            s.model->set_piece_size(piece);
+            s.script->push(reply);
+            parley::extract_options<T> opt;
+            opt.mode = mode;
+            opt.max_retries = 0;
+            std::vector<parley::partial<T>> got;
+            std::vector<unsigned> attempts;
+            opt.on_partial = [&](const parley::partial<T>& p, unsigned attempt) {
+                got.push_back(p);
+                attempts.push_back(attempt);
+            };
+            auto r = run_sync(parley::extract<T>(*s.model, "Give me one.", boost::json::value(), opt));
+            // a document that lacks a required member does not fit: its partial values come all the same
+            REQUIRE_MESSAGE(r.has_value() == fits, (r ? std::string() : r.error().what()));
+            REQUIRE(got.size() == want.size());
+            for (std::size_t k = 0; k < got.size(); ++k) {
+                CAPTURE(k);
+                CHECK(shown(got[k]) == want[k]);
+                CHECK(attempts[k] == 0);
+                if (k == 0) continue;
+                std::string why;
+                CHECK_MESSAGE(partial_cases::follows(got[k - 1], got[k], why), why);
+                CHECK(shown(got[k - 1]) != shown(got[k]));
+            }
+            CHECK(got.back().complete());
+            if (r) CHECK(parley::to_json(got.back().value()) == parley::to_json(*r));
+            ++runs;
+        }
+        CHECK(runs == stream.size());
+    }
+}
+
+template <class T>
+void check_every_cut_all_modes() {
+    check_every_cut<T>(parley::extract_mode::tool_call);
+    check_every_cut<T>(parley::extract_mode::json_text);
+    if constexpr (parley::detail::strict_expressible_v<T>) check_every_cut<T>(parley::extract_mode::json_schema);
+}
+
+}  // namespace calls_partial
+
+TEST_CASE("extract: partial values of a stream cut at every byte, against the Python reference") {
+    calls_partial::check_every_cut_all_modes<partial_cases::ticket>();
+    calls_partial::check_every_cut_all_modes<partial_cases::recipe>();
+    calls_partial::check_every_cut_all_modes<partial_cases::text_sample>();
+    calls_partial::check_every_cut_all_modes<partial_cases::measurements>();
+    calls_partial::check_every_cut_all_modes<partial_cases::switches>();
+    calls_partial::check_every_cut_all_modes<partial_cases::settings>();
+}
+
+namespace calls_partial {
+
+// The ticket of docs/bot.md's streaming example.
+struct docs_ticket {
+    std::string title;
+    partial_cases::ticket_kind kind = partial_cases::ticket_kind::other;
+    int ref = 0;
+};
+BOOST_DESCRIBE_STRUCT(docs_ticket, (), (title, kind, ref))
+
+}  // namespace calls_partial
+
+TEST_CASE("extract: the streamed ticket of docs/bot.md") {
+    using calls_partial::docs_ticket;
+    scripted s;
+    s.model->set_piece_size(10);
+    s.script->push(call_reply("call_1", "ticket", R"({"title": "Crash on save", "kind": "bug", "ref": 4711})"));
+    parley::extract_options<docs_ticket> opt;
+    opt.name = "ticket";
+    std::vector<std::string> rows;
+    opt.on_partial = [&](const parley::partial<docs_ticket>& p) {
+        rows.push_back(boost::json::serialize(parley::to_json(p.value())) + " " +
+                       std::string(parley::to_string(p.state(&docs_ticket::title))) + ", " +
+                       std::string(parley::to_string(p.state(&docs_ticket::kind))) + ", " +
+                       std::string(parley::to_string(p.state(&docs_ticket::ref))));
+    };
+    auto r = run_sync(parley::extract<docs_ticket>(*s.model, "File this.", boost::json::value(), opt));
+    REQUIRE(r.has_value());
+    const std::vector<std::string> want = {
+        R"({"title":"","kind":"other","ref":0} missing, missing, missing)",
+        R"({"title":"Crash on ","kind":"other","ref":0} arriving, missing, missing)",
+        R"({"title":"Crash on save","kind":"other","ref":0} complete, missing, missing)",
+        R"({"title":"Crash on save","kind":"bug","ref":0} complete, complete, missing)",
+        R"({"title":"Crash on save","kind":"bug","ref":4} complete, complete, arriving)",
+        R"({"title":"Crash on save","kind":"bug","ref":4711} complete, complete, complete)",
+    };
+    CHECK(rows == want);
+}
+
+TEST_CASE("extract: partial values say what has arrived, and start again with a re-ask") {
+    using partial_cases::ticket;
+    using parley::arrival;
+    // The first reply has no title and a ref that is no number; the second one fits.
+    const std::string wrong = R"({"kind": "bug", "ref": "x"})";
+    const std::string right = R"({"title": "Crash", "kind": "bug", "ref": 12, "labels": [], "urgent": false})";
+    for (std::size_t piece : {std::size_t{1}, std::size_t{5}, std::size_t{16}}) {
+        CAPTURE(piece);
+        scripted s;
+        s.model->set_piece_size(piece);
+        s.script->push(call_reply("call_1", "ticket", wrong));
+        s.script->push(call_reply("call_2", "ticket", right));
+        parley::extract_options<ticket> opt;
+        std::vector<std::pair<unsigned, parley::partial<ticket>>> got;
+        opt.on_partial = [&](const parley::partial<ticket>& p, unsigned attempt) { got.emplace_back(attempt, p); };
+        auto r = run_sync(parley::extract<ticket>(*s.model, "A ticket, please.", boost::json::value(), opt));
+        REQUIRE(r.has_value());
+        CHECK(r->ref == 12);
+        REQUIRE(!got.empty());
+        CHECK(got.front().first == 0);
+        CHECK(got.back().first == 1);
+        // within each reply the states go forward; the second reply starts again
+        std::size_t second = 0;
+        for (std::size_t k = 1; k < got.size(); ++k) {
+            CHECK(got[k].first >= got[k - 1].first);
+            if (got[k].first != got[k - 1].first) {
+                second = k;
+                CHECK(!got[k].second.has(&ticket::kind));
+                CHECK(!got[k].second.complete());
+                continue;
+            }
+            std::string why;
+            CHECK_MESSAGE(partial_cases::follows(got[k - 1].second, got[k].second, why), why);
+        }
+        REQUIRE(second > 0);
+        // the first reply: kind arrived, ref never read as a number (those prefixes give nothing)
+        const parley::partial<ticket>& first_last = got[second - 1].second;
+        CHECK(first_last.complete(&ticket::kind));
+        CHECK(first_last.value().kind == partial_cases::ticket_kind::bug);
+        CHECK(!first_last.has(&ticket::ref));
+        CHECK(first_last.value().ref == 0);
+        CHECK(!first_last.has(&ticket::title));
+        // the value a reply had before ref arrived: kind whole, the rest missing with defaults
+        bool seen = false;
+        for (const auto& [attempt, p] : got) {
+            if (attempt != 1 || !p.complete(&ticket::title) || p.has(&ticket::kind)) continue;
+            seen = true;
+            CHECK(p.value().kind == partial_cases::ticket_kind::other);  // its default
+            CHECK(p.state(&ticket::kind) == arrival::missing);
+        }
+        CHECK(seen == (piece < 16));  // pieces of 16 bytes bring the title's end and the kind together
+        CHECK(got.back().second.complete());
+        CHECK(parley::to_json(got.back().second.value()) == parley::to_json(*r));
+    }
+}
+
+TEST_CASE("extract: on_partial takes a handler of the partial value alone, and arguments that are empty") {
+    // a handler of the value alone
+    scripted s;
+    s.model->set_piece_size(4);
+    s.script->push(call_reply("call_1", "food", good_pie));
+    parley::extract_options<food> opt;
+    std::vector<std::string> names;
+    opt.on_partial = [&](const parley::partial<food>& p) { names.push_back(p.value().name); };
+    auto r = run_sync(parley::extract<food>(*s.model, prompt, data, opt));
+    REQUIRE(r.has_value());
+    REQUIRE(!names.empty());
+    CHECK(names.back() == "apple pie");
+    // an empty std::function is no handler: the call is not streamed
+    opt.on_partial = std::function<void(const parley::partial<food>&)>();
+    CHECK(!opt.on_partial);
+    // a call with no arguments is read as {}: the whole value is delivered, complete
+    scripted e;
+    e.script->push(call_reply("call_1", "person", "  "));
+    parley::extract_options<partial_cases::person> popt;
+    std::vector<parley::partial<partial_cases::person>> got;
+    popt.on_partial = [&](const parley::partial<partial_cases::person>& p) { got.push_back(p); };
+    popt.max_retries = 0;
+    auto pr = run_sync(parley::extract<partial_cases::person>(*e.model, "Who?", boost::json::value(), popt));
+    CHECK(!pr.has_value());  // name is required
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].complete());
+    CHECK(!got[0].has(&partial_cases::person::name));
 }
 
 TEST_CASE("extract: a failed call is the error at once, without retries") {

@@ -4,10 +4,10 @@
 // server answered from: texts, tool calls, refusals, reasoning, usage, request ids, errors and
 // how many attempts the SDK's retries made (counted from the server's --log).
 //
-//   node sdk_conformance.mjs PARLEY_PROGRAM
+//   node sdk_conformance.mjs PARLEY_PROGRAM NODE_PEERS_DIR
 //
-// The SDKs are loaded from PARLEY_NPM_PEERS/sdk/node_modules (./dev.sh installs them into
-// .cache/peers); a missing SDK is a failure. One fake server per case, started with that case's
+// The SDKs are loaded from NODE_PEERS_DIR/sdk/node_modules (./dev.sh installs them into
+// .cache/node-peers/sdk); a missing SDK is a failure. One fake server per case, started with that case's
 // script. Prints one line per case; exits 1 when a case fails.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,9 +17,9 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 
 const program = process.argv[2];
-const peers = process.env.PARLEY_NPM_PEERS;
+const peers = process.argv[3];
 if (!program || !peers) {
-    console.error('usage: PARLEY_NPM_PEERS=DIR node sdk_conformance.mjs PARLEY_PROGRAM');
+    console.error('usage: node sdk_conformance.mjs PARLEY_PROGRAM NODE_PEERS_DIR');
     process.exit(2);
 }
 let require;

@@ -976,7 +976,7 @@ public:
             s.body = b->is_string() ? std::string(b->get_string()) : boost::json::serialize(*b);
         }
         if (const auto* h = o.if_contains("headers")) {
-            for (const auto& [name, value] : object(*h, at + ".headers")) {
+            for (const auto& [name, value] : object(*h, at, ".headers")) {
                 const std::string where = at + ".headers." + std::string(name);
                 if (value.is_string()) s.headers.emplace_back(std::string(name), std::string(value.get_string()));
                 else if (value.is_number()) s.headers.emplace_back(std::string(name), boost::json::serialize(value));
@@ -1011,7 +1011,7 @@ public:
             if (s.variant != "body" && s.variant != "event") fail(at + ".variant", "must be \"body\" or \"event\"");
         }
         if (const auto* e = o.if_contains("error")) {
-            const auto& eo = object(*e, at + ".error");
+            const auto& eo = object(*e, at, ".error");
             keys(eo, at + ".error", {"type", "message"});
             if (const auto* t = eo.if_contains("type")) s.error.type = string(*t, at + ".error.type");
             if (const auto* m = eo.if_contains("message")) s.error.message = string(*m, at + ".error.message");
@@ -1049,14 +1049,14 @@ private:
                             o.contains("finish");
         if (const auto* c = o.if_contains("choices")) {
             if (single) fail(at, "give 'choices' or the fields of one choice (text, tool_calls, finish), not both");
-            const auto& list = array(*c, at + ".choices");
+            const auto& list = array(*c, at, ".choices");
             for (std::size_t i = 0; i < list.size(); ++i)
                 r.choices.push_back(choice(list[i], at + ".choices[" + std::to_string(i) + "]", false));
         } else if (single) {
             r.choices.push_back(choice(v, at, true));
         }
         if (const auto* u = o.if_contains("usage")) {
-            const auto& uo = object(*u, at + ".usage");
+            const auto& uo = object(*u, at, ".usage");
             keys(uo, at + ".usage", {"prompt", "completion", "cached", "cache_write", "reasoning"});
             fake_usage usage;
             if (const auto* p = uo.if_contains("prompt")) usage.prompt = count(*p, at + ".usage.prompt");
@@ -1072,7 +1072,7 @@ private:
             if (r.delta_size == 0) fail(at + ".delta_size", "must be at least 1");
         }
         if (const auto* e = o.if_contains("embeddings")) {
-            const auto& list = array(*e, at + ".embeddings");
+            const auto& list = array(*e, at, ".embeddings");
             for (std::size_t i = 0; i < list.size(); ++i) {
                 const std::string where = at + ".embeddings[" + std::to_string(i) + "]";
                 std::vector<double> vec;
@@ -1097,7 +1097,7 @@ private:
         if (const auto* t = o.if_contains("reasoning")) c.reasoning = string(*t, at + ".reasoning");
         if (const auto* t = o.if_contains("finish")) c.finish = string(*t, at + ".finish");
         if (const auto* t = o.if_contains("tool_calls")) {
-            const auto& list = array(*t, at + ".tool_calls");
+            const auto& list = array(*t, at, ".tool_calls");
             for (std::size_t i = 0; i < list.size(); ++i) {
                 const std::string where = at + ".tool_calls[" + std::to_string(i) + "]";
                 const auto& call = object(list[i], where);
@@ -1126,12 +1126,17 @@ private:
                 fail(at, "unknown key \"" + std::string(k) + "\" (known: " + list + ")");
             }
     }
-    static const boost::json::object& object(const boost::json::value& v, const std::string& at) {
-        if (!v.is_object()) fail(at, "must be an object");
+    // The object or array `v`, at `at` followed by `member` in the script: the location is a
+    // view, and its text is only made for the message of a failure (a temporary string passed
+    // here would be a temporary that the returned reference seems to depend on).
+    static const boost::json::object& object(const boost::json::value& v, std::string_view at,
+                                             std::string_view member = {}) {
+        if (!v.is_object()) fail(std::string(at).append(member), "must be an object");
         return v.get_object();
     }
-    static const boost::json::array& array(const boost::json::value& v, const std::string& at) {
-        if (!v.is_array()) fail(at, "must be an array");
+    static const boost::json::array& array(const boost::json::value& v, std::string_view at,
+                                           std::string_view member = {}) {
+        if (!v.is_array()) fail(std::string(at).append(member), "must be an array");
         return v.get_array();
     }
     static std::string string(const boost::json::value& v, const std::string& at) {

@@ -40,14 +40,16 @@ inline std::optional<parley::api> api_option(const std::optional<std::string>& a
 /// CA file. With nothing configured, says on stderr that `fallback` answers.
 inline parley::client_config client_config_of(std::optional<parley::api> which, const std::optional<std::string>& base_url,
                                               const std::optional<std::string>& ca_file, const char* fallback) {
-    parley::client_config config = parley::config_from_environment(which);
+    parley::environment_options echo_when_unset;
+    echo_when_unset.fallback = parley::api::echo;  // visibly: the notice below
+    parley::client_config config = parley::config_from_environment(which, echo_when_unset);
     if (base_url) {
         if (!which) config = parley::config_from_environment(parley::api::openai);
         config.base_url = *base_url;
     }
     if (config.api == parley::api::echo && !which)
         std::cerr << "parley: no API configured (OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, "
-                     "ANTHROPIC_BASE_URL, --provider, --base-url): "
+                     "ANTHROPIC_BASE_URL, --api, --base-url): "
                   << fallback << " answers\n";
     if (ca_file) config.net.tls.ca_file = *ca_file;
     return config;

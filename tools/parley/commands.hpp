@@ -7,7 +7,8 @@
 
 namespace parley_cli {
 
-/// `parley render TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history JSON_FILE]`
+/// `parley render TEMPLATES.yaml [--template NAME] [--data JSON_FILE|JSON] [--set KEY=VALUE]...
+/// [--functions FILE] [--history JSON_FILE]`
 int render_main(const std::vector<std::string>& args);
 extern const char* const render_usage;
 
@@ -19,10 +20,19 @@ extern const char* const fake_server_usage;
 int chat_main(const std::vector<std::string>& args);
 extern const char* const chat_usage;
 
-/// `parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history FILE] [--base-url URL] [--model NAME]
-/// [--provider openai|anthropic|echo|scripted] [--script FILE.json] [--stream] [--ca-file PEM] PROMPT`
+/// `parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE|JSON] [--set KEY=VALUE]... [--functions FILE]
+/// [--image FILE_OR_URL]... [--detail low|high|auto] [--history FILE] [--base-url URL] [--model NAME]
+/// [--provider openai|anthropic|echo|scripted] [--script FILE.json] [--stream] [--ca-file PEM] [PROMPT...|-]`
 int run_main(const std::vector<std::string>& args);
 extern const char* const run_usage;
+
+/// `parley mcp tools|call|prompts ... SERVER`: an MCP server's tools and prompts (docs/mcp.md)
+int mcp_main(const std::vector<std::string>& args);
+extern const char* const mcp_usage;
+
+/// `parley templates list FILE...`, `parley templates search WORDS FILE...`, `parley templates show NAME FILE...`
+int templates_main(const std::vector<std::string>& args);
+extern const char* const templates_usage;
 
 }  // namespace parley_cli
 

@@ -10,6 +10,7 @@
 #include <parley/bot/tokens.hpp>
 #include <parley/bot/usage.hpp>
 #include <parley/chat/render.hpp>
+#include <parley/chat/rules.hpp>
 #include <parley/chat/template_set.hpp>
 #include <parley/error.hpp>
 #include <parley/schema/from_json.hpp>
@@ -281,18 +282,21 @@ public:
     /// botSwitchTemplate suspends the template and continues with another one from its first
     /// message, and the suspended template goes on when that one ends. A call of a function the
     /// set defines but nobody registered ends the run: the conversation is returned with the call
-    /// for the caller to answer.
+    /// for the caller to answer. Replies are appended as
+    /// reply_for_history makes them (an empty reply as the empty text, a refusal as its text, tool
+    /// calls without an id given one), so the conversation follows the rules and reads back from
+    /// JSON.
     /// On failure nothing of the run is kept (the caller's history is not touched) and the error
     /// is thrown: call_exception for a failed call, template_error for a text that does not
     /// render, parley::error (errc::chat_invalid for a template or a request that breaks a rule,
     /// errc::bad_function_arguments when the model's calls went wrong more often than allowed,
-    /// errc::bot_limit for the other bounds and for a request that cannot fit the context window),
-    /// or what a function threw (other than function_failure). The bot, and the input's
-    /// referents, must outlive the run.
+    /// errc::bot_limit for the other bounds and for a request that cannot fit the context window,
+    /// errc::protocol for a reply with a call that names no function), or what a function threw
+    /// (other than function_failure). The bot, and the input's referents, must outlive the run.
     template <class Input>
     boost::asio::awaitable<std::vector<message>> run(std::string template_name, Input input,
                                                       std::vector<message> history = {},
-                                                      run_options opt = {}) const {
+                                                      run_options opt = run_options()) const {
         std::vector<message> conversation = std::move(history);
         const conversation_template* current = &templates_.at(template_name);
         std::size_t from = 0;
@@ -335,7 +339,9 @@ public:
                 auto reply = co_await model_->chat(std::move(request), handler ? &handler : nullptr);
                 detail::count_usage(opt.usage, reply, model_name);
                 if (!reply) throw call_exception(reply.error());
-                conversation.push_back(reply->message());
+                // as a history keeps it: an empty reply has the empty text (a refusal its text), calls have ids
+                conversation.push_back(
+                    reply_for_history(reply->message(), conversation.size(), reply->choices.front().refusal));
                 const std::vector<detail::bot_engine::pending_call> calls =
                     detail::bot_engine::calls_of(conversation.back());
                 if (calls.empty()) break;  // step 5: on with the template

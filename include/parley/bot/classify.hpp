@@ -148,7 +148,7 @@ inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& 
 /// with more than 9 choices or not one token id per choice. `model` must outlive the call.
 inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& model, std::string text,
                                                                     std::vector<std::string> choices,
-                                                                    classify_options opt = {}) {
+                                                                    classify_options opt = classify_options()) {
     return detail::calls::classify(model, std::move(text), std::move(choices), std::move(opt));
 }
 

@@ -43,7 +43,7 @@ struct embed_options {
 /// another number of vectors than texts is errc::protocol, and the call's own failures are as
 /// chat_client::embed reports them. `client` must outlive the call.
 inline boost::asio::awaitable<boost::system::result<std::vector<std::vector<float>>, call_error>> embed(
-    chat_client& client, std::vector<std::string> texts, embed_options opt = {}) {
+    chat_client& client, std::vector<std::string> texts, embed_options opt = embed_options()) {
     auto refused = [](errc code, std::string text, unsigned attempts) {
         call_error e;
         e.code = make_error_code(code);

@@ -73,7 +73,7 @@ inline boost::asio::awaitable<boost::system::result<std::string, call_error>> ge
 /// errc::protocol). `model` must outlive the call.
 template <class Data>
 boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(chat_model& model, std::string_view prompt,
-                                                                                 const Data& data, generate_options opt = {}) {
+                                                                                 const Data& data, generate_options opt = generate_options()) {
     chat_request request = detail::calls::prompt_request(prompt, data, opt.params);
     return detail::calls::generate(model, std::move(request), std::move(opt.on_text), opt.usage);
 }
@@ -83,7 +83,7 @@ boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(
 template <class Data>
 boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(chat_model& model,
                                                                                  const conversation_template& prompt,
-                                                                                 const Data& data, generate_options opt = {}) {
+                                                                                 const Data& data, generate_options opt = generate_options()) {
     chat_request request = detail::calls::prompt_request(prompt, data, opt.params);
     return detail::calls::generate(model, std::move(request), std::move(opt.on_text), opt.usage);
 }
@@ -92,7 +92,7 @@ boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(
 /// messages after its last truncate are sent, with the parameters of its nearest
 /// default-request (`opt.params` when it has none).
 inline boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(
-    chat_model& model, const std::vector<message>& conversation, generate_options opt = {}) {
+    chat_model& model, const std::vector<message>& conversation, generate_options opt = generate_options()) {
     chat_request request = detail::calls::prompt_request(conversation, opt.params);
     return detail::calls::generate(model, std::move(request), std::move(opt.on_text), opt.usage);
 }

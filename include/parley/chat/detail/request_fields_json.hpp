@@ -34,13 +34,11 @@ struct field_value_error {
 /// loader gives its values as JSON too). Throws field_value_error.
 class request_field_reader {
 public:
-    explicit request_field_reader(role r) noexcept : role_(r) {}
-
     /// Reads field `key` into `p`; false when `key` is not one of these fields.
     bool read(request_params& p, std::string_view key, const boost::json::value& v) const {
-        if (key == "max_completion_tokens") p.max_completion_tokens = ranged(key, v);
-        else if (key == "top_k") p.top_k = ranged(key, v);
-        else if (key == "top_logprobs") p.top_logprobs = ranged(key, v);
+        if (key == "max_completion_tokens") p.max_completion_tokens = integer(v);
+        else if (key == "top_k") p.top_k = integer(v);
+        else if (key == "top_logprobs") p.top_logprobs = integer(v);
         else if (key == "logprobs") p.logprobs = boolean(v);
         else if (key == "parallel_tool_calls") p.parallel_tool_calls = boolean(v);
         else if (key == "store") p.store = boolean(v);
@@ -98,11 +96,6 @@ private:
             return static_cast<std::int64_t>(v.get_double());
         if (v.is_uint64()) fail("integer out of range", std::move(pointer));
         expected("an integer", v, std::move(pointer));
-    }
-    std::int64_t ranged(std::string_view key, const boost::json::value& v) const {
-        const std::int64_t n = integer(v);
-        if (check_number(key, static_cast<double>(n)) != chat_rule::none) fail(describe(chat_rule::out_of_range, role_, key));
-        return n;
     }
     std::string word(std::string_view key, const boost::json::value& v) const {
         std::string w = string(v);
@@ -171,8 +164,6 @@ private:
             if (is_reserved_extra_key(kv.key())) fail(value_rule_sentence("extra") + ", found '" + std::string(kv.key()) + "'", "/" + std::string(kv.key()));
         return o;
     }
-
-    role role_;
 };
 
 /// Calls `f(name, value)` for each field of today's models that `p` sets, in the order of the
