@@ -235,21 +235,21 @@ case "${1:-}" in
     test)
         distribution_packages
         install_missing_packages
-        install_node_peers mcp peers/sdk
+        install_node_peers mcp tokens peers/sdk
         set_configure_args warn
         run_tests gcc clang-asan
         ;;
     gcc)
         distribution_packages
         install_missing_packages
-        install_node_peers mcp peers/sdk
+        install_node_peers mcp tokens peers/sdk
         set_configure_args warn
         run_tests gcc
         ;;
     sanitize)
         distribution_packages
         install_missing_packages
-        install_node_peers mcp peers/sdk
+        install_node_peers mcp tokens peers/sdk
         set_configure_args warn
         run_tests clang-asan
         ;;

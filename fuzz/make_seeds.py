@@ -215,6 +215,23 @@ def main():
         for e in responses_events:
             stream.add([3, 0], f"data: {e}\n\n")
 
+    # ---- tokenizers ----
+    tok = corpus(out, "fuzz-tokens")
+    texts = [read_text(src / "README.md")] + [read_text(p) for p in sorted((src / "docs").glob("*.md"))[:4]]
+    texts += ["Hello world, it's 12:30 🕧 <|endoftext|> <|end|> <x> 中文文本 'S 'll \r\n\n   \t x",
+              "e\u0301 a\u0316\u0300 \uac00\u11a8 \u1100\u1161", "  " * 40 + "x", "a" * 300]
+    for t in texts:
+        for k in range(0, min(len(t), 6000), 1500):
+            for selector in (0, 1, 2, 3):
+                tok.add([selector], t[k:k + 1500])
+    for t in literals_of([src / "tests/tokens/tokenizer_test.cpp"]):
+        if '"model"' in t or "type" in t:
+            tok.add([4], t)
+    tok.add([5], "IQ== 0\nIg== 1\nYWI= 2\n")
+    write_dict(out, "fuzz-tokens", ["<|endoftext|>", "<|end|>", "<x>", "'s", "'LL", "\u0301", "\"type\"", "\"model\"",
+                                    "\"BPE\"", "\"vocab\"", "\"merges\"", "\"added_tokens\"", "\"Split\"", "\"ByteLevel\"",
+                                    "\"Regex\"", "\"String\"", "\"normalizer\"", "\"NFC\""])
+
     # ---- JSON ----
     js = corpus(out, "fuzz-json")
     json_texts = []

@@ -11,6 +11,7 @@
 #include <parley/bot/functions.hpp>
 #include <parley/bot/model.hpp>
 #include <parley/bot/models.hpp>
+#include <parley/bot/tokenizers.hpp>
 #include <parley/bot/tokens.hpp>
 #include <parley/bot/usage.hpp>
 

@@ -17,4 +17,8 @@
 #include <parley/schema/traits.hpp>
 #include <parley/schema/type_name.hpp>
 
+// The macros that describe the structs and enums the schema layer reads.
+#include <boost/describe/class.hpp>
+#include <boost/describe/enum.hpp>
+
 #endif

@@ -3,6 +3,7 @@
 // messages in the text modes), the validator, streamed partial values and classify, against the
 // in-process scripted and echo models, checking the requests they received.
 #include <parley/bot/calls.hpp>
+#include <parley/tokens/tokenizer.hpp>
 #include <parley/chat/command_prompt.hpp>
 #include <parley/schema/rasa_commands.hpp>
 #include <parley/schema/annotations.hpp>
@@ -622,6 +623,26 @@ TEST_CASE("classify: a forced call with an enum of the choices; a wrong choice i
           "neutral, found \"angry\"\nCall classify again with arguments that fit its parameters.");
 }
 
+TEST_CASE("classify: awaited with a brace list of choices and the default options") {
+    // Two g++ 12 bugs in an expression that awaits: it cannot compile a std::initializer_list
+    // there ("array used as initializer"; parley::string_list takes the strings of the brace list
+    // as constructor arguments), and it destroys twice an argument initialised as an aggregate
+    // (a default `classify_options opt = {}` freed its `instructions` twice; the default is
+    // `classify_options()`).
+    scripted s;
+    s.script->push(call_reply("call_1", "classify", R"({"choice": "negative"})"));
+    auto r = run_sync([](parley::chat_model& model) -> boost::asio::awaitable<parley::extract_result<std::string>> {
+        co_return co_await parley::classify(model, "The soup was cold.", {"positive", "negative", "neutral"});
+    }(*s.model));
+    REQUIRE(r.has_value());
+    CHECK(*r == "negative");
+    const auto requests = s.script->requests();
+    REQUIRE(requests.size() == 1);
+    REQUIRE(requests[0].functions.size() == 1);
+    CHECK(requests[0].functions[0].parameters.at("properties").at("choice").at("enum") ==
+          boost::json::array{"positive", "negative", "neutral"});
+}
+
 TEST_CASE("classify: logit_bias on the numbers' tokens and max_tokens 1") {
     scripted s;
     s.script->push_text("2");
@@ -643,6 +664,58 @@ TEST_CASE("classify: logit_bias on the numbers' tokens and max_tokens 1") {
 
     opt.label_token_ids.pop_back();
     CHECK_THROWS_AS(run_sync(parley::classify(*s.model, "x", choices, opt)), parley::error);
+}
+
+namespace {
+
+/// A tokenizer of every byte and the words given, as an o200k_base rank file.
+parley::tokens::tokenizer words_tokenizer(const std::vector<std::string>& words) {
+    static const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    auto b64 = [](const std::string& s) {
+        std::string out;
+        std::size_t i = 0;
+        for (; i + 2 < s.size(); i += 3) {
+            const unsigned v = (unsigned char)s[i] << 16 | (unsigned char)s[i + 1] << 8 | (unsigned char)s[i + 2];
+            out += {a[v >> 18], a[(v >> 12) & 63], a[(v >> 6) & 63], a[v & 63]};
+        }
+        if (s.size() - i == 1) out += {a[(unsigned char)s[i] >> 2], a[((unsigned char)s[i] & 3) << 4], '=', '='};
+        if (s.size() - i == 2) {
+            const unsigned v = (unsigned char)s[i] << 8 | (unsigned char)s[i + 1];
+            out += {a[v >> 10], a[(v >> 4) & 63], a[(v << 2) & 63], '='};
+        }
+        return out;
+    };
+    std::string file;
+    int rank = 0;
+    for (int b = 0; b < 256; ++b) file += b64(std::string(1, char(b))) + " " + std::to_string(rank++) + "\n";
+    for (const auto& w : words) file += b64(w) + " " + std::to_string(rank++) + "\n";
+    return parley::tokens::tokenizer::from_tiktoken(file, parley::tokens::tiktoken_encoding::o200k_base);
+}
+
+}  // namespace
+
+TEST_CASE("classify: logit_bias with a tokenizer biases the choices' own tokens, and refuses choices of several tokens") {
+    scripted s;
+    s.script->push_text("negative");
+    parley::classify_options opt;
+    opt.mode = parley::classify_mode::logit_bias;
+    opt.tokenizer = words_tokenizer({"positive", "negative", "neutral"});
+    auto r = run_sync(parley::classify(*s.model, "The soup was cold.", {"positive", "negative", "neutral"}, opt));
+    REQUIRE(r.has_value());
+    CHECK(*r == "negative");
+    const auto requests = s.script->requests();
+    REQUIRE(requests.size() == 1);
+    CHECK(requests[0].params.max_tokens == std::optional<std::int64_t>(1));
+    using bias = std::vector<std::pair<std::string, std::int64_t>>;
+    CHECK(requests[0].params.logit_bias == std::optional<bias>(bias{{"256", 100}, {"257", 100}, {"258", 100}}));
+    CHECK(requests[0].messages[0].text().find("\n- positive\n- negative\n- neutral\n\nAnswer with the choice only.") != std::string::npos);
+    try {
+        (void)run_sync(parley::classify(*s.model, "x", {"positive", "very positive", "meh"}, opt));
+        FAIL("no error");
+    } catch (const parley::error& e) {
+        CHECK(std::string(e.what()) == "classify_mode::logit_bias biases one token per choice, and these choices are not one token in "
+                                       "o200k_base: \"very positive\" (13 tokens), \"meh\" (3 tokens)");
+    }
 }
 
 TEST_CASE("classify: an answer that names no choice, every time, is an error") {

@@ -806,6 +806,55 @@ def failed_run_checks(program, templates, tmp):
           f"a streamed reply, then a failure: {r.returncode} {r.stdout!r} {r.stderr!r}")
 
 
+def usage_checks(program, templates, tmp):
+    """--usage: the whole run's tokens and cost per model, at the prices of a --models catalog,
+    also when the run fails; --context-window: a run that cannot fit fails before its request."""
+    two = write_text(tmp, "usage.yaml", "- role: default-request\n  model: priced-model\n"
+                                        "- role: user\n  content: '{{ input }}'\n- role: request\n"
+                                        "- role: user\n  content: And the second?\n")
+    catalog = os.path.join(tmp, "models.json")
+    write_json(catalog, {"read": "2026-01-02", "models": {
+        "priced-model": {"context_window": 100000, "input": 2.0, "cached_input": 0.5, "output": 8.0}}})
+    script_path = os.path.join(tmp, "usage-script.json")
+    write_json(script_path, {"steps": [
+        {"reply": {"text": "One.", "usage": {"prompt": 1200, "completion": 30, "cached": 1000}}},
+        {"reply": {"text": "Two.", "usage": {"prompt": 1300, "completion": 70, "reasoning": 40}}},
+        {"reply": {"text": "Other.", "usage": {"prompt": 10, "completion": 5}}},
+        {"status": 400, "error": {"type": "invalid_request_error", "message": "no second answer"}},
+    ]})
+    server, base = start_fake_server(program, script_path, os.path.join(tmp, "usage-server.log"))
+    env = clean_env(OPENAI_API_KEY="key-0123456789", OPENAI_BASE_URL=base + "/v1")
+    try:
+        r = run(program, [two, "--usage", "--models", catalog, "First?"], env)
+        # 2,500 input tokens of which 1,000 cached, 100 output tokens:
+        # (1500 * 2.0 + 1000 * 0.5 + 100 * 8.0) / 1e6 dollars
+        cost = (1500 * 2.0 + 1000 * 0.5 + 100 * 8.0) / 1e6
+        check(r.returncode == 0 and r.stdout == "One.\nTwo.\n", f"usage run: {r.returncode} {r.stdout!r} {r.stderr!r}")
+        check(r.stderr == "usage: priced-model: 2 requests, 2,500 input tokens (1,000 cached), 100 output tokens "
+                          f"(40 reasoning); ${cost:.4f}\nusage: prices as published on 2026-01-02\n",
+              f"usage lines {r.stderr!r}")
+        # a model the catalog has no price for, through --model; then a run that fails
+        r = run(program, [two, "--usage", "--models", catalog, "--model", "unpriced-model", "First?"], env)
+        check(r.returncode == 1 and r.stdout == "" and r.stderr.startswith(
+            "usage: unpriced-model: 2 requests (1 failed), 10 input tokens, 5 output tokens; no price known\n"),
+            f"usage of a failed run: {r.returncode} {r.stdout!r} {r.stderr!r}")
+    finally:
+        stop_fake_server(server)
+    # a window too small for the current read: the run fails before any request, with the counts
+    r = run(program, [two, "--context-window", "5", "--provider", "scripted", "--script",
+                      scripted(tmp, "never.json", [{"reply": {"text": "never sent"}}]),
+                      "A question that takes more than five tokens to ask"], clean_env())
+    check(r.returncode == 1 and r.stdout == "" and
+          "the request does not fit the context window of 'priced-model' (5 tokens)" in r.stderr,
+          f"a run that cannot fit: {r.returncode} {r.stdout!r} {r.stderr!r}")
+    for bad in ("0", "-3", "12k", ""):
+        r = run(program, [two, "--context-window", bad, "x"], clean_env())
+        check(r.returncode == 2 and f"--context-window takes a positive number of tokens, not '{bad}'" in r.stderr,
+              f"--context-window {bad!r}: {r.returncode} {r.stderr!r}")
+    r = run(program, [two, "--models", os.path.join(tmp, "missing-models.json"), "x"], clean_env())
+    check(r.returncode == 1 and "missing-models.json" in r.stderr, f"a missing catalog: {r.returncode} {r.stderr!r}")
+
+
 def templates_checks(program, templates, tmp):
     here = templates_dir(templates)
     ask = os.path.join(here, "ask.yaml")
@@ -883,7 +932,7 @@ def main():
     program, template_dir = sys.argv[1], sys.argv[2]
     templates = os.path.join(template_dir, "assistant.yaml")
     for checks in (echo_checks, server_checks, scripted_checks, kill_checks, bad_input_checks, prompt_checks, data_checks,
-                   content_parts_checks, single_template_checks, render_error_checks, failed_run_checks,
+                   content_parts_checks, single_template_checks, render_error_checks, failed_run_checks, usage_checks,
                    templates_checks):
         with tempfile.TemporaryDirectory() as tmp:
             try:

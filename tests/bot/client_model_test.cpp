@@ -568,3 +568,31 @@ TEST_CASE("a failed function's result on the wire: Anthropic's is_error; usage o
         CHECK(u.unreported == 0);
     }
 }
+
+TEST_CASE("embed: the texts as a brace list in an expression that awaits") {
+    // g++ 12 cannot compile a std::initializer_list there ("array used as initializer");
+    // parley::string_list takes the strings of the brace list as constructor arguments.
+    parley::test::fake_server server;
+    asio::io_context io;
+    parley::client_config config;
+    config.api = parley::api::openai;
+    config.base_url = server.url("/v1");
+    config.api_key = "sk-test-key-0123456789";
+    config.net = quick();
+    parley::chat_client client(io.get_executor(), config);
+
+    parley::test::fake_step vectors;
+    vectors.reply = parley::test::fake_reply{};
+    vectors.reply->embeddings = {{1.0, 0.0}, {0.0, 1.0}};
+    server.push(vectors);
+    auto got = run_in(io, [](parley::chat_client& c)
+                              -> asio::awaitable<boost::system::result<std::vector<std::vector<float>>, parley::call_error>> {
+        parley::embed_options opt;
+        opt.model = "text-embedding-3-small";
+        co_return co_await parley::embed(c, {"first text", "second text"}, opt);
+    }(client));
+    REQUIRE_MESSAGE(got.has_value(), (got ? std::string() : got.error().what()));
+    CHECK(*got == std::vector<std::vector<float>>{{1.0f, 0.0f}, {0.0f, 1.0f}});
+    CHECK(server.last_request().json() ==
+          boost::json::parse(R"({"model": "text-embedding-3-small", "input": ["first text", "second text"]})"));
+}

@@ -33,7 +33,7 @@ const char* const chat_usage =
     "  --json           print the whole reply message as JSON (content, refusal, reasoning, calls)\n"
     "  --ca-file PEM    also trust the CAs in this file (a corporate or test CA)\n"
     "  --usage          print the tokens and the cost of the call on standard error\n"
-    "  --models FILE    a model catalog (JSON: context windows and prices) over parley's own\n"
+    "  --models FILE    a model catalog (JSON: context windows and prices) over the built-in one\n"
     "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY; proxies from HTTPS_PROXY, HTTP_PROXY and\n"
     "NO_PROXY. With nothing configured, the echo model answers (and says so on stderr).\n";
 

@@ -34,6 +34,10 @@ extern const char* const mcp_usage;
 int templates_main(const std::vector<std::string>& args);
 extern const char* const templates_usage;
 
+/// `parley tokens (--tiktoken FILE.tiktoken | --tokenizer PATH) [--ids] [--special MODE] [--add-special-tokens] [FILE|-]`
+int tokens_main(const std::vector<std::string>& args);
+extern const char* const tokens_usage;
+
 }  // namespace parley_cli
 
 #endif

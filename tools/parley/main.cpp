@@ -12,6 +12,8 @@
 //              [PROMPT...|-]
 //   parley templates list FILE... | search WORDS FILE... | show NAME FILE...
 //   parley mcp tools|call|prompts ... SERVER
+//   parley tokens (--tiktoken FILE.tiktoken | --tokenizer PATH) [--ids] [--special MODE] [--add-special-tokens] [FILE|-]
+//   parley tokens (--tiktoken FILE.tiktoken | --tokenizer PATH) --batch
 #include "cli_options.hpp"
 #include "commands.hpp"
 
@@ -145,7 +147,7 @@ int main(int argc, char** argv) {
     if (args.empty() || args[0] == "-h" || args[0] == "--help") {
         std::cout << usage << '\n' << parley_cli::render_usage << '\n' << parley_cli::chat_usage << '\n'
                   << parley_cli::run_usage << '\n' << parley_cli::templates_usage << '\n' << parley_cli::fake_server_usage
-                  << '\n' << parley_cli::mcp_usage;
+                  << '\n' << parley_cli::mcp_usage << '\n' << parley_cli::tokens_usage;
         return args.empty() ? 2 : 0;
     }
     if (args[0] == "jinja") return jinja_main({args.begin() + 1, args.end()});
@@ -155,8 +157,10 @@ int main(int argc, char** argv) {
     if (args[0] == "templates") return parley_cli::templates_main({args.begin() + 1, args.end()});
     if (args[0] == "fake-server") return parley_cli::fake_server_main({args.begin() + 1, args.end()});
     if (args[0] == "mcp") return parley_cli::mcp_main({args.begin() + 1, args.end()});
+    if (args[0] == "tokens") return parley_cli::tokens_main({args.begin() + 1, args.end()});
     std::cerr << "error: unknown command " << args[0] << "\n" << usage << '\n' << parley_cli::render_usage << '\n'
               << parley_cli::chat_usage << '\n' << parley_cli::run_usage << '\n' << parley_cli::templates_usage << '\n'
-              << parley_cli::fake_server_usage << '\n' << parley_cli::mcp_usage;
+              << parley_cli::fake_server_usage << '\n' << parley_cli::mcp_usage << '\n'
+              << parley_cli::tokens_usage;
     return 2;
 }

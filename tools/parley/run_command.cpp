@@ -4,6 +4,7 @@
 #include "cli_input.hpp"
 #include "cli_provider.hpp"
 #include "commands.hpp"
+#include "usage_report.hpp"
 
 #include "../../tests/support/fake_server.hpp"
 
@@ -62,7 +63,8 @@ const char* const run_usage =
     "usage: parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE|JSON] [--set KEY=VALUE]...\n"
     "                  [--functions FILE] [--image FILE_OR_URL]... [--detail low|high|auto] [--history FILE]\n"
     "                  [--base-url URL] [--model NAME] [--api openai|responses|anthropic|echo|scripted]\n"
-    "                  [--script FILE.json] [--stream] [--ca-file PEM] [PROMPT...|-]\n"
+    "                  [--script FILE.json] [--stream] [--ca-file PEM] [--context-window N] [--usage]\n"
+    "                  [--models FILE] [PROMPT...|-]\n"
     "\n"
     "Runs a template as an assistant (docs/bot.md): renders it with the data, whose `input` is\n"
     "PROMPT and whose `contentParts` are PROMPT and the images, calls the model, runs the functions\n"
@@ -93,6 +95,11 @@ const char* const run_usage =
     "                    script, docs/fake-server.md)\n"
     "  --stream          print the replies as they arrive (a run that then fails says so)\n"
     "  --ca-file PEM     also trust the CAs in this file\n"
+    "  --context-window N  the model's context window in tokens, in place of the catalog's (the\n"
+    "                    conversation is cut by whole turns to fit; docs/bot.md)\n"
+    "  --usage           print the tokens, requests and cost of the run on standard error (also\n"
+    "                    when it fails)\n"
+    "  --models FILE     a model catalog (JSON: context windows and prices) over the built-in one\n"
     "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY. With nothing configured, the echo model\n"
     "answers (and says so on stderr). Exit status: 0, 1 when the run fails (only the error is\n"
     "printed, and the history file is left as it was), 2 for a wrong command line.\n";
@@ -497,14 +504,22 @@ std::shared_ptr<parley::scripted_model> script_from_file(const std::string& file
 class cli_model final : public parley::chat_model {
 public:
     cli_model(std::shared_ptr<parley::chat_model> inner, std::optional<std::string> model,
-              std::optional<std::string> fallback_model, std::shared_ptr<run_output> output)
-        : inner_(std::move(inner)), model_(std::move(model)), fallback_(std::move(fallback_model)), output_(std::move(output)) {}
+              std::optional<std::string> fallback_model, std::shared_ptr<run_output> output, parley::usage_summary* usage)
+        : inner_(std::move(inner)), model_(std::move(model)), fallback_(std::move(fallback_model)), output_(std::move(output)),
+          usage_(usage) {}
+
+    std::string default_model() const override {
+        return model_ ? *model_ : fallback_ ? *fallback_ : inner_->default_model();
+    }
 
     boost::asio::awaitable<boost::system::result<parley::chat_reply, parley::call_error>> chat(
         parley::chat_request request, const parley::stream_handler* on_event) override {
         if (model_) request.params.model = *model_;
         else if (!request.params.model && fallback_) request.params.model = *fallback_;
+        // counted here, under the name the request went out with (--model replaces the templates')
+        const std::string sent_model = request.params.model.value_or(inner_->default_model());
         auto reply = co_await inner_->chat(std::move(request), on_event);
+        parley::detail::count_usage(usage_, reply, sent_model);
         if (reply && !reply->choices.empty()) {
             const parley::message& m = reply->message();
             const std::string_view text = reply->text();
@@ -524,14 +539,17 @@ private:
     std::shared_ptr<parley::chat_model> inner_;
     std::optional<std::string> model_, fallback_;
     std::shared_ptr<run_output> output_;
+    parley::usage_summary* usage_;
 };
 
 }  // namespace
 
 int run_main(const std::vector<std::string>& args) {
-    std::optional<std::string> name, data_option, functions_file, detail, history_file, base_url, model, provider, api, script, ca_file;
+    std::optional<std::string> name, data_option, functions_file, detail, history_file, base_url, model, provider, api, script, ca_file,
+        window_option, models_file;
     std::vector<std::string> sets, images;
-    bool stream = false;
+    bool stream = false, usage = false;
+    std::size_t context_window = 0;
     std::vector<std::string> words;
     std::optional<parley::api> which;
     try {
@@ -549,7 +567,10 @@ int run_main(const std::vector<std::string>& args) {
                           .value("--api", api)
                           .value("--script", script)
                           .value("--ca-file", ca_file)
+                          .value("--context-window", window_option)
+                          .value("--models", models_file)
                           .flag("--stream", stream)
+                          .flag("--usage", usage)
                           .parse(args);
         if (!parsed) {
             std::cout << run_usage;
@@ -563,13 +584,30 @@ int run_main(const std::vector<std::string>& args) {
         if (detail && *detail != "low" && *detail != "high" && *detail != "auto")
             throw usage_error("--detail must be low, high or auto, not '" + *detail + "'");
         if (detail && images.empty()) throw usage_error("--detail goes with --image");
+        if (window_option) {
+            const std::string& w = *window_option;
+            std::size_t n = 0;
+            const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), n);
+            if (w.empty() || ec != std::errc() || end != w.data() + w.size() || n == 0)
+                throw usage_error("--context-window takes a positive number of tokens, not '" + w + "'");
+            context_window = n;
+        }
     } catch (const usage_error& e) {
         std::cerr << "error: " << e.what() << "\n" << run_usage;
         return 2;
     }
     const std::string& file = words[0];
     auto output = std::make_shared<run_output>(stream);
+    parley::usage_summary summary;
+    parley::model_catalog catalog = parley::model_catalog::builtin();
+    // What --usage prints once the run is over, whatever its outcome.
+    auto report_usage = [&] {
+        if (!usage) return;
+        std::cout.flush();
+        print_usage(std::cerr, summary, catalog);
+    };
     try {
+        if (models_file) catalog.merge(parley::model_catalog::from_file(*models_file));
         std::signal(SIGPIPE, SIG_IGN);  // a command that does not read its input
         boost::json::value data = read_data(data_option, sets);
         for (const char* key : {"input", "contentParts"})
@@ -614,7 +652,9 @@ int run_main(const std::vector<std::string>& args) {
         }
         std::optional<std::string> fallback_model;
         if (const char* m = std::getenv("PARLEY_MODEL"); m && *m) fallback_model = m;
-        parley::bot bot(set, std::make_shared<cli_model>(inner, model, fallback_model, output));
+        parley::bot_options bot_options;
+        bot_options.models = catalog;
+        parley::bot bot(set, std::make_shared<cli_model>(inner, model, fallback_model, output, usage ? &summary : nullptr), std::move(bot_options));
 
         const std::string dir = fs::absolute(fs::path(file)).parent_path().string();
         const std::string functions_dir =
@@ -643,17 +683,23 @@ int run_main(const std::vector<std::string>& args) {
 
         parley::run_options opt;
         if (stream) opt.on_text = [output](std::string_view delta) { output->out(delta); };
+        // with --model, the window of that model rather than of the templates' model names
+        opt.context_window = context_window != 0 ? context_window
+                             : model             ? catalog.context_window(*model).value_or(0)
+                                                 : 0;
         auto done = boost::asio::co_spawn(io, bot.run(template_name, data, std::move(history), std::move(opt)), boost::asio::use_future);
         io.run();
         const std::vector<parley::message> conversation = done.get();
         if (history_file) parley::save_history(*history_file, conversation);
         output->flush();
+        report_usage();
         return 0;
     } catch (const usage_error& e) {
         std::cerr << "error: " << e.what() << "\n" << run_usage;
         return 2;
     } catch (const std::exception& e) {
         const bool printed = output->discard();
+        report_usage();
         std::cerr << "error: " << e.what() << "\n";
         if (printed)
             std::cerr << "parley: the run failed, so the replies printed above are not part of the conversation"

@@ -297,6 +297,9 @@ public:
     boost::asio::awaitable<std::vector<message>> run(std::string template_name, Input input,
                                                       std::vector<message> history = {},
                                                       run_options opt = run_options()) const {
+        // `run_options()`, not `{}`: g++ 12 destroys twice an argument initialised as an aggregate
+        // (`{}`, `{.on_text = ...}`) in an expression that awaits (`co_await bot.run(...)`); a
+        // value-initialised one is destroyed once.
         std::vector<message> conversation = std::move(history);
         const conversation_template* current = &templates_.at(template_name);
         std::size_t from = 0;

@@ -255,6 +255,10 @@ boost::asio::awaitable<extract_result<T>> extract(chat_model& model, chat_reques
 
 }  // namespace detail::calls
 
+// The options' default argument is `extract_options<T>()`, not `{}`: g++ 12 destroys twice an
+// argument initialised as an aggregate (`{}`, `{.max_retries = 1}`) in an expression that awaits,
+// such as `co_await parley::extract<T>(...)`; a value-initialised one is destroyed once.
+
 /// A T (a described struct) from the model's reply to `prompt` (rendered with `data`), asked for
 /// as `opt.mode` says. A reply that does not fit (not JSON, not a T, rejected by
 /// `opt.validate`) is answered with its problems and the model asked again, at most

@@ -67,13 +67,17 @@ inline boost::asio::awaitable<boost::system::result<std::string, call_error>> ge
 
 }  // namespace detail::calls
 
+// The options' default argument is `generate_options()`, not `{}`: g++ 12 destroys twice an
+// argument initialised as an aggregate (`{}`, `{.params = ...}`) in an expression that awaits,
+// such as `co_await parley::generate(...)`; a value-initialised one is destroyed once.
+
 /// The text of the model's reply to `prompt` (a template rendered with `data`, sent as one user
 /// message). Throws parley::template_error (when it is called, before any request) for a prompt
 /// that does not render; a call that fails is the result's error (a reply without choices:
 /// errc::protocol). `model` must outlive the call.
 template <class Data>
-boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(chat_model& model, std::string_view prompt,
-                                                                                 const Data& data, generate_options opt = generate_options()) {
+boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(
+    chat_model& model, std::string_view prompt, const Data& data, generate_options opt = generate_options()) {
     chat_request request = detail::calls::prompt_request(prompt, data, opt.params);
     return detail::calls::generate(model, std::move(request), std::move(opt.on_text), opt.usage);
 }
@@ -81,9 +85,8 @@ boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(
 /// The same with a conversation template, read up to its first request message and rendered with
 /// `data` (its default-request and request parameters apply).
 template <class Data>
-boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(chat_model& model,
-                                                                                 const conversation_template& prompt,
-                                                                                 const Data& data, generate_options opt = generate_options()) {
+boost::asio::awaitable<boost::system::result<std::string, call_error>> generate(
+    chat_model& model, const conversation_template& prompt, const Data& data, generate_options opt = generate_options()) {
     chat_request request = detail::calls::prompt_request(prompt, data, opt.params);
     return detail::calls::generate(model, std::move(request), std::move(opt.on_text), opt.usage);
 }
