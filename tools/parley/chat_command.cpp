@@ -94,14 +94,18 @@ int chat_main(const std::vector<std::string>& args) {
         parley::blocking_client client(std::move(config));
         boost::system::result<parley::chat_reply, parley::call_error> reply;
         if (stream && !json) {
-            reply = client.stream(std::move(request), [](const parley::stream_event& e) {
+            bool printed = false;
+            reply = client.stream(std::move(request), [&printed](const parley::stream_event& e) {
                 if (e.type == parley::stream_event::kind::text && e.choice == 0) {
                     std::cout << e.text;
                     std::cout.flush();
+                    printed = printed || !e.text.empty();
                 }
             });
             if (reply) {
-                std::cout << '\n';
+                const auto& refusal = reply->message().refusal;
+                if (printed || !refusal) std::cout << '\n';
+                if (refusal) std::cout << "[refusal] " << *refusal << '\n';
                 print_calls(reply->message());
             }
         } else {

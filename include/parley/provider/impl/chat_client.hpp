@@ -45,7 +45,7 @@ PARLEY_NET_DECL boost::system::result<chat_reply, call_error> chat_client::in_pr
 
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<net::http_response, call_error>> chat_client::send_chat(
     const chat_request& request) {
-    return http_.send(http_request_for({}, wire_->encode(request, false), false));
+    return http_.send(http_request_for(std::string_view(), wire_->encode(request, false), false));
 }
 
 PARLEY_NET_DECL boost::system::result<chat_reply, call_error> chat_client::reply_of(
@@ -80,7 +80,7 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_stream, call_e
         s.deliver(std::move(*reply));
         co_return s;
     }
-    auto opened = co_await http_.open(http_request_for({}, wire_->encode(request, true), true));
+    auto opened = co_await http_.open(http_request_for(std::string_view(), wire_->encode(request, true), true));
     if (!opened) co_return detail::redacted(opened.error(), *key_);
     auto& h = *opened;
     const int status = h.status();
