@@ -344,7 +344,7 @@ public:
                 if (!reply) throw call_exception(reply.error());
                 // as a history keeps it: an empty reply has the empty text (a refusal its text), calls have ids
                 conversation.push_back(
-                    reply_for_history(reply->message(), conversation.size(), reply->choices.front().refusal));
+                    reply_for_history(reply->message(), conversation.size()));
                 const std::vector<detail::bot_engine::pending_call> calls =
                     detail::bot_engine::calls_of(conversation.back());
                 if (calls.empty()) break;  // step 5: on with the template

@@ -438,8 +438,8 @@ inline void validate(const std::vector<message>& conversation) {
 /// A model's reply (an assistant message as a provider decoded it) as a message a history keeps:
 /// what real APIs send is kept, made to follow the rules so that the conversation can be sent
 /// again and reads back from JSON. A reply with neither content nor calls gets as its content
-/// the text of `refusal` (the reply's refusal, when the model refused), else the empty text (an
-/// empty reply); a tool call without an id (some OpenAI-compatible servers send `"id": ""`) gets
+/// the text of `refusal` (by default the reply's own `refusal`, when the model refused), else the
+/// empty text (an empty reply); a tool call without an id (some OpenAI-compatible servers send `"id": ""`) gets
 /// "call_P_K", P being `position` (the index the reply takes in its conversation) and K the
 /// call's index, so that its result can name it. Throws parley::error (errc::protocol) with
 /// describe()'s sentence when the reply breaks a rule no API may break (a call without a
@@ -447,7 +447,7 @@ inline void validate(const std::vector<message>& conversation) {
 inline message reply_for_history(message reply, std::size_t position,
                                  const std::optional<std::string>& refusal = std::nullopt) {
     if (reply.role == role::assistant && reply.content.index() == 0 && !reply.function_call && reply.tool_calls.empty())
-        reply.content = refusal.value_or(std::string());
+        reply.content = refusal ? *refusal : reply.refusal.value_or(std::string());
     for (std::size_t k = 0; k < reply.tool_calls.size(); ++k) {
         if (!reply.tool_calls[k].id.empty()) continue;
         std::string id = "call_" + std::to_string(position) + "_" + std::to_string(k);
