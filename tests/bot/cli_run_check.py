@@ -425,7 +425,7 @@ def bad_input_checks(program, templates, tmp):
     expect([templates, "--bogus", "x"], 2, "unknown option --bogus", "unknown option")
     expect([templates, "--template"], 2, "--template needs a value", "option without a value")
     expect([templates, "--provider", "nonsense", "x"], 2,
-           "--provider must be openai, anthropic, echo or scripted, not 'nonsense'", "bad provider")
+           "--provider must be openai, responses, anthropic, echo or scripted, not 'nonsense'", "bad provider")
     expect([templates, "--provider", "scripted", "x"], 2, "--provider scripted needs --script FILE.json",
            "scripted without a script")
     r = run(program, ["--help"], env)
@@ -757,7 +757,7 @@ def single_template_checks(program, templates, tmp):
 
     bad = write_text(tmp, "bad-functions.yaml", "- name: lookup_order\n  description: x\n  parameter: {}\n")
     failing([lookup, "--functions", bad], f"error: {bad}:3:3: unknown key 'parameter' in a function definition (expected "
-                                          "name, description, parameters, command or timeout); did you mean 'parameters'?",
+                                          "name, description, parameters, strict, command or timeout); did you mean 'parameters'?",
             "a bad definition")
     not_list = write_text(tmp, "map-functions.yaml", "functions:\n  - name: f\n")
     failing([lookup, "--functions", not_list], f"error: {not_list}:1:1: a functions file is a list of function "
