@@ -256,6 +256,14 @@ TEST_CASE("errors: other syntax errors name the construct") {
           "t.j2:1:4: integer literal too large\n"
           "  {{ 99999999999999999999 }}\n"
           "     ^");
+    CHECK(what_of("{{ x + a\u00b2 }}") ==
+          "t.j2:1:8: invalid character in identifier 'a\u00b2'\n"
+          "  {{ x + a\u00b2 }}\n"
+          "         ^");
+    CHECK(what_of("{{ x + \U0001F40D }}") ==
+          "t.j2:1:8: unexpected character '\U0001F40D'\n"
+          "  {{ x + \U0001F40D }}\n"
+          "         ^");
     CHECK(what_of(R"({{ '\x4' }})") ==
           "t.j2:1:4: truncated \\xXX escape in string literal\n"
           "  {{ '\\x4' }}\n"

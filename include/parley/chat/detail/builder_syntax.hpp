@@ -101,6 +101,8 @@ inline constexpr std::string_view known_syntax_messages[] = {
     "expression nested too deeply",
     "illegal Unicode character in string literal",
     "integer literal too large",
+    "invalid character in identifier ",
+    "invalid float literal ",
     "invalid syntax for function call expression",
     "keyword argument repeated: ",
     "mismatched block name ",

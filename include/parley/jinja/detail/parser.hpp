@@ -1131,10 +1131,16 @@ private:
             if (base != 10) k = 2;
         }
         std::uint64_t r = 0;
-        for (; k < v.size(); ++k) {
+        for (std::size_t len = 1; k < v.size(); k += len) {
             const char c = v[k];
+            len = 1;
             if (c == '_') continue;
-            const int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : c - 'A' + 10;
+            int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : c - 'A' + 10;
+            if (static_cast<unsigned char>(c) >= 0x80) {  // a Unicode decimal digit (Python's int() reads them)
+                const utf8_char u = utf8_at(v, k);
+                len = u.len;
+                d = decimal_value(u.cp);
+            }
             if (r > (0x7fffffffffffffffull - static_cast<std::uint64_t>(d)) / static_cast<std::uint64_t>(base)) {
                 fail(t.pos, "integer literal too large");
                 return 0;
