@@ -310,6 +310,17 @@ TEST_CASE("parser: a syntax error is a position and a message built from fixed p
     }
 }
 
+TEST_CASE("parser: an empty subscript is a subscript by the empty tuple") {
+    const auto p = parse("{{ a[] }}");
+    REQUIRE_FALSE(p.err);
+    bool found = false;
+    for (const auto& n : p.prog.nodes)
+        if (n.kind == pd::nk::getitem) found = p.prog.nodes[n.b].kind == pd::nk::tuple && p.prog.nodes[n.b].b == 0;
+    CHECK(found);
+    CHECK(parse("{{ a[1,] }}").err);
+    CHECK(parse("{{ a[,] }}").err);
+}
+
 TEST_CASE("parser: nesting is bounded: deep input is an error, not a stack overflow") {
     const auto parens = std::string("{{ ") + std::string(1000, '(') + "1" + std::string(1000, ')') + " }}";
     const auto p1 = parse(parens);

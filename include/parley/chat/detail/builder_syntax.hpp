@@ -96,7 +96,6 @@ inline constexpr std::string_view known_syntax_messages[] = {
     "expected a name or number after '.'",
     "expected a name, got ",
     "expected a parameter name, got ",
-    "expected a subscript",
     "expected an expression, got ",
     "expression nested too deeply",
     "illegal Unicode character in string literal",

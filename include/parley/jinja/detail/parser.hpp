@@ -948,10 +948,7 @@ private:
         }
         expect(tk::rbracket, "expected ']', got ");
         if (!ok()) return none;
-        if (args.empty()) {
-            fail(t.pos, "expected a subscript");
-            return none;
-        }
+        // `x[]` is Jinja2's `x[()]` (an empty tuple), `x[a, b]` its `x[(a, b)]`
         const std::uint32_t key = args.size() == 1 ? args[0] : make_list(nk::tuple, t.pos, args);
         return binary(nk::getitem, t.pos, obj, key);
     }

@@ -342,7 +342,9 @@ private:
                 return exec_list(n(x.a));
             }
             case nk::autoescape: {
+                // a scope of its own, as Jinja2's (a `set` inside does not leak out)
                 const bool on = truthy(eval(n(x.a)));
+                scope sc(*this, top());
                 struct restore {
                     bool& flag;
                     bool saved;
