@@ -214,8 +214,11 @@ const json::value& member(const json::object& o, std::string_view name, const st
     return *v;
 }
 
-const json::array& read_array(const json::value& v, const std::string& where) {
-    if (!v.is_array()) bad_context(where, "not a list");
+// The list `v`, at `where` followed by `part` in the document: the location is a view, and its
+// text is only made for the message of a failure (no temporary string for the returned reference
+// to seem to depend on).
+const json::array& read_array(const json::value& v, std::string_view where, std::string_view part = {}) {
+    if (!v.is_array()) bad_context(std::string(where).append(part), "not a list");
     return v.get_array();
 }
 
@@ -224,13 +227,13 @@ prompt_ctx read_rasa_context(const json::value& v, const std::string& where) {
                                                    "current_slot", "current_slot_description", "flow_slots",
                                                    "user_message", "is_repeat_command_enabled"});
     prompt_ctx c;
-    for (const json::value& f : read_array(member(o, "available_flows", where), where + ".available_flows")) {
+    for (const json::value& f : read_array(member(o, "available_flows", where), where, ".available_flows")) {
         const std::string at = where + ".available_flows[]";
         const json::object& fo = read_object(f, at, {"name", "description", "slots"});
         rasa::flow fl{read_string(member(fo, "name", at), at + ".name"),
                       read_string(member(fo, "description", at), at + ".description"),
                       {}};
-        for (const json::value& s : read_array(member(fo, "slots", at), at + ".slots")) {
+        for (const json::value& s : read_array(member(fo, "slots", at), at, ".slots")) {
             const std::string sat = at + ".slots[]";
             const json::object& so = read_object(s, sat, {"name", "description", "allowed_values"});
             fl.slots.push_back({read_string(member(so, "name", sat), sat + ".name"),
@@ -244,7 +247,7 @@ prompt_ctx read_rasa_context(const json::value& v, const std::string& where) {
     c.current_slot = read_nullable_string(member(o, "current_slot", where), where + ".current_slot");
     c.current_slot_description =
         read_nullable_string(member(o, "current_slot_description", where), where + ".current_slot_description");
-    for (const json::value& s : read_array(member(o, "flow_slots", where), where + ".flow_slots")) {
+    for (const json::value& s : read_array(member(o, "flow_slots", where), where, ".flow_slots")) {
         const std::string at = where + ".flow_slots[]";
         const json::object& so = read_object(s, at, {"name", "value", "type", "description", "allowed_values"});
         c.flow_slots.push_back({read_string(member(so, "name", at), at + ".name"),

@@ -1,7 +1,7 @@
 // Fuzz target: JSON from model replies (parley/schema/json_text.hpp, partial_json.hpp,
 // from_json.hpp).
 //
-// Input: byte 0 % 6 chooses the reader; the rest is the text.
+// Input: byte 0 % 7 chooses the reader; the rest is the text.
 //   0  parse_json_from_text: the value found, read again from the text where the result says it
 //      is, must be the same value;
 //   1  parse_partial_json: a whole JSON text that Boost.JSON reads (with the same depth limit)
@@ -11,12 +11,15 @@
 //   3  from_text<fuzz_json::record> (a described struct with nested structs, vectors, optionals,
 //      maps, enums, variants, a recursive member and integers of several widths);
 //   4  from_partial_json<fuzz_json::record>;
-//   5  from_json<fuzz_json::record> of the value Boost.JSON reads.
+//   5  from_json<fuzz_json::record> of the value Boost.JSON reads;
+//   6  read_partial_json<fuzz_json::record>: the same value as from_partial_json, and every value
+//      states() lists found again at its JSON pointer in the same state.
 // A record read successfully must survive to_json and from_json unchanged. Failures are values
 // here (these functions throw only what allocation throws): any exception, crash, hang or
 // sanitizer report is a finding.
 #include <parley/schema/from_json.hpp>
 #include <parley/schema/json_text.hpp>
+#include <parley/schema/partial.hpp>
 #include <parley/schema/partial_json.hpp>
 #include <parley/schema/to_json.hpp>
 
@@ -107,7 +110,7 @@ void check_round_trip(const parley::from_json_result<fuzz_json::record>& r) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 1) return 0;
-    const unsigned mode = data[0] % 6;
+    const unsigned mode = data[0] % 7;
     const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
     parley::json_text_options limits;
     limits.max_depth = 64;
@@ -141,6 +144,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 4:
         check_round_trip(parley::from_partial_json<fuzz_json::record>(text, {}, limits));
         break;
+    case 6: {
+        const auto r = parley::read_partial_json<fuzz_json::record>(text, {}, limits);
+        const auto plain = parley::from_partial_json<fuzz_json::record>(text, {}, limits);
+        check(r.has_value() == plain.has_value());
+        if (r) {
+            check(r->value() == *plain);
+            for (const auto& [pointer, state] : r->states()) check(r->at_pointer(pointer).state() == state);
+        }
+        break;
+    }
     default:
         if (const std::optional<boost::json::value> v = boost_parse(text, limits))
             check_round_trip(parley::from_json<fuzz_json::record>(*v));

@@ -14,7 +14,7 @@ fuzz/*_fuzz.cpp). The sources:
 - event streams: SHARED/fixtures/openai-sse/*.sse, tests/provider/anthropic-data/*.sse and the
   streams written in tests/net/sse_test.cpp and tests/provider/*stream_test.cpp;
 - JSON: the *.json files of tests/ and examples/, SHARED/corpus/contexts, and the texts
-  written in tests/schema/{json_text,partial_json,from_json}_test.cpp;
+  written in tests/schema/{json_text,partial_json,partial,from_json}_test.cpp;
 - action lists: the texts written in tests/schema/{commands,rasa_commands}_test.cpp.
 A missing shared directory only leaves its inputs out (with a note on stderr), unless
 --require-shared is given (the ctest runs): then it is an error.
@@ -204,6 +204,23 @@ def main():
         if "data:" in s or "event:" in s:
             stream.add([2 if "content_block" in s or "message_start" in s else 1, 0], s)
 
+    # ---- tokenizers ----
+    tok = corpus(out, "fuzz-tokens")
+    texts = [read_text(src / "README.md")] + [read_text(p) for p in sorted((src / "docs").glob("*.md"))[:4]]
+    texts += ["Hello world, it's 12:30 🕧 <|endoftext|> <|end|> <x> 中文文本 'S 'll \r\n\n   \t x",
+              "e\u0301 a\u0316\u0300 \uac00\u11a8 \u1100\u1161", "  " * 40 + "x", "a" * 300]
+    for t in texts:
+        for k in range(0, min(len(t), 6000), 1500):
+            for selector in (0, 1, 2, 3):
+                tok.add([selector], t[k:k + 1500])
+    for t in literals_of([src / "tests/tokens/tokenizer_test.cpp"]):
+        if '"model"' in t or "type" in t:
+            tok.add([4], t)
+    tok.add([5], "IQ== 0\nIg== 1\nYWI= 2\n")
+    write_dict(out, "fuzz-tokens", ["<|endoftext|>", "<|end|>", "<x>", "'s", "'LL", "\u0301", "\"type\"", "\"model\"",
+                                    "\"BPE\"", "\"vocab\"", "\"merges\"", "\"added_tokens\"", "\"Split\"", "\"ByteLevel\"",
+                                    "\"Regex\"", "\"String\"", "\"normalizer\"", "\"NFC\""])
+
     # ---- JSON ----
     js = corpus(out, "fuzz-json")
     json_texts = []
@@ -212,7 +229,7 @@ def main():
             json_texts += [read_text(p) for p in sorted(top.rglob("*.json"))
                            if "node_modules" not in p.parts and p.stat().st_size <= MAX_SEED]
     json_texts += literals_of([src / "tests/schema" / n for n in
-                               ("json_text_test.cpp", "partial_json_test.cpp", "from_json_test.cpp",
+                               ("json_text_test.cpp", "partial_json_test.cpp", "partial_test.cpp", "from_json_test.cpp",
                                 "from_json_result_test.cpp")])
     record = ('{"id": 7, "big": -9223372036854775808, "ubig": 18446744073709551615, "small": 255, "ratio": 0.1, '
               '"flag": true, "main": "blue", "points": [{"x": -128, "y": 65535}], "caption": {"text": "a", '
@@ -220,7 +237,7 @@ def main():
               '"tree": {"name": "r", "children": [{"name": "c", "children": []}]}}')
     json_texts += [record, "Here it is:\n```json\n" + record + "\n```\n", record[:len(record) // 2]]
     for t in json_texts:
-        for mode in range(6):
+        for mode in range(7):
             js.add([mode], t)
 
     # ---- action lists ----
@@ -234,7 +251,29 @@ def main():
         for selector in (0, 1, 2, 3):
             commands.add([selector], s)
 
-    for c in (jinja, compiled, yaml, stream, js, commands):
+    # ---- MCP ----
+    mcp = corpus(out, "fuzz-mcp")
+    mcp_texts = [s for s in literals_of([src / "tests/mcp/jsonrpc_test.cpp"]) if "jsonrpc" in s]
+    mcp_texts += [
+        '{"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, '
+        '"serverInfo": {"name": "s", "version": "1"}}}',
+        '{"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "echo", "description": "Echoes", "inputSchema": '
+        '{"type": "object", "properties": {"message": {"type": "string"}}}}], "nextCursor": "2"}}',
+        '{"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "hi"}, {"type": "image", '
+        '"data": "iVBORw0KGgo=", "mimeType": "image/png"}, {"type": "resource", "resource": {"uri": "demo://x", '
+        '"text": "t"}}], "structuredContent": {"a": 1}, "isError": false}}',
+        '{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 4, "progress": 1, "total": 3}}',
+        '{"jsonrpc": "2.0", "id": "s1", "method": "ping"}',
+        '[{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}, {"jsonrpc": "2.0", "id": 5, "error": '
+        '{"code": -32602, "message": "bad", "data": {"x": [1, 2]}}}]',
+    ]
+    joined = "\n".join(mcp_texts) + "\n"
+    for selector in (0, 1, 2, 3, 4, 7):
+        mcp.add([selector], joined)
+        for t in mcp_texts:
+            mcp.add([selector], t + "\r\n")
+
+    for c in (jinja, compiled, yaml, stream, js, commands, mcp):
         print("%s: %d seeds" % (c.dir.name, c.count))
 
 

@@ -5,9 +5,11 @@
 #include <parley/config.hpp>
 #include <parley/error.hpp>
 #include <parley/fixed_string.hpp>
+#include <parley/string_list.hpp>
 #include <parley/bot.hpp>
 #include <parley/chat.hpp>
 #include <parley/jinja.hpp>
 #include <parley/schema.hpp>
+#include <parley/tokens.hpp>
 
 #endif

@@ -117,6 +117,26 @@ void show(const parley::from_json_result<cafe::order>& r) {
     for (const parley::json_problem& w : r.warnings()) std::cout << "warning: " << w.message() << '\n';
 }
 
+// One line for a partial order: how much of each member has arrived, and its value so far for
+// those that have (an enum only once complete: while its name arrives it keeps its default).
+void show_arrival(std::size_t bytes, const parley::partial<cafe::order>& p) {
+    using cafe::line;
+    using cafe::order;
+    auto state = [](parley::arrival a) { return std::string(parley::to_string(a)); };
+    std::cout << bytes << " bytes: order " << state(p.state()) << "; customer " << state(p.state(&order::customer));
+    if (p.has(&order::customer)) std::cout << ' ' << boost::json::serialize(boost::json::string(p.value().customer));
+    auto lines = p[&order::lines];
+    std::cout << "; lines " << state(lines.state());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        auto l = lines[i];
+        std::cout << "; [" << i << "] " << state(l.state()) << ": product " << state(l.state(&line::product));
+        if (l.has(&line::product)) std::cout << ' ' << boost::json::serialize(boost::json::string(l->product));
+        std::cout << ", cup " << state(l.state(&line::cup));
+        if (l.complete(&line::cup)) std::cout << ' ' << boost::describe::enum_to_string(l->cup, "?");
+    }
+    std::cout << '\n';
+}
+
 int main() {
     // For response_format {"type": "json_schema", "json_schema": {"name": ..., "strict": true,
     // "schema": ...}} or, through strict_function_signature, for a strict tool.
@@ -157,6 +177,17 @@ int main() {
             std::cout << "nothing yet\n";
         else
             std::cout << partial.error_text() << '\n';
+    }
+
+    // The same stream through a partial_reader: a new partial value only when what has arrived
+    // changed, with the state of each member (missing, arriving, complete).
+    std::cout << "\narrival:\n";
+    parley::partial_reader<cafe::order> reader(parley::partial_input::text);
+    for (std::size_t n : {8, 13, 28, 30, 31, 58, 71, 74, 75, 77, 78, 79, 80}) {
+        if (const parley::partial<cafe::order>* p = reader.update(stream.substr(0, n)))
+            show_arrival(n, *p);
+        else
+            std::cout << n << " bytes: nothing new\n";
     }
 
     // An action list: reasoning lines are skipped, every call is read or reported.

@@ -10,6 +10,9 @@
 #include <parley/bot/calls.hpp>
 #include <parley/bot/functions.hpp>
 #include <parley/bot/model.hpp>
+#include <parley/bot/models.hpp>
+#include <parley/bot/tokenizers.hpp>
 #include <parley/bot/tokens.hpp>
+#include <parley/bot/usage.hpp>
 
 #endif

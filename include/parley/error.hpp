@@ -34,6 +34,10 @@ enum class errc {
     tls_verification,  ///< the server's certificate or host name did not verify
     bad_function_arguments,  ///< a model's function calls did not fit, more often than a bot allows
     bot_limit,  ///< a bot's bound was reached: function rounds, template switches, the context window
+    connection_closed,  ///< a peer (an MCP server) closed the connection or exited while a request was open
+    tokenizer_file,  ///< a tokenizer file (.tiktoken, tokenizer.json) is malformed, or larger than a limit
+    tokenizer_unsupported,  ///< a tokenizer file uses a component (model, normalizer, pattern...) parley does not implement
+    tokenizer_input,  ///< a text or token id the tokenizer cannot take: invalid UTF-8, a refused special token, an unknown id
 };
 
 }  // namespace parley
@@ -69,6 +73,10 @@ public:
         case errc::tls_verification: return "TLS certificate verification failed";
         case errc::bad_function_arguments: return "the model's function arguments did not fit, too many times";
         case errc::bot_limit: return "a bot's limit was reached";
+        case errc::connection_closed: return "the server closed the connection";
+        case errc::tokenizer_file: return "malformed tokenizer file";
+        case errc::tokenizer_unsupported: return "tokenizer component not implemented";
+        case errc::tokenizer_input: return "input the tokenizer cannot take";
         }
         return "unknown parley error";
     }

@@ -12,6 +12,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_future.hpp>
@@ -76,6 +77,13 @@ message control(role r, parley::request_params p = {}) {
 message tool_result(std::string id, std::string content) {
     message m = msg(role::tool, std::move(content));
     m.tool_call_id = std::move(id);
+    return m;
+}
+
+/// A tool result that reports a failure (is_error).
+message failed_result(std::string id, std::string content) {
+    message m = tool_result(std::move(id), std::move(content));
+    m.is_error = true;
     return m;
 }
 
@@ -159,13 +167,14 @@ templates:
 
 }  // namespace
 
-TEST_CASE("step 1: the template's messages up to the request are rendered, sent and appended, then the rest") {
+TEST_CASE("steps 1 and 2: the messages up to the request are rendered, sent and appended; the messages after it end with a request too") {
     fixture f(simple_set);
     f.script->push_text("Paris.");
+    f.script->push_text("No, thanks.");
     const auto out = f.run("main", json_input(R"({"persona": "terse", "question": "Capital of France?", "name": "Ada"})"));
 
     const auto requests = f.requests();
-    REQUIRE(requests.size() == 1);
+    REQUIRE(requests.size() == 2);
     CHECK(requests[0].messages == std::vector<message>{msg(role::system, "You are terse."),
                                                        msg(role::user, "Capital of France?")});
     parley::request_params expected;
@@ -174,24 +183,33 @@ TEST_CASE("step 1: the template's messages up to the request are rendered, sent 
     CHECK(requests[0].params == expected);
     CHECK(requests[0].functions.empty());
 
+    // the read after the request: its messages, then a request with the parameters of the nearest
+    // default-request (none here: the bot's defaults), not those of the request message before
+    CHECK(requests[1].messages == std::vector<message>{msg(role::system, "You are terse."),
+                                                       msg(role::user, "Capital of France?"), msg(role::assistant, "Paris."),
+                                                       msg(role::assistant, "Anything else, Ada?")});
+    CHECK(requests[1].params == parley::request_params{});
+
     const std::vector<message> conversation{msg(role::system, "You are terse."), msg(role::user, "Capital of France?"),
                                             control(role::request, expected), msg(role::assistant, "Paris."),
-                                            msg(role::assistant, "Anything else, Ada?")};
+                                            msg(role::assistant, "Anything else, Ada?"), msg(role::assistant, "No, thanks.")};
     CHECK(out == conversation);
 }
 
 TEST_CASE("step 1: a described struct as input, and the history before the template") {
     fixture f(simple_set);
     f.script->push_text("Blue.");
+    f.script->push_text("No.");
     const std::vector<message> history{msg(role::user, "Hi"), msg(role::assistant, "Hello")};
     const auto out = f.run("main", weather_app::person{"kind", "Colour of the sky?", "Bo"}, history);
-    REQUIRE(f.requests().size() == 1);
+    REQUIRE(f.requests().size() == 2);
     CHECK(f.requests()[0].messages == std::vector<message>{msg(role::user, "Hi"), msg(role::assistant, "Hello"),
                                                            msg(role::system, "You are kind."),
                                                            msg(role::user, "Colour of the sky?")});
-    REQUIRE(out.size() == 7);
+    REQUIRE(out.size() == 8);
     CHECK(std::vector<message>(out.begin(), out.begin() + 2) == history);
-    CHECK(out.back() == msg(role::assistant, "Anything else, Bo?"));
+    CHECK(out[6] == msg(role::assistant, "Anything else, Bo?"));
+    CHECK(out.back() == msg(role::assistant, "No."));
 }
 
 TEST_CASE("step 1: a user message without content takes the input's contentParts") {
@@ -300,7 +318,7 @@ templates:
                                       control(role::request, p), msg(role::assistant, "new answer")});
 }
 
-TEST_CASE("step 3: the newest messages that fit the model's context window; a tool call stays with its results") {
+TEST_CASE("step 3: the newest whole turns that fit the context window; system messages and the current read always") {
     constexpr std::string_view set = R"(
 templates:
   ask:
@@ -312,7 +330,6 @@ templates:
         max_tokens: 5
 )";
     parley::bot_options o;
-    o.windows = parley::context_windows{};
     o.count_tokens = [](const message&) -> std::size_t { return 10; };  // every message: 10 tokens
     const std::vector<message> history{msg(role::system, "s"),
                                        msg(role::user, "u1"),
@@ -321,33 +338,59 @@ templates:
                                        tool_result("c1", "-3"),
                                        tool_result("c2", "21"),
                                        msg(role::assistant, "a1")};
-    SUBCASE("a window for 4 messages: the call would be cut from its results, so the block is left out whole") {
-        o.windows.set("small-", 45);  // 45 - 5 (max_tokens) = 40 tokens: 4 messages
+    SUBCASE("room for everything") {
+        o.models.set_context_window("small-", 75);  // 75 - 5 (max_tokens) = 70 tokens: 7 messages
         fixture f(set, o);
         f.script->push_text("ok");
         f.run("ask", json_input(R"({"q": "u2"})"), history);
         REQUIRE(f.requests().size() == 1);
-        CHECK(f.requests()[0].messages == std::vector<message>{msg(role::assistant, "a1"), msg(role::user, "u2")});
+        CHECK(f.requests()[0].messages.size() == 7);
     }
-    SUBCASE("a window for 5 messages: the call with both results") {
-        o.windows.set("small-", 55);
+    SUBCASE("no room for the last turn whole: it is left out, the system message and the question stay") {
+        o.models.set_context_window("small-", 74);
         fixture f(set, o);
         f.script->push_text("ok");
         f.run("ask", json_input(R"({"q": "u2"})"), history);
         REQUIRE(f.requests().size() == 1);
-        CHECK(f.requests()[0].messages ==
-              std::vector<message>{history[2], history[3], history[4], history[5], msg(role::user, "u2")});
+        CHECK(f.requests()[0].messages == std::vector<message>{msg(role::system, "s"), msg(role::user, "u2")});
     }
-    SUBCASE("the longest prefix decides the size; another model has no limit") {
-        o.windows.set("small-", 1000).set("small-model", 25);  // 20 tokens: 2 messages
-        fixture f(set, o);
-        f.script->push_text("ok");
-        f.run("ask", json_input(R"({"q": "u2"})"), history);
-        REQUIRE(f.requests().size() == 1);
-        CHECK(f.requests()[0].messages == std::vector<message>{msg(role::assistant, "a1"), msg(role::user, "u2")});
+    SUBCASE("the window: the run's, else the bot's, else the longest prefix in the catalog, else the default") {
+        o.models.set_context_window("small-", 1000).set_context_window("small-model", 25);  // 2 messages
+        {
+            fixture f(set, o);
+            f.script->push_text("ok");
+            f.run("ask", json_input(R"({"q": "u2"})"), history);
+            CHECK(f.requests()[0].messages == std::vector<message>{msg(role::system, "s"), msg(role::user, "u2")});
+            CHECK(f.bot.context_window("small-model-2") == 25);
+            CHECK(f.bot.context_window("small-other") == 1000);
+            CHECK(f.bot.context_window("unknown") == 8192);  // the documented default
+        }
+        {
+            parley::bot_options bigger = o;
+            bigger.context_window = 1000;  // the bot's own, for every model
+            fixture f(set, bigger);
+            f.script->push_text("ok");
+            f.run("ask", json_input(R"({"q": "u2"})"), history);
+            CHECK(f.requests()[0].messages.size() == 7);
+            parley::run_options run;
+            run.context_window = 25;  // the run's wins
+            f.script->push_text("ok");
+            f.run("ask", json_input(R"({"q": "u3"})"), history, run);
+            CHECK(f.requests()[1].messages.size() == 2);
+            CHECK(f.bot.context_window("small-model", run) == 25);
+        }
+        {
+            parley::bot_options tiny = o;
+            tiny.models = parley::model_catalog{};
+            tiny.default_context_window = 25;  // a model nobody knows is never "no limit"
+            fixture f(set, tiny);
+            f.script->push_text("ok");
+            f.run("ask", json_input(R"({"q": "u2"})"), history);
+            CHECK(f.requests()[0].messages.size() == 2);
+        }
     }
-    SUBCASE("not even the newest message fits: errc::bot_limit, history untouched") {
-        o.windows.set("small-", 14);
+    SUBCASE("what may not be dropped does not fit: errc::bot_limit with the counts, nothing sent, history untouched") {
+        o.models.set_context_window("small-", 24);
         fixture f(set, o);
         f.script->push_text("ok");
         std::vector<message> mine = history;
@@ -357,39 +400,62 @@ templates:
             FAIL("the run should fail");
         } catch (const parley::error& e) {
             CHECK(e.code() == parley::errc::bot_limit);
+            CHECK(std::string(e.what()) ==
+                  "the request does not fit the context window of 'small-model' (24 tokens): the messages that may not "
+                  "be dropped take 20 tokens (1 message of the current read and after it: 10; 1 earlier system message: "
+                  "10), max_tokens reserves 5: 25 in all");
         }
         CHECK(dump(mine) == before);
         CHECK(f.requests().empty());
     }
+    SUBCASE("a counter configured for the model in the catalog wins over count_tokens") {
+        o.models.set_context_window("small-", 35).set_counter("small-model", [](const message&) -> std::size_t { return 1; });
+        fixture f(set, o);
+        f.script->push_text("ok");
+        f.run("ask", json_input(R"({"q": "u2"})"), history);
+        CHECK(f.requests()[0].messages.size() == 7);
+    }
 }
 
-TEST_CASE("fit_to_window and estimate_tokens") {
-    auto ten = [](const message&) -> std::size_t { return 10; };
-    const std::vector<message> m{msg(role::user, "a"), calling({call("c", "f", "{}")}), tool_result("c", "r"),
-                                 msg(role::assistant, "b")};
-    CHECK(parley::fit_to_window(m, 0, ten) == 0);
-    CHECK(parley::fit_to_window(m, 10, ten) == 3);
-    CHECK(parley::fit_to_window(m, 29, ten) == 3);  // the call block needs 20 more
-    CHECK(parley::fit_to_window(m, 30, ten) == 1);
-    CHECK(parley::fit_to_window(m, 40, ten) == 0);
-    // an unanswered call at the end is a block of its own
-    const std::vector<message> open{msg(role::user, "a"), calling({call("c", "f", "{}")})};
-    CHECK(parley::fit_to_window(open, 10, ten) == 1);
-
-    // 4 framing tokens plus one token per 4 bytes, rounded up; 85 per image
-    CHECK(parley::estimate_tokens(msg(role::user, "")) == 4);
-    CHECK(parley::estimate_tokens(msg(role::user, "abcd")) == 5);
-    CHECK(parley::estimate_tokens(msg(role::user, "abcde")) == 6);
-    message image;
-    image.content = std::vector<parley::content_part>{parley::content_part::make_image("u"),
-                                                      parley::content_part::make_text("abcdefgh")};
-    CHECK(parley::estimate_tokens(image) == 4 + 2 + 85);
-
-    const auto known = parley::context_windows::known();
-    CHECK(known.of("gpt-4o-mini-2024-07-18") == 128000);
-    CHECK(known.of("gpt-4-0613") == 8192);
-    CHECK(known.of("claude-3-5-sonnet-latest") == 200000);
-    CHECK(known.of("llama3") == 0);
+TEST_CASE("step 3: the system prompt survives long conversations, and no turn is sent without its question") {
+    // the case of a gpt-4 conversation (8192 tokens) with two runs of about 3,000 tokens each
+    constexpr std::string_view set = R"(
+templates:
+  chat:
+    messages:
+      - role: default-request
+        model: gpt-4
+      - role: system
+        content: You are a helpful assistant.
+      - role: user
+        content: "{{ q }}"
+      - role: request
+)";
+    fixture f(set);
+    const std::string long_question(8000, 'q');  // about 2,000 tokens by the estimate
+    const std::string long_answer(8000, 'a');
+    std::vector<message> history;
+    for (int run = 0; run < 3; ++run) {
+        f.script->push_text(long_answer);
+        history = f.run("chat", boost::json::value{{"q", long_question + std::to_string(run)}}, history);
+    }
+    const auto requests = f.requests();
+    REQUIRE(requests.size() == 3);
+    // the third request: every system prompt so far, the newest whole turn that fits, the question
+    const auto& third = requests[2].messages;
+    REQUIRE(third.size() >= 4);
+    CHECK(third[0] == msg(role::system, "You are a helpful assistant."));
+    for (std::size_t i = 1; i + 1 < third.size(); ++i) {
+        // after a system message comes a user message: no answer without its question
+        if (third[i - 1].role == role::system && third[i].role != role::system) CHECK(third[i].role == role::user);
+    }
+    CHECK(third.back() == msg(role::user, long_question + "2"));
+    std::size_t tokens = 0;
+    for (const auto& m : third) tokens += parley::estimate_tokens(m);
+    CHECK(tokens <= 8192);
+    // the first run's turn did not fit any more; the second run's did
+    CHECK(std::find(third.begin(), third.end(), msg(role::user, long_question + "0")) == third.end());
+    CHECK(std::find(third.begin(), third.end(), msg(role::user, long_question + "1")) != third.end());
 }
 
 constexpr std::string_view weather_set = R"(
@@ -436,10 +502,11 @@ TEST_CASE("step 4: the function loop, the forced call only on the first request"
     f.script->push(parley::tool_call_reply({call("call_1", "get_weather", R"({"city": "Oslo"})")}));
     f.script->push(parley::tool_call_reply({call("call_2", "get_weather_async", R"({"city": "Rome", "unit": "C"})")}));
     f.script->push_text("Oslo is cold, Rome is mild.");
+    f.script->push_text("You're welcome.");
     const auto out = f.run("weather", json_input(R"({"q": "Weather in Oslo and Rome?"})"));
 
     const auto requests = f.requests();
-    REQUIRE(requests.size() == 3);
+    REQUIRE(requests.size() == 4);
     parley::request_params first;
     first.model = "m";
     first.functions = std::vector<std::string>{"get_weather", "get_weather_async"};
@@ -450,8 +517,14 @@ TEST_CASE("step 4: the function loop, the forced call only on the first request"
     CHECK(requests[1].params == later);
     CHECK(requests[2].params == later);
 
+    // the read after the loop ("Thanks."): a request with the bot's default parameters
+    CHECK(requests[3].params == parley::request_params{});
+    CHECK(requests[3].functions.empty());
+    CHECK(requests[3].messages.back() == msg(role::user, "Thanks."));
+
     // the definitions come from the schema layer
-    for (const auto& r : requests) {
+    for (std::size_t i = 0; i < 3; ++i) {
+        const auto& r = requests[i];
         REQUIRE(r.functions.size() == 2);
         CHECK(r.functions[0].name == "get_weather");
         CHECK(r.functions[0].description == "Current weather for a city");
@@ -474,7 +547,7 @@ TEST_CASE("step 4: the function loop, the forced call only on the first request"
     // the results, as JSON
     CHECK(requests[1].messages == std::vector<message>{out[0], out[1], out[3], out[4]});
     CHECK(requests[2].messages == std::vector<message>{out[0], out[1], out[3], out[4], out[5], out[6]});
-    REQUIRE(out.size() == 9);
+    REQUIRE(out.size() == 10);
     const message assistant1 = calling({call("call_1", "get_weather", R"({"city": "Oslo"})")});
     CHECK(out[3] == assistant1);
     CHECK(out[4].role == role::tool);
@@ -484,6 +557,7 @@ TEST_CASE("step 4: the function loop, the forced call only on the first request"
     CHECK(boost::json::parse(out[6].text()) == boost::json::parse(R"({"city": "Rome", "celsius": 7})"));
     CHECK(out[7] == msg(role::assistant, "Oslo is cold, Rome is mild."));
     CHECK(out[8] == msg(role::user, "Thanks."));  // the rest of the template, after the loop
+    CHECK(out[9] == msg(role::assistant, "You're welcome."));
 }
 
 TEST_CASE("step 4: a legacy function call is answered by a function message") {
@@ -554,6 +628,7 @@ TEST_CASE("bad arguments: the tool message tells the model what is wrong, and th
         const auto out = f.run("weather_auto", json_input(R"({"q": "?"})"));
         REQUIRE(out.size() == 7);
         CHECK(out[3].tool_call_id == "c1");
+        CHECK(out[3].is_error);
         const std::string text(out[3].text());
         CHECK(text.find("Error: the arguments of get_weather do not fit its parameters:\nexpected valid JSON") == 0);
         // the schema layer's message for JSON cut short (docs/extraction.md)
@@ -571,6 +646,7 @@ TEST_CASE("bad arguments: the tool message tells the model what is wrong, and th
         const auto out = f.run("weather_auto", json_input(R"({"q": "?"})"));
         REQUIRE(out.size() == 5);
         CHECK(out[3].tool_call_id == "c1");
+        CHECK(out[3].is_error);
         const std::string text(out[3].text());
         const std::string head = "Error: the arguments of get_weather do not fit its parameters:\n";
         const std::string tail = "\nCall get_weather again with arguments that fit its parameters.";
@@ -589,7 +665,7 @@ TEST_CASE("bad arguments: the tool message tells the model what is wrong, and th
         f.script->push_text("Sorry.");
         const auto out = f.run("weather_auto", json_input(R"({"q": "?"})"));
         REQUIRE(out.size() == 5);
-        CHECK(out[3] == tool_result("c1", "Error: there is no function named 'get_wether'. The functions are: "
+        CHECK(out[3] == failed_result("c1", "Error: there is no function named 'get_wether'. The functions are: "
                                           "get_weather, get_weather_async, fail_hard, no_args, botSwitchTemplate."));
     }
     SUBCASE("a function that reports a failure with function_failure") {
@@ -597,7 +673,7 @@ TEST_CASE("bad arguments: the tool message tells the model what is wrong, and th
         f.script->push_text("No such city.");
         const auto out = f.run("weather_auto", json_input(R"({"q": "?"})"));
         REQUIRE(out.size() == 5);
-        CHECK(out[3] == tool_result("c1", "Error: no city named Atlantis"));
+        CHECK(out[3] == failed_result("c1", "Error: no city named Atlantis"));
     }
 }
 
@@ -687,10 +763,14 @@ TEST_CASE("step 4: botSwitchTemplate suspends the template and continues with an
     fixture f(switch_set);
     f.script->push(parley::tool_call_reply({call("s1", "botSwitchTemplate", R"({"name": "booking"})")}));
     f.script->push_text("Where to?");
+    f.script->push_text("Lisbon, please.");
+    f.script->push_text("Anything else?");
     const auto out = f.run("router", json_input(R"({"q": "Book a trip", "name": "Ada"})"));
 
+    // the router's request, booking's, booking's read after it ("Booked."), the router's read
+    // after its request, each ended by a request
     const auto requests = f.requests();
-    REQUIRE(requests.size() == 2);
+    REQUIRE(requests.size() == 4);
     // the built-in definition is sent
     REQUIRE(requests[0].functions.size() == 1);
     CHECK(requests[0].functions[0].name == "botSwitchTemplate");
@@ -705,15 +785,19 @@ TEST_CASE("step 4: botSwitchTemplate suspends the template and continues with an
     CHECK(requests[1].messages == std::vector<message>{msg(role::system, "Route the user."), msg(role::user, "Book a trip"),
                                                        switch_call, switch_result,
                                                        msg(role::system, "You book trips for Ada.")});
-    REQUIRE(out.size() == 10);
+    CHECK(requests[2].messages.back() == msg(role::assistant, "Booked."));
+    CHECK(requests[3].messages.back() == msg(role::assistant, "read when the template switched to ends"));
+    REQUIRE(out.size() == 12);
     CHECK(out[3] == switch_call);
     CHECK(out[4] == switch_result);
     CHECK(out[5] == msg(role::system, "You book trips for Ada."));
     CHECK(out[6] == control(role::request, booking));
     CHECK(out[7] == msg(role::assistant, "Where to?"));
     CHECK(out[8] == msg(role::assistant, "Booked."));
+    CHECK(out[9] == msg(role::assistant, "Lisbon, please."));
     // booking has ended: the router goes on after its request
-    CHECK(out[9] == msg(role::assistant, "read when the template switched to ends"));
+    CHECK(out[10] == msg(role::assistant, "read when the template switched to ends"));
+    CHECK(out[11] == msg(role::assistant, "Anything else?"));
 }
 
 constexpr std::string_view resume_set = R"(
@@ -755,6 +839,7 @@ TEST_CASE("botSwitchTemplate: the suspended template's messages after its reques
     fixture f(resume_set);
     f.script->push(parley::tool_call_reply({call("s1", "botSwitchTemplate", R"({"name": "booking"})")}));
     f.script->push_text("Where to?");
+    f.script->push_text("Enjoy Lisbon.");
     f.script->push_text("Nothing else here.");
     const auto out = f.run("router", json_input(R"({"q": "Book a trip", "name": "Ada", "followup": "Thanks"})"));
 
@@ -779,6 +864,7 @@ TEST_CASE("botSwitchTemplate: the suspended template's messages after its reques
                                             control(role::request, booking),
                                             msg(role::assistant, "Where to?"),
                                             msg(role::assistant, "Booked."),
+                                            msg(role::assistant, "Enjoy Lisbon."),
                                             msg(role::assistant, "Back at the router, Ada."),
                                             msg(role::user, "Thanks"),
                                             control(role::request, router_plain),
@@ -787,20 +873,25 @@ TEST_CASE("botSwitchTemplate: the suspended template's messages after its reques
     CHECK(out == conversation);
 
     const auto requests = f.requests();
-    REQUIRE(requests.size() == 3);
+    REQUIRE(requests.size() == 4);
     CHECK(requests[0].params == router_forced);
     CHECK(requests[0].messages == std::vector<message>{msg(role::system, "Route the user."), msg(role::user, "Book a trip")});
     CHECK(requests[1].params == booking);
     CHECK(requests[1].messages == std::vector<message>{msg(role::system, "Route the user."), msg(role::user, "Book a trip"),
                                                        switch_call, switch_result,
                                                        msg(role::system, "You book trips for Ada.")});
+    // booking's read after its request ("Booked."): a request of its own, without booking's
+    // request parameters (the nearest default-request: none)
+    CHECK(requests[2].params == parley::request_params{});
+    CHECK(requests[2].messages.back() == msg(role::assistant, "Booked."));
     // the router's second request: everything so far, its messages after the first request last
-    CHECK(requests[2].params == router_plain);
-    CHECK(requests[2].functions.empty());
-    CHECK(requests[2].messages == std::vector<message>{msg(role::system, "Route the user."), msg(role::user, "Book a trip"),
+    CHECK(requests[3].params == router_plain);
+    CHECK(requests[3].functions.empty());
+    CHECK(requests[3].messages == std::vector<message>{msg(role::system, "Route the user."), msg(role::user, "Book a trip"),
                                                        switch_call, switch_result,
                                                        msg(role::system, "You book trips for Ada."),
                                                        msg(role::assistant, "Where to?"), msg(role::assistant, "Booked."),
+                                                       msg(role::assistant, "Enjoy Lisbon."),
                                                        msg(role::assistant, "Back at the router, Ada."),
                                                        msg(role::user, "Thanks")});
 }
@@ -810,20 +901,23 @@ TEST_CASE("botSwitchTemplate: suspended templates go on innermost first") {
     f.script->push(parley::tool_call_reply({call("s1", "botSwitchTemplate", R"({"name": "booking"})")}));
     f.script->push(parley::tool_call_reply({call("s2", "botSwitchTemplate", R"({"name": "payment"})")}));
     f.script->push_text("Card number?");
+    f.script->push_text("Paid and booked.");
     f.script->push_text("Bye.");
     const auto out = f.run("router", json_input(R"({"q": "Book and pay", "name": "Bo", "followup": "Done"})"));
 
     const auto requests = f.requests();
-    REQUIRE(requests.size() == 4);
+    REQUIRE(requests.size() == 5);
     CHECK(requests[0].params.model == "router-model");
     CHECK(requests[1].params.model == "booking-model");
     CHECK(requests[2].params.model == "payment-model");
-    CHECK(requests[3].params.model == "router-model");
+    CHECK_FALSE(requests[3].params.model.has_value());  // booking's read after its request
+    CHECK(requests[4].params.model == "router-model");
     // payment ends, then booking's rest, then the router's rest
-    std::vector<message> tail(out.end() - 6, out.end());
+    std::vector<message> tail(out.end() - 7, out.end());
     parley::request_params router_plain;
     router_plain.model = "router-model";
     CHECK(tail == std::vector<message>{msg(role::assistant, "Card number?"), msg(role::assistant, "Booked."),
+                                       msg(role::assistant, "Paid and booked."),
                                        msg(role::assistant, "Back at the router, Bo."), msg(role::user, "Done"),
                                        control(role::request, router_plain), msg(role::assistant, "Bye.")});
     CHECK(std::count_if(out.begin(), out.end(), [](const message& m) { return m == msg(role::assistant, "Booked."); }) == 1);
@@ -833,10 +927,12 @@ TEST_CASE("botSwitchTemplate to an unknown template is a bad-argument reply") {
     fixture f(switch_set);
     f.script->push(parley::tool_call_reply({call("s1", "botSwitchTemplate", R"({"name": "bookings"})")}));
     f.script->push_text("Sorry.");
+    f.script->push_text("Still here.");
     const auto out = f.run("router", json_input(R"({"q": "?", "name": "Ada"})"));
-    REQUIRE(out.size() == 7);
-    CHECK(out[4] == tool_result("s1", "Error: there is no template named 'bookings'. The templates are: router, booking."));
+    REQUIRE(out.size() == 8);
+    CHECK(out[4] == failed_result("s1", "Error: there is no template named 'bookings'. The templates are: router, booking."));
     CHECK(out[6] == msg(role::assistant, "read when the template switched to ends"));
+    CHECK(out[7] == msg(role::assistant, "Still here."));
 }
 
 TEST_CASE("template switches are bounded") {
@@ -1177,17 +1273,17 @@ TEST_CASE("a model of one's own; a run abandoned before its end leaves the histo
         auto model = std::make_shared<slow_model>(std::chrono::milliseconds(1));
         parley::bot bot(load(simple_set), model);
         history = run_sync(bot.run("main", json_input(R"({"persona": "p", "question": "q", "name": "n"})"), history));
-        REQUIRE(model->asked.size() == 1);
+        REQUIRE(model->asked.size() == 2);
         CHECK(model->asked[0].messages.front() == before.front());
-        CHECK(history.size() == 6);
+        CHECK(history.size() == 7);
     }
     SUBCASE("a run without a history starts an empty conversation") {
         auto model = std::make_shared<slow_model>(std::chrono::milliseconds(1));
         parley::bot bot(load(simple_set), model);
         const auto out = run_sync(bot.run("main", json_input(R"({"persona": "p", "question": "q", "name": "n"})")));
-        REQUIRE(model->asked.size() == 1);
+        REQUIRE(model->asked.size() == 2);
         CHECK(model->asked[0].messages == std::vector<message>{msg(role::system, "You are p."), msg(role::user, "q")});
-        CHECK(out.size() == 5);
+        CHECK(out.size() == 6);
         CHECK(out[3] == msg(role::assistant, "late"));
     }
     SUBCASE("a run whose coroutine is destroyed while it waits for the model") {
@@ -1225,14 +1321,14 @@ TEST_CASE("a function registered under its own definition takes the arguments as
     const auto out = f.run("weather_auto", json_input(R"({"q": "?"})"));
     REQUIRE(out.size() == 8);
     CHECK(out[3] == tool_result("a", "3 days of sun"));
-    CHECK(out[4] == tool_result("b", "Error: the arguments of forecast do not fit its parameters:\n"
+    CHECK(out[4] == failed_result("b", "Error: the arguments of forecast do not fit its parameters:\n"
                                      "expected an object, found [1]\n"
                                      "Call forecast again with arguments that fit its parameters."));
     // text without JSON: the schema layer's no_json problem (docs/extraction.md)
-    CHECK(out[5] == tool_result("c", "Error: the arguments of forecast do not fit its parameters:\n"
+    CHECK(out[5] == failed_result("c", "Error: the arguments of forecast do not fit its parameters:\n"
                                      "expected a JSON value, found no JSON in the text\n"
                                      "Call forecast again with arguments that fit its parameters."));
-    CHECK(out[6] == tool_result("d", "Error: 'days' must be an integer"));
+    CHECK(out[6] == failed_result("d", "Error: 'days' must be an integer"));
     CHECK(out[7] == msg(role::assistant, "Sunny."));
     REQUIRE(seen.size() == 2);
     CHECK(seen[0] == boost::json::parse(R"({"days": 3})"));
@@ -1280,4 +1376,339 @@ TEST_CASE("step 1: the texts the bot sends are rendered as Python Jinja2 renders
     // image parts are not rendered
     CHECK(sent[1].parts()[1] == parley::content_part::make_image("https://example.com/{{ n }}.png"));
     CHECK(sent[2] == msg(role::assistant, *expected[2].output));
+}
+
+namespace {
+
+constexpr std::string_view reads_set = R"(
+templates:
+  no_request:
+    messages:
+      - role: default-request
+        model: gpt-4o-mini
+      - role: system
+        content: Answer briefly.
+      - role: user
+        content: "{{ input }}"
+  ends_at_request:
+    messages:
+      - role: user
+        content: "{{ input }}"
+      - role: request
+        model: m1
+  trailing_control:
+    messages:
+      - role: user
+        content: "{{ input }}"
+      - role: request
+        model: m1
+      - role: default-request
+        model: m2
+  router:
+    messages:
+      - role: default-request
+        model: router-model
+      - role: user
+        content: "{{ input }}"
+      - role: request
+        functions: [botSwitchTemplate]
+        call_function: botSwitchTemplate
+      - role: user
+        content: Anything else?
+  plain:
+    messages:
+      - role: system
+        content: You answer plainly.
+  middle:
+    messages:
+      - role: system
+        content: You route again.
+      - role: request
+        functions: [botSwitchTemplate]
+        call_function: botSwitchTemplate
+      - role: assistant
+        content: Back in the middle.
+)";
+
+std::vector<std::string> last_texts(const std::vector<parley::chat_request>& requests) {
+    std::vector<std::string> out;
+    for (const auto& r : requests) out.emplace_back(r.messages.empty() ? "" : std::string(r.messages.back().text()));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("step 2: a template without a request message gets a reply") {
+    fixture f(reads_set);
+    f.script->push_text("Paris.");
+    const auto out = f.run("no_request", json_input(R"({"input": "Capital of France?"})"));
+    const auto requests = f.requests();
+    REQUIRE(requests.size() == 1);
+    CHECK(requests[0].params.model == "gpt-4o-mini");
+    CHECK(requests[0].messages ==
+          std::vector<message>{msg(role::system, "Answer briefly."), msg(role::user, "Capital of France?")});
+    REQUIRE(out.size() == 4);
+    CHECK(out[3] == msg(role::assistant, "Paris."));
+}
+
+TEST_CASE("step 2: a template that ends right after its request gets one reply, no more") {
+    fixture f(reads_set);
+    f.script->push_text("one");
+    f.script->push_text("never asked for");
+    const auto out = f.run("ends_at_request", json_input(R"({"input": "q"})"));
+    CHECK(f.requests().size() == 1);
+    CHECK(out.back() == msg(role::assistant, "one"));
+    CHECK(f.script->remaining() == 1);
+}
+
+TEST_CASE("step 2: a read of default-request or truncate messages alone sends nothing") {
+    fixture f(reads_set);
+    f.script->push_text("one");
+    const auto out = f.run("trailing_control", json_input(R"({"input": "q"})"));
+    CHECK(f.requests().size() == 1);
+    REQUIRE(out.size() == 4);
+    CHECK(out[3].role == role::default_request);  // appended, for the next run
+}
+
+TEST_CASE("step 2: a template switched to without a request message gets a reply; nested switches") {
+    SUBCASE("one switch") {
+        fixture f(reads_set);
+        f.script->push(parley::tool_call_reply({call("s1", "botSwitchTemplate", R"({"name": "plain"})")}));
+        f.script->push_text("Plainly: yes.");
+        f.script->push_text("Nothing, thanks.");
+        const auto out = f.run("router", json_input(R"({"input": "Can you help?"})"));
+        const auto requests = f.requests();
+        // the router's request; plain's read (its system message) ends with one; the router's
+        // read after its request ("Anything else?") ends with one
+        REQUIRE(requests.size() == 3);
+        CHECK(requests[0].params.call_function == "botSwitchTemplate");
+        CHECK(requests[1].params.model == "router-model");  // the nearest default-request
+        CHECK_FALSE(requests[1].params.functions.has_value());
+        CHECK(requests[1].messages.back() == msg(role::system, "You answer plainly."));
+        CHECK(requests[2].messages.back() == msg(role::user, "Anything else?"));
+        CHECK(out.back() == msg(role::assistant, "Nothing, thanks."));
+    }
+    SUBCASE("a switch inside a switch: the innermost goes on first, every read ends with a request") {
+        fixture f(reads_set);
+        f.script->push(parley::tool_call_reply({call("s1", "botSwitchTemplate", R"({"name": "middle"})")}));
+        f.script->push(parley::tool_call_reply({call("s2", "botSwitchTemplate", R"({"name": "plain"})")}));
+        f.script->push_text("plain's reply");
+        f.script->push_text("middle's second reply");
+        f.script->push_text("router's second reply");
+        const auto out = f.run("router", json_input(R"({"input": "Route me"})"));
+        const auto requests = f.requests();
+        REQUIRE(requests.size() == 5);
+        CHECK(last_texts(requests) == std::vector<std::string>{"Route me", "You route again.", "You answer plainly.",
+                                                               "Back in the middle.", "Anything else?"});
+        CHECK(f.script->remaining() == 0);
+        CHECK(out.back() == msg(role::assistant, "router's second reply"));
+    }
+}
+
+namespace {
+
+/// A gate two coroutines wait at: it opens when `expected` of them have arrived. Whoever waits
+/// longer than `patience` gives up and says so (the calls did not run at once).
+class meeting {
+public:
+    meeting(asio::any_io_executor ex, std::size_t expected) : timer_(ex, std::chrono::steady_clock::time_point::max()), expected_(expected) {}
+
+    asio::awaitable<bool> arrive() {
+        ++arrived_;
+        if (arrived_ >= expected_) {
+            timer_.cancel();
+            co_return true;
+        }
+        timer_.expires_after(std::chrono::seconds(20));
+        boost::system::error_code ec;
+        co_await timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        co_return arrived_ >= expected_;
+    }
+    std::size_t arrived() const noexcept { return arrived_; }
+
+private:
+    asio::steady_timer timer_;
+    std::size_t expected_;
+    std::size_t arrived_ = 0;
+};
+
+struct slow_args {
+    std::string name;
+};
+BOOST_DESCRIBE_STRUCT(slow_args, (), (name))
+
+constexpr std::string_view concurrent_set = R"(
+templates:
+  both:
+    messages:
+      - role: user
+        content: go
+      - role: request
+        model: m
+        functions: [meet, log_order]
+)";
+
+}  // namespace
+
+TEST_CASE("step 4: the calls of one reply run at once; their results are appended in the calls' order") {
+    auto script = std::make_shared<parley::scripted_model>();
+    script->push(parley::tool_call_reply({call("c1", "meet", R"({"name": "first"})"), call("c2", "meet", R"({"name": "second"})")}));
+    script->push_text("done");
+    parley::yaml_options yo;
+    yo.external_functions = {"meet", "log_order"};
+    parley::bot bot(parley::load_template_set(concurrent_set, "c.yaml", yo), std::make_shared<parley::in_process_model>(script));
+    std::unique_ptr<meeting> gate;
+    std::vector<std::string> finished;
+    bot.add_function("meet", "Waits for the other call", [&](slow_args a) -> asio::awaitable<std::string> {
+        // both calls must have started before either can finish: proof that they overlap
+        const bool met = co_await gate->arrive();
+        if (!met) throw parley::function_failure("the other call never started");
+        // the second finishes first
+        if (a.name == "first") {
+            for (int i = 0; i < 5; ++i) co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
+        }
+        finished.push_back(a.name);
+        co_return "met by " + a.name;
+    });
+    bot.add_function("log_order", "", [](slow_args) { return std::string(); });
+
+    asio::io_context io;
+    gate = std::make_unique<meeting>(io.get_executor(), 2);
+    auto result = asio::co_spawn(io, bot.run("both", json_input("{}")), asio::use_future);
+    io.run();
+    const auto out = result.get();
+    CHECK(finished == std::vector<std::string>{"second", "first"});
+    REQUIRE(out.size() == 6);
+    CHECK(out[3] == tool_result("c1", "met by first"));
+    CHECK(out[4] == tool_result("c2", "met by second"));
+
+}
+
+TEST_CASE("step 4: at most max_concurrent_calls calls run at once; a throwing function stops the rest and fails the run") {
+    constexpr std::string_view set = R"(
+templates:
+  many:
+    messages:
+      - role: user
+        content: go
+      - role: request
+        model: m
+        functions: [work]
+)";
+    auto script = std::make_shared<parley::scripted_model>();
+    std::vector<parley::tool_call> calls;
+    for (int i = 0; i < 7; ++i) calls.push_back(call("c" + std::to_string(i), "work", R"({"name": ")" + std::to_string(i) + R"("})"));
+    script->push(parley::tool_call_reply(calls));
+    script->push_text("done");
+    parley::yaml_options yo;
+    yo.external_functions = {"work"};
+    parley::bot_options bo;
+    bo.max_concurrent_calls = 3;
+    parley::bot bot(parley::load_template_set(set, "m.yaml", yo), std::make_shared<parley::in_process_model>(script), bo);
+    std::size_t running = 0, most = 0, started = 0;
+    bot.add_function("work", "", [&](slow_args a) -> asio::awaitable<std::string> {
+        ++started;
+        most = std::max(most, ++running);
+        for (int i = 0; i < 3; ++i) co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
+        --running;
+        if (a.name == "fail") throw std::runtime_error("work failed");
+        co_return a.name;
+    });
+    SUBCASE("the bound") {
+        const auto out = run_sync(bot.run("many", json_input("{}")));
+        CHECK(most == 3);
+        CHECK(started == 7);
+        for (int i = 0; i < 7; ++i) CHECK(out[static_cast<std::size_t>(3 + i)] == tool_result("c" + std::to_string(i), std::to_string(i)));
+    }
+    SUBCASE("one at a time") {
+        bot.options().max_concurrent_calls = 1;
+        const auto out = run_sync(bot.run("many", json_input("{}")));
+        CHECK(most == 1);
+        CHECK(started == 7);
+        CHECK(out.size() == 11);
+    }
+    SUBCASE("a function that throws: the calls running finish, no more start, the first error in the calls' order is thrown") {
+        auto failing = std::make_shared<parley::scripted_model>();
+        std::vector<parley::tool_call> some;
+        for (int i = 0; i < 7; ++i) some.push_back(call("c" + std::to_string(i), "work", i == 1 ? R"({"name": "fail"})" : R"({"name": "ok"})"));
+        failing->push(parley::tool_call_reply(some));
+        parley::bot b2(parley::load_template_set(set, "m.yaml", yo), std::make_shared<parley::in_process_model>(failing), bo);
+        b2.add_function("work", "", [&](slow_args a) -> asio::awaitable<std::string> {
+            ++started;
+            for (int i = 0; i < 3; ++i) co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
+            if (a.name == "fail") throw std::runtime_error("work failed");
+            co_return a.name;
+        });
+        started = 0;
+        CHECK_THROWS_WITH_AS(run_sync(b2.run("many", json_input("{}"))), "work failed", std::runtime_error);
+        CHECK(started < 7);
+    }
+}
+
+TEST_CASE("usage: a run adds every request's tokens and attempts, also when it fails") {
+    fixture f(weather_set);
+    auto with_usage = [](parley::chat_reply r, std::int64_t prompt, std::int64_t completion, std::int64_t cached) {
+        parley::token_usage u;
+        u.prompt_tokens = prompt;
+        u.completion_tokens = completion;
+        u.total_tokens = prompt + completion;
+        u.details = boost::json::object{{"prompt_tokens_details", boost::json::object{{"cached_tokens", cached}}}};
+        r.usage = u;
+        return r;
+    };
+    f.script->push(with_usage(parley::tool_call_reply({call("c", "get_weather", R"({"city": "Oslo"})")}), 100, 10, 0));
+    f.script->push(with_usage(parley::text_reply("Cold."), 130, 5, 100));
+    parley::usage_summary usage;
+    parley::run_options opt;
+    opt.usage = &usage;
+    f.run("weather_auto", json_input(R"({"q": "?"})"), {}, opt);
+    REQUIRE(usage.models.size() == 1);
+    CHECK(usage.models[0].model == "m");
+    CHECK(usage.models[0].requests == 2);
+    CHECK(usage.models[0].input_tokens == 230);
+    CHECK(usage.models[0].output_tokens == 15);
+    CHECK(usage.models[0].cached_input_tokens == 100);
+    CHECK(usage.models[0].attempts == 2);
+
+    // a run that fails after a reply: the reply's usage and the failed request are counted
+    parley::call_error e;
+    e.code = parley::make_error_code(parley::errc::http_status);
+    e.status = 500;
+    e.attempts = 3;
+    f.script->push(with_usage(parley::tool_call_reply({call("c", "get_weather", R"({"city": "Oslo"})")}), 50, 5, 0));
+    f.script->push(e);
+    parley::usage_summary failed;
+    opt.usage = &failed;
+    CHECK_THROWS_AS(f.run("weather_auto", json_input(R"({"q": "?"})"), {}, opt), parley::call_exception);
+    REQUIRE(failed.models.size() == 1);
+    CHECK(failed.models[0].requests == 2);
+    CHECK(failed.models[0].failed == 1);
+    CHECK(failed.models[0].attempts == 4);
+    CHECK(failed.models[0].input_tokens == 50);
+}
+
+TEST_CASE("a run destroyed while the calls of a reply are running leaves the history as it was") {
+    auto script = std::make_shared<parley::scripted_model>();
+    script->push(parley::tool_call_reply({call("c1", "meet", R"({"name": "a"})"), call("c2", "meet", R"({"name": "b"})")}));
+    parley::yaml_options yo;
+    yo.external_functions = {"meet", "log_order"};
+    parley::bot bot(parley::load_template_set(concurrent_set, "c.yaml", yo), std::make_shared<parley::in_process_model>(script));
+    std::size_t started = 0;
+    bot.add_function("meet", "", [&](slow_args) -> asio::awaitable<std::string> {
+        ++started;
+        asio::steady_timer forever(co_await asio::this_coro::executor, std::chrono::hours(1));
+        co_await forever.async_wait(asio::use_awaitable);
+        co_return "never";
+    });
+    bot.add_function("log_order", "", [](slow_args) { return std::string(); });
+    const std::vector<message> before{msg(role::user, "earlier")};
+    std::vector<message> history = before;
+    {
+        asio::io_context io;
+        asio::co_spawn(io, bot.run("both", json_input("{}"), history),
+                       [&](std::exception_ptr, std::vector<message> result) { history = std::move(result); });
+        io.run_for(std::chrono::milliseconds(50));
+        CHECK(started == 2);  // both calls are waiting
+    }  // the io_context, the run's frame and the calls' frames go
+    CHECK(history == before);
 }

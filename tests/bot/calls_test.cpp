@@ -3,10 +3,12 @@
 // messages in the text modes), the validator, streamed partial values and classify, against the
 // in-process scripted and echo models, checking the requests they received.
 #include <parley/bot/calls.hpp>
+#include <parley/tokens/tokenizer.hpp>
 #include <parley/chat/command_prompt.hpp>
 #include <parley/schema/rasa_commands.hpp>
 #include <parley/schema/annotations.hpp>
 
+#include "../support/partial_cases.hpp"
 #include "../support/schema_check.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -308,7 +310,7 @@ TEST_CASE("extract: streaming gives growing partial values") {
         parley::extract_options<food> opt;
         opt.mode = mode;
         std::vector<food> partials;
-        opt.on_partial = [&](const food& f) { partials.push_back(f); };
+        opt.on_partial = [&](const parley::partial<food>& p) { partials.push_back(p.value()); };
         auto r = run_sync(parley::extract<food>(*s.model, prompt, data, opt));
         REQUIRE(r.has_value());
         REQUIRE(partials.size() >= 4);
@@ -330,6 +332,230 @@ TEST_CASE("extract: streaming gives growing partial values") {
         CHECK(cut_name);
         CHECK(name_only);
     }
+}
+
+namespace calls_partial {
+
+// The value and the states of a partial value, as one JSON value, for comparisons.
+template <class T>
+boost::json::value shown(const parley::partial<T>& p) {
+    return boost::json::object{{"value", parley::to_json(p.value())}, {"states", partial_cases::states_json(p)}};
+}
+
+// extract<T> in `mode`, the reply streamed in pieces of every size from 1 byte to the whole:
+// on_partial gets the reference's value at each cut where what has arrived changed, and only
+// then; the states never go back; the last value is the result, whole.
+template <class T>
+void check_every_cut(parley::extract_mode mode) {
+    const auto& table = partial_cases::reference<PARLEY_PARTIAL_CASE_TYPES>();
+    const auto docs = partial_cases::cases_of<T>::documents();
+    const std::string before = "Here you are:\n```json\n";
+    for (std::size_t d = 0; d < docs.size(); ++d) {
+        const std::string name = partial_cases::case_name<T>(d);
+        CAPTURE(name);
+        auto found = table.find(name);
+        REQUIRE(found != table.end());
+        const auto& expected = found->second;
+        const std::string& doc = docs[d];
+        REQUIRE(expected.size() == doc.size() + 1);
+        const bool in_text = mode == parley::extract_mode::json_text;
+        const bool tool = mode == parley::extract_mode::tool_call;
+        const std::string stream = in_text ? before + doc + "\n```\nThat is all." : doc;
+        const std::size_t offset = in_text ? before.size() : 0;
+        const parley::chat_reply reply =
+            tool ? call_reply("call_1", std::string(parley::function_name<T>), doc) : parley::text_reply(stream);
+        const bool fits = parley::from_text<T>(doc).has_value();
+        std::size_t runs = 0;
+        for (std::size_t piece = 1; piece <= stream.size(); ++piece) {
+            CAPTURE(piece);
+            // where the in-process model cuts the stream (never inside a UTF-8 character)
+            std::vector<std::size_t> cuts;
+            std::size_t at = 0;
+            for (const parley::stream_event& e : parley::events_of(reply, piece))
+                if (!e.text.empty() && e.type == (tool ? parley::stream_event::kind::tool_call : parley::stream_event::kind::text))
+                    cuts.push_back(at += e.text.size());
+            REQUIRE(!cuts.empty());
+            REQUIRE(cuts.back() == stream.size());
+            std::vector<boost::json::value> want;
+            for (std::size_t cut : cuts) {
+                const std::size_t json = cut <= offset ? 0 : std::min(cut - offset, doc.size());
+                if (expected[json].what != partial_cases::expected::kind::value) continue;
+                boost::json::value v = boost::json::object{{"value", expected[json].value}, {"states", expected[json].states}};
+                if (want.empty() || want.back() != v) want.push_back(std::move(v));
+            }
+            scripted s;
+            s.model->set_piece_size(piece);
+            s.script->push(reply);
+            parley::extract_options<T> opt;
+            opt.mode = mode;
+            opt.max_retries = 0;
+            std::vector<parley::partial<T>> got;
+            std::vector<unsigned> attempts;
+            opt.on_partial = [&](const parley::partial<T>& p, unsigned attempt) {
+                got.push_back(p);
+                attempts.push_back(attempt);
+            };
+            auto r = run_sync(parley::extract<T>(*s.model, "Give me one.", boost::json::value(), opt));
+            // a document that lacks a required member does not fit: its partial values come all the same
+            REQUIRE_MESSAGE(r.has_value() == fits, (r ? std::string() : r.error().what()));
+            REQUIRE(got.size() == want.size());
+            for (std::size_t k = 0; k < got.size(); ++k) {
+                CAPTURE(k);
+                CHECK(shown(got[k]) == want[k]);
+                CHECK(attempts[k] == 0);
+                if (k == 0) continue;
+                std::string why;
+                CHECK_MESSAGE(partial_cases::follows(got[k - 1], got[k], why), why);
+                CHECK(shown(got[k - 1]) != shown(got[k]));
+            }
+            CHECK(got.back().complete());
+            if (r) CHECK(parley::to_json(got.back().value()) == parley::to_json(*r));
+            ++runs;
+        }
+        CHECK(runs == stream.size());
+    }
+}
+
+template <class T>
+void check_every_cut_all_modes() {
+    check_every_cut<T>(parley::extract_mode::tool_call);
+    check_every_cut<T>(parley::extract_mode::json_text);
+    if constexpr (parley::detail::strict_expressible_v<T>) check_every_cut<T>(parley::extract_mode::json_schema);
+}
+
+}  // namespace calls_partial
+
+TEST_CASE("extract: partial values of a stream cut at every byte, against the Python reference") {
+    calls_partial::check_every_cut_all_modes<partial_cases::ticket>();
+    calls_partial::check_every_cut_all_modes<partial_cases::recipe>();
+    calls_partial::check_every_cut_all_modes<partial_cases::text_sample>();
+    calls_partial::check_every_cut_all_modes<partial_cases::measurements>();
+    calls_partial::check_every_cut_all_modes<partial_cases::switches>();
+    calls_partial::check_every_cut_all_modes<partial_cases::settings>();
+}
+
+namespace calls_partial {
+
+// The ticket of docs/bot.md's streaming example.
+struct docs_ticket {
+    std::string title;
+    partial_cases::ticket_kind kind = partial_cases::ticket_kind::other;
+    int ref = 0;
+};
+BOOST_DESCRIBE_STRUCT(docs_ticket, (), (title, kind, ref))
+
+}  // namespace calls_partial
+
+TEST_CASE("extract: the streamed ticket of docs/bot.md") {
+    using calls_partial::docs_ticket;
+    scripted s;
+    s.model->set_piece_size(10);
+    s.script->push(call_reply("call_1", "ticket", R"({"title": "Crash on save", "kind": "bug", "ref": 4711})"));
+    parley::extract_options<docs_ticket> opt;
+    opt.name = "ticket";
+    std::vector<std::string> rows;
+    opt.on_partial = [&](const parley::partial<docs_ticket>& p) {
+        rows.push_back(boost::json::serialize(parley::to_json(p.value())) + " " +
+                       std::string(parley::to_string(p.state(&docs_ticket::title))) + ", " +
+                       std::string(parley::to_string(p.state(&docs_ticket::kind))) + ", " +
+                       std::string(parley::to_string(p.state(&docs_ticket::ref))));
+    };
+    auto r = run_sync(parley::extract<docs_ticket>(*s.model, "File this.", boost::json::value(), opt));
+    REQUIRE(r.has_value());
+    const std::vector<std::string> want = {
+        R"({"title":"","kind":"other","ref":0} missing, missing, missing)",
+        R"({"title":"Crash on ","kind":"other","ref":0} arriving, missing, missing)",
+        R"({"title":"Crash on save","kind":"other","ref":0} complete, missing, missing)",
+        R"({"title":"Crash on save","kind":"bug","ref":0} complete, complete, missing)",
+        R"({"title":"Crash on save","kind":"bug","ref":4} complete, complete, arriving)",
+        R"({"title":"Crash on save","kind":"bug","ref":4711} complete, complete, complete)",
+    };
+    CHECK(rows == want);
+}
+
+TEST_CASE("extract: partial values say what has arrived, and start again with a re-ask") {
+    using partial_cases::ticket;
+    using parley::arrival;
+    // The first reply has no title and a ref that is no number; the second one fits.
+    const std::string wrong = R"({"kind": "bug", "ref": "x"})";
+    const std::string right = R"({"title": "Crash", "kind": "bug", "ref": 12, "labels": [], "urgent": false})";
+    for (std::size_t piece : {std::size_t{1}, std::size_t{5}, std::size_t{16}}) {
+        CAPTURE(piece);
+        scripted s;
+        s.model->set_piece_size(piece);
+        s.script->push(call_reply("call_1", "ticket", wrong));
+        s.script->push(call_reply("call_2", "ticket", right));
+        parley::extract_options<ticket> opt;
+        std::vector<std::pair<unsigned, parley::partial<ticket>>> got;
+        opt.on_partial = [&](const parley::partial<ticket>& p, unsigned attempt) { got.emplace_back(attempt, p); };
+        auto r = run_sync(parley::extract<ticket>(*s.model, "A ticket, please.", boost::json::value(), opt));
+        REQUIRE(r.has_value());
+        CHECK(r->ref == 12);
+        REQUIRE(!got.empty());
+        CHECK(got.front().first == 0);
+        CHECK(got.back().first == 1);
+        // within each reply the states go forward; the second reply starts again
+        std::size_t second = 0;
+        for (std::size_t k = 1; k < got.size(); ++k) {
+            CHECK(got[k].first >= got[k - 1].first);
+            if (got[k].first != got[k - 1].first) {
+                second = k;
+                CHECK(!got[k].second.has(&ticket::kind));
+                CHECK(!got[k].second.complete());
+                continue;
+            }
+            std::string why;
+            CHECK_MESSAGE(partial_cases::follows(got[k - 1].second, got[k].second, why), why);
+        }
+        REQUIRE(second > 0);
+        // the first reply: kind arrived, ref never read as a number (those prefixes give nothing)
+        const parley::partial<ticket>& first_last = got[second - 1].second;
+        CHECK(first_last.complete(&ticket::kind));
+        CHECK(first_last.value().kind == partial_cases::ticket_kind::bug);
+        CHECK(!first_last.has(&ticket::ref));
+        CHECK(first_last.value().ref == 0);
+        CHECK(!first_last.has(&ticket::title));
+        // the value a reply had before ref arrived: kind whole, the rest missing with defaults
+        bool seen = false;
+        for (const auto& [attempt, p] : got) {
+            if (attempt != 1 || !p.complete(&ticket::title) || p.has(&ticket::kind)) continue;
+            seen = true;
+            CHECK(p.value().kind == partial_cases::ticket_kind::other);  // its default
+            CHECK(p.state(&ticket::kind) == arrival::missing);
+        }
+        CHECK(seen == (piece < 16));  // pieces of 16 bytes bring the title's end and the kind together
+        CHECK(got.back().second.complete());
+        CHECK(parley::to_json(got.back().second.value()) == parley::to_json(*r));
+    }
+}
+
+TEST_CASE("extract: on_partial takes a handler of the partial value alone, and arguments that are empty") {
+    // a handler of the value alone
+    scripted s;
+    s.model->set_piece_size(4);
+    s.script->push(call_reply("call_1", "food", good_pie));
+    parley::extract_options<food> opt;
+    std::vector<std::string> names;
+    opt.on_partial = [&](const parley::partial<food>& p) { names.push_back(p.value().name); };
+    auto r = run_sync(parley::extract<food>(*s.model, prompt, data, opt));
+    REQUIRE(r.has_value());
+    REQUIRE(!names.empty());
+    CHECK(names.back() == "apple pie");
+    // an empty std::function is no handler: the call is not streamed
+    opt.on_partial = std::function<void(const parley::partial<food>&)>();
+    CHECK(!opt.on_partial);
+    // a call with no arguments is read as {}: the whole value is delivered, complete
+    scripted e;
+    e.script->push(call_reply("call_1", "person", "  "));
+    parley::extract_options<partial_cases::person> popt;
+    std::vector<parley::partial<partial_cases::person>> got;
+    popt.on_partial = [&](const parley::partial<partial_cases::person>& p) { got.push_back(p); };
+    popt.max_retries = 0;
+    auto pr = run_sync(parley::extract<partial_cases::person>(*e.model, "Who?", boost::json::value(), popt));
+    CHECK(!pr.has_value());  // name is required
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].complete());
+    CHECK(!got[0].has(&partial_cases::person::name));
 }
 
 TEST_CASE("extract: a failed call is the error at once, without retries") {
@@ -397,6 +623,26 @@ TEST_CASE("classify: a forced call with an enum of the choices; a wrong choice i
           "neutral, found \"angry\"\nCall classify again with arguments that fit its parameters.");
 }
 
+TEST_CASE("classify: awaited with a brace list of choices and the default options") {
+    // Two g++ 12 bugs in an expression that awaits: it cannot compile a std::initializer_list
+    // there ("array used as initializer"; parley::string_list takes the strings of the brace list
+    // as constructor arguments), and it destroys twice an argument initialised as an aggregate
+    // (a default `classify_options opt = {}` freed its `instructions` twice; the default is
+    // `classify_options()`).
+    scripted s;
+    s.script->push(call_reply("call_1", "classify", R"({"choice": "negative"})"));
+    auto r = run_sync([](parley::chat_model& model) -> boost::asio::awaitable<parley::extract_result<std::string>> {
+        co_return co_await parley::classify(model, "The soup was cold.", {"positive", "negative", "neutral"});
+    }(*s.model));
+    REQUIRE(r.has_value());
+    CHECK(*r == "negative");
+    const auto requests = s.script->requests();
+    REQUIRE(requests.size() == 1);
+    REQUIRE(requests[0].functions.size() == 1);
+    CHECK(requests[0].functions[0].parameters.at("properties").at("choice").at("enum") ==
+          boost::json::array{"positive", "negative", "neutral"});
+}
+
 TEST_CASE("classify: logit_bias on the numbers' tokens and max_tokens 1") {
     scripted s;
     s.script->push_text("2");
@@ -418,6 +664,58 @@ TEST_CASE("classify: logit_bias on the numbers' tokens and max_tokens 1") {
 
     opt.label_token_ids.pop_back();
     CHECK_THROWS_AS(run_sync(parley::classify(*s.model, "x", choices, opt)), parley::error);
+}
+
+namespace {
+
+/// A tokenizer of every byte and the words given, as an o200k_base rank file.
+parley::tokens::tokenizer words_tokenizer(const std::vector<std::string>& words) {
+    static const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    auto b64 = [](const std::string& s) {
+        std::string out;
+        std::size_t i = 0;
+        for (; i + 2 < s.size(); i += 3) {
+            const unsigned v = (unsigned char)s[i] << 16 | (unsigned char)s[i + 1] << 8 | (unsigned char)s[i + 2];
+            out += {a[v >> 18], a[(v >> 12) & 63], a[(v >> 6) & 63], a[v & 63]};
+        }
+        if (s.size() - i == 1) out += {a[(unsigned char)s[i] >> 2], a[((unsigned char)s[i] & 3) << 4], '=', '='};
+        if (s.size() - i == 2) {
+            const unsigned v = (unsigned char)s[i] << 8 | (unsigned char)s[i + 1];
+            out += {a[v >> 10], a[(v >> 4) & 63], a[(v << 2) & 63], '='};
+        }
+        return out;
+    };
+    std::string file;
+    int rank = 0;
+    for (int b = 0; b < 256; ++b) file += b64(std::string(1, char(b))) + " " + std::to_string(rank++) + "\n";
+    for (const auto& w : words) file += b64(w) + " " + std::to_string(rank++) + "\n";
+    return parley::tokens::tokenizer::from_tiktoken(file, parley::tokens::tiktoken_encoding::o200k_base);
+}
+
+}  // namespace
+
+TEST_CASE("classify: logit_bias with a tokenizer biases the choices' own tokens, and refuses choices of several tokens") {
+    scripted s;
+    s.script->push_text("negative");
+    parley::classify_options opt;
+    opt.mode = parley::classify_mode::logit_bias;
+    opt.tokenizer = words_tokenizer({"positive", "negative", "neutral"});
+    auto r = run_sync(parley::classify(*s.model, "The soup was cold.", {"positive", "negative", "neutral"}, opt));
+    REQUIRE(r.has_value());
+    CHECK(*r == "negative");
+    const auto requests = s.script->requests();
+    REQUIRE(requests.size() == 1);
+    CHECK(requests[0].params.max_tokens == std::optional<std::int64_t>(1));
+    using bias = std::vector<std::pair<std::string, std::int64_t>>;
+    CHECK(requests[0].params.logit_bias == std::optional<bias>(bias{{"256", 100}, {"257", 100}, {"258", 100}}));
+    CHECK(requests[0].messages[0].text().find("\n- positive\n- negative\n- neutral\n\nAnswer with the choice only.") != std::string::npos);
+    try {
+        (void)run_sync(parley::classify(*s.model, "x", {"positive", "very positive", "meh"}, opt));
+        FAIL("no error");
+    } catch (const parley::error& e) {
+        CHECK(std::string(e.what()) == "classify_mode::logit_bias biases one token per choice, and these choices are not one token in "
+                                       "o200k_base: \"very positive\" (13 tokens), \"meh\" (3 tokens)");
+    }
 }
 
 TEST_CASE("classify: an answer that names no choice, every time, is an error") {

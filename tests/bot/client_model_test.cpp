@@ -317,3 +317,228 @@ TEST_CASE("embed: one vector per text, in order, from one embeddings request; ba
     CHECK(refused.error().code == parley::errc::invalid_argument);
     CHECK(server.request_count() == requests);
 }
+
+namespace {
+
+constexpr std::string_view reads_over_http = R"(
+templates:
+  no_request:
+    messages:
+      - role: default-request
+        model: wire-model
+      - role: system
+        content: Answer briefly.
+      - role: user
+        content: "{{ input }}"
+  after_request:
+    messages:
+      - role: default-request
+        model: wire-model
+      - role: user
+        content: "{{ input }}"
+      - role: request
+        temperature: 0.5
+      - role: user
+        content: And in one word?
+  router:
+    messages:
+      - role: default-request
+        model: wire-model
+      - role: user
+        content: "{{ input }}"
+      - role: request
+        functions: [botSwitchTemplate]
+        call_function: botSwitchTemplate
+  middle:
+    messages:
+      - role: system
+        content: You route again.
+      - role: request
+        functions: [botSwitchTemplate]
+        call_function: botSwitchTemplate
+      - role: assistant
+        content: Back in the middle.
+  plain:
+    messages:
+      - role: system
+        content: You answer plainly.
+)";
+
+/// The bot of reads_over_http over OpenAI chat completions on `server`.
+struct http_bot {
+    asio::io_context io;
+    parley::chat_client client;
+    parley::bot bot;
+
+    explicit http_bot(parley::test::fake_server& server)
+        : client(io.get_executor(), [&] {
+              parley::client_config c;
+              c.api = parley::api::openai;
+              c.base_url = server.url("/v1");
+              c.api_key = "sk-test-key-0123456789";
+              c.net = quick();
+              return c;
+          }()),
+          bot(parley::load_template_set(reads_over_http, "reads.yaml",
+                                        [] {
+                                            parley::yaml_options o;
+                                            o.external_functions = {"botSwitchTemplate"};
+                                            return o;
+                                        }()),
+              std::make_shared<parley::client_model>(client)) {}
+};
+
+/// The role and text content of every message of a request body.
+std::vector<std::string> wire_messages(const boost::json::value& body) {
+    std::vector<std::string> out;
+    for (const auto& m : body.at("messages").as_array()) {
+        std::string line(m.at("role").as_string());
+        if (const auto* c = m.as_object().if_contains("content"); c && c->is_string()) line += ": " + std::string(c->as_string());
+        if (m.as_object().contains("tool_calls")) line += " (calls)";
+        out.push_back(line);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("every read that reads a message ends with a request, over HTTP: the number and bodies of the requests") {
+    parley::test::fake_server server;
+    http_bot b(server);
+    using lines = std::vector<std::string>;
+    SUBCASE("a template without a request message") {
+        server.push(parley::test::fake_step::text("Paris."));
+        const auto out = run_in(b.io, b.bot.run("no_request", boost::json::parse(R"({"input": "Capital of France?"})")));
+        const auto requests = server.requests();
+        REQUIRE(requests.size() == 1);
+        const auto body = requests[0].json();
+        CHECK(body.at("model") == "wire-model");
+        CHECK(wire_messages(body) == lines{"system: Answer briefly.", "user: Capital of France?"});
+        CHECK(out.back() == parley::make_message(parley::role::assistant, "Paris."));
+    }
+    SUBCASE("the messages after the last request") {
+        server.push(parley::test::fake_step::text("Paris is the capital of France."));
+        server.push(parley::test::fake_step::text("Paris."));
+        const auto out = run_in(b.io, b.bot.run("after_request", boost::json::parse(R"({"input": "Capital of France?"})")));
+        const auto requests = server.requests();
+        REQUIRE(requests.size() == 2);
+        const auto first = requests[0].json();
+        const auto second = requests[1].json();
+        CHECK(first.at("temperature") == 0.5);
+        CHECK(wire_messages(first) == lines{"user: Capital of France?"});
+        // the second read has no request message: the default-request's parameters alone
+        CHECK_FALSE(second.as_object().contains("temperature"));
+        CHECK(second.at("model") == "wire-model");
+        CHECK(wire_messages(second) == lines{"user: Capital of France?", "assistant: Paris is the capital of France.",
+                                             "user: And in one word?"});
+        CHECK(out.back() == parley::make_message(parley::role::assistant, "Paris."));
+    }
+    SUBCASE("a template switched to without a request message, inside a switch") {
+        server.push(parley::test::fake_step::tool_calls({{"s1", "botSwitchTemplate", R"({"name": "middle"})"}}));
+        server.push(parley::test::fake_step::tool_calls({{"s2", "botSwitchTemplate", R"({"name": "plain"})"}}));
+        server.push(parley::test::fake_step::text("plain's reply"));
+        server.push(parley::test::fake_step::text("middle's second reply"));
+        const auto out = run_in(b.io, b.bot.run("router", boost::json::parse(R"({"input": "Route me"})")));
+        const auto requests = server.requests();
+        REQUIRE(requests.size() == 4);
+        CHECK(wire_messages(requests[0].json()) == lines{"user: Route me"});
+        CHECK(requests[0].json().at("tool_choice").at("function").at("name") == "botSwitchTemplate");
+        CHECK(wire_messages(requests[1].json()) == lines{"user: Route me", "assistant (calls)",
+                                                         "tool: Switched to template 'middle'.", "system: You route again."});
+        CHECK(wire_messages(requests[2].json()) ==
+              lines{"user: Route me", "assistant (calls)", "tool: Switched to template 'middle'.", "system: You route again.",
+                    "assistant (calls)", "tool: Switched to template 'plain'.", "system: You answer plainly."});
+        CHECK_FALSE(requests[2].json().as_object().contains("tools"));
+        CHECK(wire_messages(requests[3].json()).back() == "assistant: Back in the middle.");
+        // the router ends right after its request: nothing more is sent
+        CHECK(out.back() == parley::make_message(parley::role::assistant, "middle's second reply"));
+    }
+}
+
+TEST_CASE("a failed function's result on the wire: Anthropic's is_error; usage of a run from the server's counts") {
+    parley::test::fake_server server;
+    asio::io_context io;
+    for (parley::api which : {parley::api::anthropic, parley::api::openai}) {
+        CAPTURE(parley::api_name(which));
+        parley::client_config config;
+        config.api = which;
+        config.base_url = which == parley::api::openai ? server.url("/v1") : server.base_url();
+        config.api_key = "sk-test-key-0123456789";
+        config.net = quick();
+        parley::chat_client client(io.get_executor(), config);
+        parley::yaml_options yo;
+        yo.external_functions = {"get_weather"};
+        parley::bot bot(parley::load_template_set(wire_weather_set, "weather.yaml", yo), std::make_shared<parley::client_model>(client));
+        bot.add_function("get_weather", "Current weather for a city", [](wire::weather_query q) -> wire::weather {
+            if (q.city == "Atlantis") throw parley::function_failure("no city named Atlantis");
+            return wire::weather{q.city, -3};
+        });
+        auto calls = parley::test::fake_step::tool_calls({{"toolu_1", "get_weather", R"({"city": "Atlantis"})"}});
+        calls.reply->usage = parley::test::fake_usage{1200, 30, 1024, 100, 0};
+        auto answer = parley::test::fake_step::text("There is no such city.");
+        answer.reply->usage = parley::test::fake_usage{1300, 20, 1200, 0, which == parley::api::openai ? 12u : 0u};
+        server.push(calls);
+        server.push(answer);
+        const std::size_t before = server.request_count();
+        parley::usage_summary usage;
+        parley::run_options opt;
+        opt.usage = &usage;
+        if (which == parley::api::openai) opt.on_text = [](std::string_view) {};  // streamed, with include_usage
+        const auto out = run_in(io, bot.run("weather", boost::json::parse(R"({"city": "Atlantis"})"), {}, opt));
+        REQUIRE(out.size() == 7);
+        CHECK(out[5].is_error);
+        CHECK(out[5].text() == "Error: no city named Atlantis");
+        const auto requests = server.requests();
+        REQUIRE(requests.size() == before + 2);
+        const auto second = requests[before + 1].json();
+        if (which == parley::api::anthropic) {
+            const auto& result = second.at("messages").as_array().at(2).at("content").at(0);
+            CHECK(result.at("type") == "tool_result");
+            CHECK(result.at("is_error") == true);
+        } else {
+            // OpenAI's tool messages have no such field: the text says it
+            const auto& tool = second.at("messages").as_array().at(3);
+            CHECK(tool.at("role") == "tool");
+            CHECK_FALSE(tool.as_object().contains("is_error"));
+        }
+        REQUIRE(usage.models.size() == 1);
+        const auto& u = usage.models[0];
+        CHECK(u.model == "wire-model");
+        CHECK(u.requests == 2);
+        CHECK(u.attempts == 2);
+        CHECK(u.input_tokens == 2500);
+        CHECK(u.output_tokens == 50);
+        CHECK(u.cached_input_tokens == 2224);
+        CHECK(u.cache_write_tokens == (which == parley::api::anthropic ? 100 : 0));
+        CHECK(u.reasoning_tokens == (which == parley::api::openai ? 12 : 0));
+        CHECK(u.unreported == 0);
+    }
+}
+
+TEST_CASE("embed: the texts as a brace list in an expression that awaits") {
+    // g++ 12 cannot compile a std::initializer_list there ("array used as initializer");
+    // parley::string_list takes the strings of the brace list as constructor arguments.
+    parley::test::fake_server server;
+    asio::io_context io;
+    parley::client_config config;
+    config.api = parley::api::openai;
+    config.base_url = server.url("/v1");
+    config.api_key = "sk-test-key-0123456789";
+    config.net = quick();
+    parley::chat_client client(io.get_executor(), config);
+
+    parley::test::fake_step vectors;
+    vectors.reply = parley::test::fake_reply{};
+    vectors.reply->embeddings = {{1.0, 0.0}, {0.0, 1.0}};
+    server.push(vectors);
+    auto got = run_in(io, [](parley::chat_client& c)
+                              -> asio::awaitable<boost::system::result<std::vector<std::vector<float>>, parley::call_error>> {
+        parley::embed_options opt;
+        opt.model = "text-embedding-3-small";
+        co_return co_await parley::embed(c, {"first text", "second text"}, opt);
+    }(client));
+    REQUIRE_MESSAGE(got.has_value(), (got ? std::string() : got.error().what()));
+    CHECK(*got == std::vector<std::vector<float>>{{1.0f, 0.0f}, {0.0f, 1.0f}});
+    CHECK(server.last_request().json() ==
+          boost::json::parse(R"({"model": "text-embedding-3-small", "input": ["first text", "second text"]})"));
+}

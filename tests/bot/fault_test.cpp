@@ -129,6 +129,7 @@ outcome run_with(fault_plan plan, const std::vector<parley::message>& history) {
         reply_calling("c2", "botSwitchTemplate", R"({"name":"booking"})"),
         reply_calling("c3", "weather", R"({"city":"Rome"})"),
         parley::text_reply("Rome is warmer: booked."),
+        parley::text_reply("Anything else for the trip?"),  // the reply to booking's read after its request
     };
     auto model = std::make_shared<faulty_model>(std::move(script), plan);
     parley::bot bot(parley::load_template_set(fault_yaml, "fault_test.yaml", yo), model);
@@ -174,7 +175,7 @@ TEST_CASE("fault injection: a fault at any request, function call or stream even
     // The control: without faults the run succeeds and reaches every point.
     const outcome clean = run_with({}, history);
     REQUIRE_MESSAGE(clean.error.empty(), clean.error);
-    CHECK(clean.requests == 4);
+    CHECK(clean.requests == 5);
     CHECK(clean.function_calls == 2);
     REQUIRE(clean.events > 4);
     CHECK(clean.conversation.size() > history.size());

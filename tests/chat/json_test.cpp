@@ -64,7 +64,7 @@ std::vector<message> every_field() {
     message f = make_message(role::function, "{\"found\": true}");
     f.name = "lookup";
     c.push_back(f);
-    c.push_back(message{role::truncate, {}, {}, {}, {}, {}, {}});
+    c.push_back(message{role::truncate, {}, {}, {}, {}, {}, false, {}});
     message r;
     r.role = role::request;
     r.params.stop = std::string("STOP");
@@ -121,12 +121,17 @@ TEST_CASE("JSON: what the OpenAI API sends is read (content null, integers for n
 
 TEST_CASE("JSON: errors name the JSON pointer and what is wrong") {
     CHECK(read_error(R"({"role": "user"})") == "/: expected an array, found an object");
-    CHECK(read_error(R"([{"content": "x"}])") == "/0: a message needs a 'role'");
+    CHECK(read_error(R"([{"content": "x"}])") ==
+          "/0: a message needs a 'role' (expected system, user, assistant, function, tool, default-request, request "
+          "or truncate)");
     CHECK(read_error(R"([{"role": "bot"}])") ==
           "/0/role: unknown role 'bot' (expected system, user, assistant, function, tool, default-request, request "
           "or truncate)");
     CHECK(read_error(R"([{"role": "user", "content": "a"}, {"role": "user", "contnet": "b"}])") ==
-          "/1/contnet: unknown key 'contnet' in a user message");
+          "/1/contnet: unknown key 'contnet' in a user message; did you mean 'content'?");
+    CHECK(read_error(R"([{"role": "asistant", "content": "a"}])") ==
+          "/0/role: unknown role 'asistant' (expected system, user, assistant, function, tool, default-request, "
+          "request or truncate); did you mean 'assistant'?");
     CHECK(read_error(R"([{"role": "user", "content": 5}])") == "/0/content: expected an array, found an integer");
     CHECK(read_error(R"([{"role": "request", "temperature": 3}])") ==
           "/0/temperature: 'temperature' must be between 0 and 2");
@@ -142,6 +147,16 @@ TEST_CASE("JSON: errors name the JSON pointer and what is wrong") {
           "/0/tool_calls: 'tool_calls' belongs to assistant messages, not to a user message");
     CHECK(read_error(R"([{"role": "user", "content": [{"type": "video"}]}])") ==
           "/0/content/0/type: unknown content part type 'video' (expected \"text\" or \"image_url\")");
+    CHECK(read_error(R"([{"role": "user", "content": [{"type": "txt", "text": "hi"}]}])") ==
+          "/0/content/0/type: unknown content part type 'txt' (expected \"text\" or \"image_url\"); did you mean 'text'?");
+    CHECK(read_error(R"([{"role": "user", "content": [{"type": "text", "txt": "hi"}]}])") ==
+          "/0/content/0/txt: unknown key 'txt' in a text content part (expected type or text); did you mean 'text'?");
+    CHECK(read_error(R"([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "u", "size": 2}}]}])") ==
+          "/0/content/0/image_url/size: unknown key 'size' in an image_url (expected url or detail)");
+    CHECK(read_error(R"([{"role": "assistant", "function_call": {"name": "f", "args": "{}"}}])") ==
+          "/0/function_call/args: unknown key 'args' in a function call (expected name or arguments)");
+    CHECK(read_error(R"([{"role": "assistant", "tool_calls": [{"id": "c", "fn": {}}]}])") ==
+          "/0/tool_calls/0/fn: unknown key 'fn' in a tool call (expected id, type or function)");
     CHECK(read_error(R"([{"role": "user", "content": [{"type": "image_url", "image_url": {"detail": "low"}}]}])") ==
           "/0/content/0/image_url: an image_url needs a 'url'");
     CHECK(read_error(R"([{"role": "system", "content": [{"type": "image_url", "image_url": {"url": "u"}}]}])") ==
@@ -153,5 +168,31 @@ TEST_CASE("JSON: errors name the JSON pointer and what is wrong") {
                           "function": {"name": "f", "arguments": "{}"}}]}])") ==
           "/0/tool_calls/0/type: a tool call's type is \"function\"");
     CHECK(read_error(R"([{"role": "request", "functions": ["f"], "call_function": "g"}])") ==
-          "/0: 'call_function' forces 'g', which 'functions' does not list");
+          "/0/call_function: 'call_function' forces 'g', which 'functions' does not list");
+    // content null is no content: a control message has none to give, a system message needs some
+    CHECK(read_error(R"([{"role": "truncate", "content": null}])") ==
+          "/0/content: a truncate message has no key but 'role', found 'content'");
+    CHECK(read_error(R"([{"role": "system", "content": null}])") ==
+          "/0: a system message needs 'content' (only a user message may leave it out)");
+}
+
+TEST_CASE("JSON: a result that reports a failure keeps is_error; only tool and function messages take it") {
+    const auto read = parley::conversation_from_json(boost::json::parse(
+        R"([{"role": "tool", "content": "Error: no city", "tool_call_id": "c1", "is_error": true},
+            {"role": "function", "content": "Error: no city", "name": "f", "is_error": false},
+            {"role": "tool", "content": "18 degrees", "tool_call_id": "c2"}])"));
+    REQUIRE(read.size() == 3);
+    CHECK(read[0].is_error);
+    CHECK_FALSE(read[1].is_error);
+    CHECK_FALSE(read[2].is_error);
+    const auto written = parley::conversation_to_json(read);
+    CHECK(boost::json::serialize(written[0]) ==
+          R"({"role":"tool","content":"Error: no city","tool_call_id":"c1","is_error":true})");
+    CHECK_FALSE(written[1].as_object().contains("is_error"));  // false is not written
+    CHECK(parley::conversation_from_json(written) == read);
+    CHECK(read_error(R"([{"role": "user", "content": "x", "is_error": true}])") ==
+          "/0/is_error: 'is_error' belongs to tool and function messages (a result that reports a failure), not to "
+          "a user message");
+    CHECK(read_error(R"([{"role": "tool", "content": "x", "tool_call_id": "c", "is_error": 1}])") ==
+          "/0/is_error: expected 'is_error' to be true or false");
 }

@@ -75,9 +75,15 @@ TEST_CASE("rules: which key each role takes") {
     CHECK(check_key(role::assistant, "tool_calls") == chat_rule::none);
     CHECK(check_key(role::assistant, "tool_call_id") == chat_rule::tool_only);
     CHECK(check_key(role::tool, "tool_call_id") == chat_rule::none);
-    static_assert(check_required(role::function, false, false, true) == chat_rule::function_needs_name);
-    static_assert(check_required(role::default_request, false, false, true) == chat_rule::empty_default_request);
-    static_assert(check_required(role::request, false, false, true) == chat_rule::none);
+    static_assert(check_required(role::function, {.content = true}) == chat_rule::function_needs_name);
+    static_assert(check_required(role::default_request, {}) == chat_rule::empty_default_request);
+    static_assert(check_required(role::request, {}) == chat_rule::none);
+    static_assert(check_required(role::system, {}) == chat_rule::needs_content);
+    static_assert(check_required(role::user, {}) == chat_rule::none);
+    static_assert(check_required(role::assistant, {}) == chat_rule::needs_content);
+    static_assert(check_required(role::assistant, {.calls = true}) == chat_rule::none);
+    static_assert(check_required(role::tool, {.tool_call_id = true}) == chat_rule::needs_content);
+    static_assert(check_not_empty("") == chat_rule::empty_field);
     static_assert(check_number("temperature", 2.0) == chat_rule::none);
     static_assert(check_number("temperature", 2.01) == chat_rule::out_of_range);
     static_assert(check_number("top_p", -0.1) == chat_rule::out_of_range);

@@ -224,6 +224,20 @@ TEST_CASE("errors: what a role requires") {
           "1:3: a default-request message must set at least one request parameter");
     CHECK(template_error_of("- role: request\n") == "no error");
     CHECK(template_error_of("- role: truncate\n") == "no error");
+    // content: only user messages, and assistant messages with calls, may leave it out
+    CHECK(template_error_of("- role: system\n") == "1:3: a system message needs 'content' (only a user message may leave it out)");
+    CHECK(template_error_of("- role: tool\n  tool_call_id: c1\n  content:\n") ==
+          "1:3: a tool message needs 'content' (only a user message may leave it out)");
+    CHECK(template_error_of("- role: assistant\n  tool_calls: []\n") ==
+          "1:3: an assistant message needs 'content' unless it has 'tool_calls' or a 'function_call'");
+    CHECK(template_error_of("- role: request\n  content:\n") ==
+          "2:3: a request message sets request parameters only; it has no 'content'");
+    CHECK(template_error_of("- role: user\n") == "no error");
+    CHECK(template_error_of("- role: assistant\n  content: ''\n") == "no error");
+    CHECK(template_error_of("- role: assistant\n  function_call: {name: f}\n") == "no error");
+    // a name or an id given is not empty
+    CHECK(template_error_of("- role: user\n  name: ''\n  content: hi\n") == "2:9: 'name' cannot be empty");
+    CHECK(template_error_of("- role: tool\n  tool_call_id: ''\n  content: x\n") == "2:17: 'tool_call_id' cannot be empty");
 }
 
 TEST_CASE("errors: values of the wrong type") {
@@ -480,6 +494,163 @@ TEST_CASE("template errors: what() shows the YAML file's line and a caret") {
     }
 }
 
+namespace {
+
+// "line:col: message" of the error that rendering the template `yaml` (a list of messages, from
+// the file t.yaml) with `data` throws.
+std::string render_error(std::string_view yaml, const boost::json::value& data = boost::json::object()) {
+    const conversation_template t = load_template(yaml, "t", "t.yaml");
+    try {
+        render(t, data);
+    } catch (const template_error& e) {
+        CHECK(e.where().name == "t.yaml");
+        return std::to_string(e.where().line) + ":" + std::to_string(e.where().column) + ": " + e.message();
+    } catch (const std::exception& e) {
+        return std::string("not a template error: ") + e.what();
+    }
+    return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("template errors: errors of rendering a loaded template are placed in the YAML file too") {
+    const std::string div = "integer division or modulo by zero";
+    // plain: "Hi {{ 1 // 0 }}" fails at its column 9 (the operator)
+    CHECK(render_error("- role: user\n  content: Hi {{ 1 // 0 }}\n") == "2:20: " + div);
+    // plain over several lines
+    CHECK(render_error("- role: system\n  content: Hi\n- role: user\n  content: one\n    two {{ 1 // 0 }}\n") ==
+          "5:14: " + div);
+    // single-quoted, after a doubled quote
+    CHECK(render_error("- role: user\n  content: 'It''s {{ 1 // 0 }}'\n") == "2:24: " + div);
+    // double-quoted, after escapes
+    CHECK(render_error("- role: user\n  content: \"\\t\\u00e9 {{ 1 // 0 }}\"\n") == "2:27: " + div);
+    // double-quoted over an escaped line break
+    CHECK(render_error("- role: user\n  content: \"one \\\n    two {{ 1 // 0 }}\"\n") == "3:14: " + div);
+    // literal block: line L of the text is line L after the header
+    CHECK(render_error("- role: user\n  content: |\n    line one\n\n    {{ name.first }} {{ 1 // 0 }}\n",
+                       boost::json::parse(R"({"name": {"first": "Ada"}})")) == "5:27: " + div);
+    // literal block with an indentation indicator
+    CHECK(render_error("- role: user\n  content: |2-\n       three spaces\n     {{ 1 // 0 }}\n") == "4:11: " + div);
+    // folded block
+    CHECK(render_error("- role: user\n  content: >\n    one\n    two {{ 1 // 0 }}\n") == "4:14: " + div);
+    // a content part's text, after an image part
+    CHECK(render_error("- role: user\n  content:\n    - type: image_url\n      image_url: {url: 'https://x/a.png'}\n"
+                       "    - type: text\n      text: \"Look: {{ 1 // 0 }}\"\n") == "6:25: " + div);
+    // an undefined value, with the data
+    CHECK(render_error("- role: user\n  content: '{{ user.name.first }}'\n") == "2:21: 'user' is undefined");
+    // inside a macro the text defines, called later in the text
+    CHECK(render_error("- role: system\n  content: |\n    {% macro f(x) %}{{ x // 0 }}{% endmacro %}\n    {{ f(3) }}\n") ==
+          "3:26: " + div);
+    // a message of a set's template
+    try {
+        const template_set set = load_template_set(
+            "templates:\n  a:\n    - role: user\n      content: ok\n  b:\n    - role: system\n      content: |\n"
+            "        fine\n        {{ \"a\" + 1 }}\n", "prompts.yaml");
+        render(set.at("b"), boost::json::object());
+        FAIL("no error");
+    } catch (const template_error& e) {
+        CHECK(std::string(e.what()) == "prompts.yaml:9:16: can only concatenate str (not \"int\") to str\n"
+                                       "          {{ \"a\" + 1 }}\n" +
+                                           std::string(2 + 15, ' ') + "^");
+        CHECK(e.code() == errc::template_type);
+    }
+    // the origin goes with copies; a template written in C++ keeps the text's own place
+    const conversation_template loaded = load_template("- role: user\n  content: 'x {{ 1 // 0 }}'\n", "t", "t.yaml");
+    const conversation_template copy = loaded;
+    CHECK_THROWS_WITH_AS(render(copy, boost::json::object()), doctest::Contains("t.yaml:2:20: "), template_error);
+    const conversation_template made("t", {make_message(role::user, "x {{ 1 // 0 }}")});
+    CHECK(made.origin() == nullptr);
+    CHECK_THROWS_WITH_AS(render(made, boost::json::object()), doctest::Contains("t#0:1:8: "), template_error);
+}
+
+TEST_CASE("load_templates: a set, or a single template as a set of one named after the file") {
+    const template_set list = load_templates("- role: system\n  content: Be brief.\n- role: user\n", "brief", "brief.yaml");
+    REQUIRE(list.templates().size() == 1);
+    CHECK(list.templates()[0].name() == "brief");
+    CHECK(list.templates()[0] == load_template("- role: system\n  content: Be brief.\n- role: user\n", "brief"));
+    CHECK(list.functions().empty());
+
+    const template_set map = load_templates("description: Brief.\nmessages:\n  - role: user\n    content: hi\n", "m");
+    REQUIRE(map.templates().size() == 1);
+    CHECK(map.templates()[0].info() == template_info{"m", "Brief.", {}, {}});
+
+    const std::string set_text = "templates:\n  a: [{role: user, content: hi}]\nfunctions:\n  - name: f\n";
+    CHECK(load_templates(set_text, "ignored") == load_template_set(set_text));
+
+    const template_set file = load_templates_file(data_dir + "single.yaml", [] {
+        yaml_options o;
+        o.external_functions = {"lookup"};
+        return o;
+    }());
+    REQUIRE(file.templates().size() == 1);
+    CHECK(file.templates()[0].name() == "single");
+    CHECK(load_templates_file(data_dir + "assistants.yaml") == load_template_set_file(data_dir + "assistants.yaml"));
+
+    // errors as in the shape the file has
+    auto error_of = [](std::string_view yaml, const yaml_options& options = {}) -> std::string {
+        try {
+            load_templates(yaml, "t", "t.yaml", options);
+        } catch (const located_error& e) {
+            return std::to_string(e.where().line) + ":" + std::to_string(e.where().column) + ": " + e.message();
+        }
+        return "no error";
+    };
+    CHECK(error_of("- role: bot\n") == "1:9: unknown role 'bot' (" + roles + ")");
+    CHECK(error_of("- name: f\n  description: d\n") ==
+          "1:3: a message needs a 'role' (" + roles + "); this looks like a function definition: a list of them is a "
+          "functions file, not a template");
+    CHECK(error_of("- name: f\n") == "1:3: a message needs a 'role' (" + roles + ")");
+    CHECK(error_of("- role: user\n  content: '{{ x + }}'\n") == "2:20: unexpected '}}'");
+    yaml_options external;
+    external.external_functions = {"other"};
+    CHECK(error_of("- role: request\n  functions: [lookup]\n", external) ==
+          "2:15: 'functions' names 'lookup', which the set does not define");
+    CHECK(error_of("messages: []\ntemplates: {}\n") == "1:1: unknown key 'messages' at the top level of a template set "
+                                                        "(expected templates or functions)");
+    CHECK(error_of("just text\n") == "1:1: a template set is a map with 'templates' and 'functions', found 'just text'");
+}
+
+TEST_CASE("load_functions: a list of function definitions added to a set") {
+    template_set set = load_template_set("templates:\n  a: [{role: request, functions: [f]}]\nfunctions:\n  - name: f\n");
+    load_functions("- name: g\n  description: G.\n  parameters: {type: object, properties: {x: {type: integer}}}\n"
+                   "  command: ./g.sh\n  timeout: 3\n- name: h\n",
+                   set, "functions.yaml");
+    REQUIRE(set.functions().size() == 3);
+    CHECK(set.functions()[1] == function_definition{"g", "G.", boost::json::parse(
+                                                                   R"({"type": "object", "properties": {"x": {"type": "integer"}}})")
+                                                                   .as_object()});
+    CHECK(*set.command("g") == function_command{"./g.sh", 3});
+    CHECK(set.functions()[2].name == "h");
+
+    // JSON is read as well
+    template_set json_set;
+    load_functions(R"([{"name": "lookup", "description": "Looks up.", "parameters": {"type": "object"}}])", json_set);
+    REQUIRE(json_set.functions().size() == 1);
+    CHECK(json_set.functions()[0].parameters == boost::json::parse(R"({"type": "object"})").as_object());
+
+    auto error_of = [](std::string_view text, template_set into = {}) -> std::string {
+        try {
+            load_functions(text, into, "functions.yaml");
+        } catch (const yaml_error& e) {
+            CHECK(e.where().name == "functions.yaml");
+            return std::to_string(e.where().line) + ":" + std::to_string(e.where().column) + ": " + e.message();
+        }
+        return "no error";
+    };
+    CHECK(error_of("functions:\n  - name: f\n") ==
+          "1:1: a functions file is a list of function definitions (each a map with 'name', 'description' and "
+          "'parameters'), found a map");
+    CHECK(error_of("- name: f\n  parameter: {}\n") ==
+          "2:3: unknown key 'parameter' in a function definition (expected name, description, parameters, command or "
+          "timeout); did you mean 'parameters'?");
+    CHECK(error_of("- name: bad name\n") == "1:9: " + describe(chat_rule::bad_function_name, role::assistant, "bad name"));
+    CHECK(error_of("- description: no name\n") == "1:3: a function definition needs a 'name'");
+    CHECK(error_of("- name: f\n- name: f\n") == "2:9: function 'f' is defined twice");
+    CHECK(error_of("- name: f\n", set) == "1:9: function 'f' is defined twice");
+    CHECK(error_of("[{\"name\": \"f\", \"parameters\": [1]}]") ==
+          "1:30: 'parameters' expects a JSON schema (a map, or a string of JSON text), found a list");
+}
+
 TEST_CASE("limits: size, depth, values, templates, messages, functions") {
     yaml_options small;
     small.limits.max_bytes = 20;
@@ -642,7 +813,7 @@ template_set tricky_set(std::mt19937& rng) {
         defaults.params.response_format = boost::json::object{{"type", "json_schema"}, {"json_schema", tricky_json(rng, 0)}};
         messages.push_back(defaults);
         message system = make_message(role::system, text());
-        system.name = str();
+        system.name = nonempty();  // a name given is not empty
         messages.push_back(system);
         message user;
         user.role = role::user;
@@ -656,7 +827,7 @@ template_set tricky_set(std::mt19937& rng) {
         call.function_call = function_call{"g", str()};
         messages.push_back(call);
         message tool = make_message(role::tool, text());
-        tool.tool_call_id = str();
+        tool.tool_call_id = nonempty();
         messages.push_back(tool);
         message req;
         req.role = role::request;
@@ -815,6 +986,16 @@ TEST_CASE("docs/yaml-format.md: its examples load as the page says") {
             CHECK(load_template(block, "t").messages()[0].text() ==
                   "  two leading spaces are part of the text\nthis line has none");
             ++checked;
+        } else if (block.rfind("# functions.yaml", 0) == 0) {
+            template_set set;
+            load_functions(block, set, "functions.yaml");
+            REQUIRE(set.functions().size() == 1);
+            CHECK(set.functions()[0].name == "lookup");
+            CHECK(*set.command("lookup") == function_command{"./lookup.sh", 0});
+            ++checked;
+        } else if (block.find("Today is {{ 1 // 0 }}.") != std::string::npos) {
+            CHECK(render_error(block) == "4:19: integer division or modulo by zero");
+            ++checked;
         } else if (block.rfind("content: >", 0) == 0) {
             std::string message = "- role: user\n";
             for (std::size_t line = 0; line < block.size();) {
@@ -827,5 +1008,5 @@ TEST_CASE("docs/yaml-format.md: its examples load as the page says") {
             ++checked;
         }
     }
-    CHECK(checked == 6);
+    CHECK(checked == 8);
 }

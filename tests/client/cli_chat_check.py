@@ -31,6 +31,9 @@ def main():
         {"reply": {"tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}]}},
         {"reply": {"text": "Bonjour d'Anthropic"}},
         {"status": 401, "body": "{\"error\": {\"type\": \"invalid_request_error\", \"message\": \"Incorrect API key provided: key-1234567890abcdef\", \"param\": null, \"code\": \"invalid_api_key\"}}"},
+        {"reply": {"text": "Counted", "usage": {"prompt": 1200, "completion": 30, "cached": 1024, "reasoning": 12}}},
+        {"reply": {"text": "Counted too", "usage": {"prompt": 2510, "completion": 40, "cached": 500, "cache_write": 2000}}},
+        {"reply": {"text": "Unpriced", "usage": {"prompt": 5, "completion": 1}}},
     ]}
     with tempfile.TemporaryDirectory() as tmp:
         script_path = os.path.join(tmp, "script.json")
@@ -70,6 +73,35 @@ def main():
             check(r.returncode == 1, f"failed call exit {r.returncode}")
             check("HTTP 401" in r.stderr and "invalid_api_key" in r.stderr, f"failed call stderr {r.stderr!r}")
             check("key-1234567890abcdef" not in r.stderr + r.stdout, "the API key appears in the output")
+
+            # --usage: the server's counts, priced from a catalog file of the test's own
+            models_path = os.path.join(tmp, "models.json")
+            with open(models_path, "w") as f:
+                json.dump({"read": "2026-01-01", "models": {
+                    "m-priced": {"input": 2, "cached_input": 0.5, "output": 8},
+                    "claude-priced": {"input": 3, "cached_input": 0.3, "cache_write": 3.75, "output": 15}}}, f)
+            r = run(program, ["--base-url", base + "/v1", "--model", "m-priced-1", "--usage", "--models", models_path, "Hi"], env)
+            check(r.returncode == 0 and r.stdout == "Counted\n", f"--usage chat: {r.returncode} {r.stdout!r} {r.stderr!r}")
+            # (1200 - 1024) * 2 + 1024 * 0.5 + 30 * 8 dollars per million tokens
+            expected_cost = ((1200 - 1024) * 2 + 1024 * 0.5 + 30 * 8) / 1e6
+            check(r.stderr == "usage: m-priced-1: 1 request, 1,200 input tokens (1,024 cached), 30 output tokens "
+                              f"(12 reasoning); ${expected_cost:.6f}\nusage: prices as published on 2026-01-01\n",
+                  f"--usage line: {r.stderr!r}")
+            r = run(program, ["--provider", "anthropic", "--base-url", base, "--model", "claude-priced", "--usage",
+                              "--models", models_path, "Hi"], clean_env(ANTHROPIC_API_KEY="ant-key-0123456789"))
+            expected_cost = (10 * 3 + 500 * 0.3 + 2000 * 3.75 + 40 * 15) / 1e6
+            check(r.returncode == 0 and r.stderr == "usage: claude-priced: 1 request, 2,510 input tokens (500 cached, 2,000 "
+                  f"written to the cache), 40 output tokens; ${expected_cost:.6f}\nusage: prices as published on 2026-01-01\n",
+                  f"--usage anthropic: {r.returncode} {r.stderr!r}")
+            r = run(program, ["--base-url", base + "/v1", "--model", "nobody-knows", "--usage", "--models", models_path, "Hi"], env)
+            check(r.returncode == 0 and "usage: nobody-knows: 1 request, 5 input tokens, 1 output token; no price known\n"
+                  in r.stderr, f"--usage unpriced: {r.returncode} {r.stderr!r}")
+            bad_models = os.path.join(tmp, "bad-models.json")
+            with open(bad_models, "w") as f:
+                f.write('{"models": {"x": {"input": "2"}}}')
+            r = run(program, ["--base-url", base + "/v1", "--model", "m1", "--usage", "--models", bad_models, "Hi"], env)
+            check(r.returncode == 1 and r.stderr == f"error: {bad_models}: /models/x/input: expected a price (a number of "
+                  "dollars per million tokens, at least 0), found a string\n", f"bad --models: {r.returncode} {r.stderr!r}")
         finally:
             stop_fake_server(server)
         with open(log_path) as f:

@@ -1177,24 +1177,43 @@ TEST_CASE("async_chat takes completion tokens: a callback and use_future") {
 
 TEST_CASE("config_from_environment: the SDKs' variable names choose the API") {
     std::map<std::string, std::string> env;
-    auto getenv = [&](const char* name) -> const char* {
+    environment_options options;
+    options.getenv = [&](const char* name) -> const char* {
         auto it = env.find(name);
         return it == env.end() ? nullptr : it->second.c_str();
     };
-    CHECK(config_from_environment(std::nullopt, getenv).api == api::echo);
+    // nothing set: an error, unless a fallback is chosen
+    CHECK_THROWS_WITH_AS(config_from_environment(std::nullopt, options),
+                         "no model API is configured: set OPENAI_API_KEY or OPENAI_BASE_URL (OpenAI and compatible "
+                         "servers), or ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (Anthropic)",
+                         parley::error);
+    try {
+        config_from_environment(std::nullopt, options);
+    } catch (const parley::error& e) {
+        CHECK(e.code() == errc::invalid_argument);
+    }
+    env["OPENAI_API_KEY"] = "";  // empty is not set
+    CHECK_THROWS_AS(config_from_environment(std::nullopt, options), parley::error);
+    env.clear();
+    environment_options echo = options;
+    echo.fallback = api::echo;
+    CHECK(config_from_environment(std::nullopt, echo).api == api::echo);
+    CHECK(config_from_environment(api::openai, options).api == api::openai);  // an API asked for needs no variable
+    CHECK(config_from_environment(api::echo, options).api == api::echo);
     env["ANTHROPIC_API_KEY"] = "sk-ant-secret";
-    auto a = config_from_environment(std::nullopt, getenv);
+    auto a = config_from_environment(std::nullopt, options);
     CHECK(a.api == api::anthropic);
     CHECK(a.api_key == "sk-ant-secret");
     CHECK(a.base_url.empty());
+    CHECK(config_from_environment(std::nullopt, echo).api == api::anthropic);  // the fallback only when nothing is set
     env["OPENAI_BASE_URL"] = "http://127.0.0.1:8080/v1";
-    auto o = config_from_environment(std::nullopt, getenv);
+    auto o = config_from_environment(std::nullopt, options);
     CHECK(o.api == api::openai);
     CHECK(o.base_url == "http://127.0.0.1:8080/v1");
     CHECK(o.api_key.empty());
     env["OPENAI_API_KEY"] = "sk-openai";
-    CHECK(config_from_environment(api::anthropic, getenv).api_key == "sk-ant-secret");
-    CHECK(config_from_environment(api::openai, getenv).api_key == "sk-openai");
+    CHECK(config_from_environment(api::anthropic, options).api_key == "sk-ant-secret");
+    CHECK(config_from_environment(api::openai, options).api_key == "sk-openai");
 }
 
 TEST_CASE("api names") {

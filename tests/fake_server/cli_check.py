@@ -65,7 +65,12 @@ def check_server(base):
     check(reply.get("object") == "chat.completion", f"first reply: {text!r}")
     if reply.get("choices"):
         check(reply["choices"][0]["message"]["content"] == "Hello from the script file.", f"first reply: {text!r}")
-        check(reply["usage"] == {"prompt_tokens": 9, "completion_tokens": 6, "total_tokens": 15}, f"usage: {text!r}")
+        check(reply["usage"] == {"prompt_tokens": 9, "completion_tokens": 6, "total_tokens": 15,
+                                 "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+                                 "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                                                               "accepted_prediction_tokens": 0,
+                                                               "rejected_prediction_tokens": 0}},
+              f"usage: {text!r}")
 
     status, headers, text = post(base + "/v1/chat/completions", chat)
     check(status == 429, f"second reply: status {status}")

@@ -404,7 +404,7 @@ const test_certificates& certificates() {
 TEST_CASE("OpenAI chat completion: the chat.completion object of a scripted reply") {
     fake_server server;
     fake_step step = fake_step::text("Hello!");
-    step.reply->usage = fake_usage{9, 2};
+    step.reply->usage = fake_usage{9, 2, 0, 0, 0};
     step.headers = {{"x-ratelimit-remaining-requests", "99"}};
     server.push(step);
     const auto r = post_once(server, "/v1/chat/completions", chat_body("Hi"));
@@ -474,7 +474,7 @@ TEST_CASE("OpenAI stream: chunks as the API sends them, text reassembled, usage 
     fake_server server;
     const std::string text = "Hello, world! Ünïcödé — and a longer sentence to cut in pieces.";
     fake_step step = fake_step::text(text);
-    step.reply->usage = fake_usage{12, 7};
+    step.reply->usage = fake_usage{12, 7, 0, 0, 0};
     server.push(step);
     server.push(fake_step::text(text));
     for (bool include_usage : {true, false}) {
@@ -558,7 +558,7 @@ TEST_CASE("Anthropic message: content blocks, stop_reason, usage") {
     fake_server server;
     fake_step step = fake_step::text("Let me check.");
     step.reply->choices[0].tool_calls = {{"toolu_1", "get_weather", R"({"city":"Oslo"})"}};
-    step.reply->usage = fake_usage{20, 5};
+    step.reply->usage = fake_usage{20, 5, 0, 0, 0};
     server.push(step);
     server.push(fake_step::text("Done.", "length"));
     auto r = post_once(server, "/v1/messages", anthropic_body("Weather?"), anthropic_headers);
@@ -595,7 +595,7 @@ TEST_CASE("Anthropic stream: message_start, content blocks with text and input_j
     const std::string args = R"({"city":"Oslo","days":3})";
     fake_step step = fake_step::text(text);
     step.reply->choices[0].tool_calls = {{"toolu_9", "get_weather", args}};
-    step.reply->usage = fake_usage{30, 11};
+    step.reply->usage = fake_usage{30, 11, 0, 0, 0};
     server.push(step);
     const auto r = post_once(server, "/v1/messages", anthropic_body("Weather?", true), anthropic_headers);
     REQUIRE(r.status == 200);
@@ -1319,4 +1319,29 @@ TEST_CASE("stop closes the connections; start serves again on the same port") {
     server.start();
     CHECK(server.port() == port);
     CHECK(post_once(server, "/v1/chat/completions", chat_body("back")).status == 200);
+}
+
+TEST_CASE("usage details: cached and reasoning tokens on OpenAI, cache reads and writes on Anthropic") {
+    fake_server server;
+    fake_step openai_step = fake_step::text("Counted.");
+    openai_step.reply->usage = fake_usage{1200, 30, 1024, 0, 12};
+    server.push(openai_step);
+    auto r = post_once(server, "/v1/chat/completions", chat_body("Hi"));
+    REQUIRE(r.status == 200);
+    auto v = r.json_body();
+    // the shape of OpenAI's usage object, details included
+    CHECK(v.at("usage") == json::parse(R"({"prompt_tokens": 1200, "completion_tokens": 30, "total_tokens": 1230,
+        "prompt_tokens_details": {"cached_tokens": 1024, "audio_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 12, "audio_tokens": 0, "accepted_prediction_tokens": 0,
+                                      "rejected_prediction_tokens": 0}})"));
+
+    fake_step anthropic_step = fake_step::text("Counted.");
+    anthropic_step.reply->usage = fake_usage{2510, 40, 500, 2000, 0};
+    server.push(anthropic_step);
+    r = post_once(server, "/v1/messages", anthropic_body("Hi"), anthropic_headers);
+    REQUIRE(r.status == 200);
+    v = r.json_body();
+    // Anthropic's input_tokens leave out what was read from and written to the cache
+    CHECK(v.at("usage") == json::parse(R"({"input_tokens": 10, "cache_creation_input_tokens": 2000,
+        "cache_read_input_tokens": 500, "output_tokens": 40})"));
 }

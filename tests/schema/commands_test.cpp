@@ -188,7 +188,7 @@ TEST_CASE("parse_rasa_commands: unknown commands, wrong arity and malformed call
     CHECK(!r);
     CHECK(problems_of(r) ==
           "line 2: FooBar(x): unknown command \"FooBar\" (the commands are StartFlow, SetSlot, CancelFlow, Clarify, "
-          "SkipQuestion, SearchAndReply, ChitChat, HumanHandoff, RepeatLastBotMessages, CannotHandle, ChangeFlow)\n"
+          "SkipQuestion, SearchAndReply, ChitChat, HumanHandoff, RepeatLastBotMessages, CannotHandle, ChangeFlow, Done)\n"
           "line 3: startflow(transfer_money): unknown command \"startflow\" (did you mean StartFlow?)\n"
           "line 4: StartFlow(): StartFlow takes 1 argument (flow), found 0\n"
           "line 5: SetSlot(recipient): SetSlot takes 2 arguments (slot, value), found 1\n"
@@ -198,7 +198,7 @@ TEST_CASE("parse_rasa_commands: unknown commands, wrong arity and malformed call
           "line 9: StartFlow(a: the parenthesis is not closed\n"
           "line 10: SetSlot(a, \"b\" c): text after a quoted argument\n"
           "line 12: Unknown(2): unknown command \"Unknown\" (the commands are StartFlow, SetSlot, CancelFlow, Clarify, "
-          "SkipQuestion, SearchAndReply, ChitChat, HumanHandoff, RepeatLastBotMessages, CannotHandle, ChangeFlow)");
+          "SkipQuestion, SearchAndReply, ChitChat, HumanHandoff, RepeatLastBotMessages, CannotHandle, ChangeFlow, Done)");
     // The calls that could be read are kept, in order.
     const std::vector<command> expected = {StartFlow{"ok"}, ChitChat{}, SetSlot{"x", "1"}, CancelFlow{}};
     CHECK(r.commands == expected);

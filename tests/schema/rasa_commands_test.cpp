@@ -13,7 +13,7 @@ using namespace parley::rasa;
 TEST_CASE("rasa commands: names and arguments") {
     static_assert(parley::function_name<StartFlow> == "StartFlow");
     static_assert(parley::function_name<RepeatLastBotMessages> == "RepeatLastBotMessages");
-    static_assert(std::variant_size_v<command> == 11);
+    static_assert(std::variant_size_v<command> == 12);
     // Every command, written the way the prompts describe it, reads back as itself.
     const std::vector<std::pair<std::string, command>> cases = {
         {"StartFlow(transfer_money)", StartFlow{"transfer_money"}},
@@ -27,6 +27,7 @@ TEST_CASE("rasa commands: names and arguments") {
         {"RepeatLastBotMessages()", RepeatLastBotMessages{}},
         {"CannotHandle()", CannotHandle{}},
         {"ChangeFlow()", ChangeFlow{}},
+        {"Done()", Done{}},
     };
     for (const auto& c : cases) {
         const std::string& text = c.first;

@@ -4,8 +4,13 @@ The reference for the signature table of parley/jinja/compiled.hpp."""
 import inspect
 import sys
 
-import jinja2.filters
-import jinja2.tests
+import reference_python
+
+# The signatures of Jinja2 3.1.6, or a message naming the Jinja2 this is
+reference_python.require()
+
+import jinja2.filters  # noqa: E402 (after the check of the reference)
+import jinja2.tests  # noqa: E402
 
 MANY = 255
 

@@ -24,9 +24,11 @@ def clean_env(**extra):
     return env
 
 
-def start_fake_server(program, script_path, log_path):
-    """Starts `parley fake-server --script SCRIPT --log`; returns the process and its base URL."""
-    server = subprocess.Popen([program, "fake-server", "--script", script_path, "--log"],
+def start_fake_server(program, script_path, log_path, record_path=None):
+    """Starts `parley fake-server --script SCRIPT --log` (and `--record RECORD`); returns the process
+    and its base URL."""
+    extra = ["--record", record_path] if record_path else []
+    server = subprocess.Popen([program, "fake-server", "--script", script_path, "--log", *extra],
                               stdout=subprocess.PIPE, stderr=open(log_path, "w"), text=True)
     selector = selectors.DefaultSelector()
     selector.register(server.stdout, selectors.EVENT_READ)

@@ -183,7 +183,7 @@ std::size_t completion_tokens(const fake_reply& r) {
 }
 
 fake_usage usage_of(const fake_reply& r, const request_info& info) {
-    return r.usage ? *r.usage : fake_usage{info.prompt_tokens, completion_tokens(r)};
+    return r.usage ? *r.usage : fake_usage{info.prompt_tokens, completion_tokens(r), 0, 0, 0};
 }
 
 std::string tool_call_id(const fake_tool_call& t, std::string_view prefix, std::size_t i) {
@@ -192,7 +192,10 @@ std::string tool_call_id(const fake_tool_call& t, std::string_view prefix, std::
 
 void append_openai_usage(std::string& out, const fake_usage& u) {
     out += "{\"prompt_tokens\":" + std::to_string(u.prompt) + ",\"completion_tokens\":" + std::to_string(u.completion) +
-           ",\"total_tokens\":" + std::to_string(u.prompt + u.completion) + "}";
+           ",\"total_tokens\":" + std::to_string(u.prompt + u.completion) +
+           ",\"prompt_tokens_details\":{\"cached_tokens\":" + std::to_string(u.cached) +
+           ",\"audio_tokens\":0},\"completion_tokens_details\":{\"reasoning_tokens\":" + std::to_string(u.reasoning) +
+           ",\"audio_tokens\":0,\"accepted_prediction_tokens\":0,\"rejected_prediction_tokens\":0}}";
 }
 
 /// An OpenAI chat.completion object.
@@ -305,6 +308,15 @@ std::string anthropic_input(const std::string& arguments) {
     return json_string(arguments);
 }
 
+/// Anthropic's usage object: its input_tokens leave out the tokens read from and written to the
+/// cache, which have fields of their own.
+std::string anthropic_usage(const fake_usage& u, std::size_t output_tokens) {
+    const std::size_t cache = u.cached + u.cache_write;
+    return "{\"input_tokens\":" + std::to_string(u.prompt > cache ? u.prompt - cache : 0) +
+           ",\"cache_creation_input_tokens\":" + std::to_string(u.cache_write) +
+           ",\"cache_read_input_tokens\":" + std::to_string(u.cached) + ",\"output_tokens\":" + std::to_string(output_tokens) + "}";
+}
+
 /// An Anthropic message object (the first choice only).
 std::string anthropic_message(const fake_reply& r, const reply_names& names, const request_info& info) {
     static const fake_choice none{};
@@ -324,8 +336,8 @@ std::string anthropic_message(const fake_reply& r, const reply_names& names, con
         out += "{\"type\":\"tool_use\",\"id\":" + json_string(tool_call_id(t, "toolu_fake_", k)) +
                ",\"name\":" + json_string(t.name) + ",\"input\":" + anthropic_input(t.arguments) + "}";
     }
-    out += "],\"stop_reason\":" + json_string(anthropic_stop(c)) + ",\"stop_sequence\":null,\"usage\":{\"input_tokens\":" +
-           std::to_string(u.prompt) + ",\"output_tokens\":" + std::to_string(u.completion) + "}}";
+    out += "],\"stop_reason\":" + json_string(anthropic_stop(c)) + ",\"stop_sequence\":null,\"usage\":" +
+           anthropic_usage(u, u.completion) + "}";
     return out;
 }
 
@@ -348,8 +360,8 @@ encoded_body anthropic_stream(const fake_reply& r, const reply_names& names, con
     };
     event("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":" + json_string(names.id) +
                                ",\"type\":\"message\",\"role\":\"assistant\",\"model\":" + json_string(names.model) +
-                               ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":" +
-                               std::to_string(u.prompt) + ",\"output_tokens\":1}}}");
+                               ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":" +
+                               anthropic_usage(u, 1) + "}}");
     std::size_t index = 0;
     auto block_start = [&](const std::string& block) {
         event("content_block_start", "{\"type\":\"content_block_start\",\"index\":" + std::to_string(index) +
@@ -735,7 +747,7 @@ public:
             s.body = b->is_string() ? std::string(b->get_string()) : boost::json::serialize(*b);
         }
         if (const auto* h = o.if_contains("headers")) {
-            for (const auto& [name, value] : object(*h, at + ".headers")) {
+            for (const auto& [name, value] : object(*h, at, ".headers")) {
                 const std::string where = at + ".headers." + std::string(name);
                 if (value.is_string()) s.headers.emplace_back(std::string(name), std::string(value.get_string()));
                 else if (value.is_number()) s.headers.emplace_back(std::string(name), boost::json::serialize(value));
@@ -770,7 +782,7 @@ public:
             if (s.variant != "body" && s.variant != "event") fail(at + ".variant", "must be \"body\" or \"event\"");
         }
         if (const auto* e = o.if_contains("error")) {
-            const auto& eo = object(*e, at + ".error");
+            const auto& eo = object(*e, at, ".error");
             keys(eo, at + ".error", {"type", "message"});
             if (const auto* t = eo.if_contains("type")) s.error.type = string(*t, at + ".error.type");
             if (const auto* m = eo.if_contains("message")) s.error.message = string(*m, at + ".error.message");
@@ -807,18 +819,21 @@ private:
         const bool single = o.contains("text") || o.contains("refusal") || o.contains("tool_calls") || o.contains("finish");
         if (const auto* c = o.if_contains("choices")) {
             if (single) fail(at, "give 'choices' or the fields of one choice (text, tool_calls, finish), not both");
-            const auto& list = array(*c, at + ".choices");
+            const auto& list = array(*c, at, ".choices");
             for (std::size_t i = 0; i < list.size(); ++i)
                 r.choices.push_back(choice(list[i], at + ".choices[" + std::to_string(i) + "]", false));
         } else if (single) {
             r.choices.push_back(choice(v, at, true));
         }
         if (const auto* u = o.if_contains("usage")) {
-            const auto& uo = object(*u, at + ".usage");
-            keys(uo, at + ".usage", {"prompt", "completion"});
+            const auto& uo = object(*u, at, ".usage");
+            keys(uo, at + ".usage", {"prompt", "completion", "cached", "cache_write", "reasoning"});
             fake_usage usage;
             if (const auto* p = uo.if_contains("prompt")) usage.prompt = count(*p, at + ".usage.prompt");
             if (const auto* p = uo.if_contains("completion")) usage.completion = count(*p, at + ".usage.completion");
+            if (const auto* p = uo.if_contains("cached")) usage.cached = count(*p, at + ".usage.cached");
+            if (const auto* p = uo.if_contains("cache_write")) usage.cache_write = count(*p, at + ".usage.cache_write");
+            if (const auto* p = uo.if_contains("reasoning")) usage.reasoning = count(*p, at + ".usage.reasoning");
             r.usage = usage;
         }
         if (const auto* m = o.if_contains("model")) r.model = string(*m, at + ".model");
@@ -827,7 +842,7 @@ private:
             if (r.delta_size == 0) fail(at + ".delta_size", "must be at least 1");
         }
         if (const auto* e = o.if_contains("embeddings")) {
-            const auto& list = array(*e, at + ".embeddings");
+            const auto& list = array(*e, at, ".embeddings");
             for (std::size_t i = 0; i < list.size(); ++i) {
                 const std::string where = at + ".embeddings[" + std::to_string(i) + "]";
                 std::vector<double> vec;
@@ -850,7 +865,7 @@ private:
         if (const auto* t = o.if_contains("refusal")) c.refusal = string(*t, at + ".refusal");
         if (const auto* t = o.if_contains("finish")) c.finish = string(*t, at + ".finish");
         if (const auto* t = o.if_contains("tool_calls")) {
-            const auto& list = array(*t, at + ".tool_calls");
+            const auto& list = array(*t, at, ".tool_calls");
             for (std::size_t i = 0; i < list.size(); ++i) {
                 const std::string where = at + ".tool_calls[" + std::to_string(i) + "]";
                 const auto& call = object(list[i], where);
@@ -879,12 +894,17 @@ private:
                 fail(at, "unknown key \"" + std::string(k) + "\" (known: " + list + ")");
             }
     }
-    static const boost::json::object& object(const boost::json::value& v, const std::string& at) {
-        if (!v.is_object()) fail(at, "must be an object");
+    // The object or array `v`, at `at` followed by `member` in the script: the location is a
+    // view, and its text is only made for the message of a failure (a temporary string passed
+    // here would be a temporary that the returned reference seems to depend on).
+    static const boost::json::object& object(const boost::json::value& v, std::string_view at,
+                                             std::string_view member = {}) {
+        if (!v.is_object()) fail(std::string(at).append(member), "must be an object");
         return v.get_object();
     }
-    static const boost::json::array& array(const boost::json::value& v, const std::string& at) {
-        if (!v.is_array()) fail(at, "must be an array");
+    static const boost::json::array& array(const boost::json::value& v, std::string_view at,
+                                           std::string_view member = {}) {
+        if (!v.is_array()) fail(std::string(at).append(member), "must be an array");
         return v.get_array();
     }
     static std::string string(const boost::json::value& v, const std::string& at) {

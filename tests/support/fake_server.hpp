@@ -62,8 +62,11 @@ struct fake_choice {
 
 /// Token counts of a scripted reply (prompt = input tokens, completion = output tokens).
 struct fake_usage {
-    std::size_t prompt = 0;
-    std::size_t completion = 0;
+    std::size_t prompt = 0;  ///< every input token, cached ones included
+    std::size_t completion = 0;  ///< every output token, reasoning ones included
+    std::size_t cached = 0;  ///< input tokens read from the prompt cache
+    std::size_t cache_write = 0;  ///< input tokens written to the prompt cache (Anthropic)
+    std::size_t reasoning = 0;  ///< output tokens spent on reasoning (OpenAI)
 };
 
 /// A scripted reply. Anthropic has a single choice: only `choices[0]` is sent there.

@@ -1,7 +1,9 @@
 // Renders templates with Python Jinja2 through the shared oracle (tools/jinja-oracle of the
 // shared directory, batch mode), for tests that compare parley's output with the reference. The
 // shared directory is PARLEY_TEST_SHARED_DIR (set by tests/CMakeLists.txt); the interpreter is
-// PARLEY_PYTHON (default: python3). Anything missing is a failed check, never a skipped test.
+// PARLEY_PYTHON (default: python3), which must be the reference the tests are written against
+// (tests/support/reference_python.py: CPython 3.11, Jinja2 3.1.6, MarkupSafe 3.0). Anything missing,
+// or another reference, is a failed check, never a skipped test.
 #ifndef PARLEY_TESTS_SUPPORT_JINJA_ORACLE_HPP
 #define PARLEY_TESTS_SUPPORT_JINJA_ORACLE_HPP
 
@@ -63,6 +65,37 @@ inline std::optional<std::string> read_file(const std::filesystem::path& path) {
 using subprocess::shell_quote;
 using subprocess::temp_path;
 
+/// The interpreter that runs the oracle: PARLEY_PYTHON, or python3.
+inline std::string python() {
+    const char* env_python = std::getenv("PARLEY_PYTHON");
+    return env_python && *env_python ? env_python : "python3";
+}
+
+/// Whether python() is the reference (tests/support/reference_python.py), asked once per process;
+/// when it is not, a failed check with the script's message, which names what it found.
+inline bool reference_ok() {
+    static const std::string problem = [] {
+        const std::string dir = subprocess::source_dir();
+        if (dir.empty()) return std::string("PARLEY_TEST_SOURCE_DIR is not defined: the test cannot find "
+                                            "tests/support/reference_python.py");
+        const auto log = temp_path("reference.log");
+        const std::string cmd = shell_quote(python()) + " " + shell_quote(dir + "/tests/support/reference_python.py") +
+                                " > " + shell_quote(log.string()) + " 2>&1";
+        const int status = std::system(cmd.c_str());
+        std::stringstream text;
+        {
+            std::ifstream f(log);
+            text << f.rdbuf();
+        }
+        std::filesystem::remove(log);
+        if (status == 0) return std::string();
+        return "the reference Python is not the one these tests need (status " + std::to_string(status) + " of " +
+               cmd + "): " + text.str();
+    }();
+    if (!problem.empty()) FAIL_CHECK(problem);
+    return problem.empty();
+}
+
 /// Renders every case with Python Jinja2 in one run of the oracle. Returns one result per case,
 /// or an empty vector (and a failed check saying why) when the oracle cannot be run.
 inline std::vector<result> render(const std::vector<render_case>& cases) {
@@ -73,6 +106,7 @@ inline std::vector<result> render(const std::vector<render_case>& cases) {
         FAIL_CHECK("the oracle " << oracle.string() << " is missing");
         return {};
     }
+    if (!reference_ok()) return {};
     const auto in = temp_path("in.jsonl");
     const auto out = temp_path("out.jsonl");
     {
@@ -81,9 +115,7 @@ inline std::vector<result> render(const std::vector<render_case>& cases) {
             f << boost::json::serialize(boost::json::object{{"template", c.source}, {"context", c.context}, {"env", c.env}})
               << '\n';
     }
-    const char* env_python = std::getenv("PARLEY_PYTHON");
-    const std::string python = env_python && *env_python ? env_python : "python3";
-    const std::string cmd = shell_quote(python) + " " + shell_quote(oracle.string()) + " --batch < " +
+    const std::string cmd = shell_quote(python()) + " " + shell_quote(oracle.string()) + " --batch < " +
                             shell_quote(in.string()) + " > " + shell_quote(out.string());
     const int status = std::system(cmd.c_str());
     std::filesystem::remove(in);

@@ -22,27 +22,17 @@ import struct
 import sys
 import urllib.parse
 
-if sys.version_info[:2] != (3, 11):
-    sys.exit("pystr_ref.py: the reference is CPython 3.11 (Unicode 14.0.0); this is %s"
-             % sys.version.split()[0])
+import reference_python
 
-try:
-    import jinja2
-    import jinja2.filters as jf
-    import markupsafe
-except ImportError as exc:
-    sys.exit("pystr_ref.py: needs Jinja2 and MarkupSafe (%s)" % exc)
+# CPython 3.11 (Unicode 14.0.0), Jinja2 3.1.6 and MarkupSafe 3.0, or a message naming what this is
+reference_python.require()
+
+import jinja2  # noqa: E402 (after the check of the reference)
+import jinja2.filters as jf  # noqa: E402
+import markupsafe  # noqa: E402
 
 ENV = jinja2.Environment()
 WORD = re.compile(r"\w")
-
-
-def markupsafe_major():
-    try:
-        from importlib.metadata import version
-        return int(version("markupsafe").split(".")[0])
-    except Exception:
-        return 0
 
 
 def decode_token(tok):
@@ -91,15 +81,6 @@ def strip(s, chars, left, right):
 
 
 def striptags(s):
-    if markupsafe_major() < 3 and "<!--" in s:
-        # parley follows MarkupSafe 3.0, which removes the first comment "<!--" up to the first
-        # "-->" found from the comment's start and looks again from the beginning, so that a mark
-        # formed by a removal is removed too. MarkupSafe 2 removes comments with one regular
-        # expression pass ("<!--.*?-->"), which differs on overlapping or re-formed comment marks
-        # ("<!-->x-->"). Without "<!--" in the input the two versions give the same result (the
-        # tag pass of one is the other's regular expression run to its end), so only these
-        # inputs need MarkupSafe 3 as the reference.
-        return "skip"
     return jf.do_striptags(s)
 
 

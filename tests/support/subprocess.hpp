@@ -81,6 +81,16 @@ inline std::string compiler() {
 #endif
 }
 
+/// Whether compiler() is clang++ (which defines __clang__), asked once: the compiler of the
+/// snippets, which need not be the one that built the test (PARLEY_CXX).
+inline bool compiler_is_clang() {
+    static const bool clang = [] {
+        const std::string cmd = shell_quote(compiler()) + " -dM -E -x c++ /dev/null 2>/dev/null | grep -q __clang__";
+        return std::system(cmd.c_str()) == 0;
+    }();
+    return clang;
+}
+
 /// What the compiler made of a snippet.
 struct compile_result {
     bool compiled = false;  ///< it compiled without error
@@ -122,15 +132,6 @@ struct precompiled_preludes {
         }
     }
 };
-
-/// Whether compiler() is clang++ (which defines __clang__), asked once.
-inline bool compiler_is_clang() {
-    static const bool clang = [] {
-        const std::string cmd = shell_quote(compiler()) + " -dM -E -x c++ /dev/null 2>/dev/null | grep -q __clang__";
-        return std::system(cmd.c_str()) == 0;
-    }();
-    return clang;
-}
 
 /// `prelude` precompiled with `flags`, once per process: the snippets that start with the same
 /// prelude then compile in a fraction of the time (most of a snippet's time is the headers).

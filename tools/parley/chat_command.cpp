@@ -1,6 +1,7 @@
 // `parley chat`: sends one user message to a model and prints the reply.
 #include "cli_provider.hpp"
 #include "commands.hpp"
+#include "usage_report.hpp"
 
 #include <parley/chat/json.hpp>
 #include <parley/provider/chat_client.hpp>
@@ -18,7 +19,7 @@ namespace parley_cli {
 
 const char* const chat_usage =
     "usage: parley chat [--base-url URL] [--model NAME] [--provider openai|anthropic|echo] [--system TEXT]\n"
-    "                   [--stream] [--json] [--ca-file PEM] PROMPT\n"
+    "                   [--stream] [--json] [--ca-file PEM] [--usage] [--models FILE] PROMPT\n"
     "\n"
     "Sends PROMPT as one user message and prints the model's reply.\n"
     "  --provider NAME  the wire API: openai (and compatible servers), anthropic, or echo (in process)\n"
@@ -29,6 +30,8 @@ const char* const chat_usage =
     "  --stream         print the reply as it arrives\n"
     "  --json           print the whole reply message as JSON\n"
     "  --ca-file PEM    also trust the CAs in this file (a corporate or test CA)\n"
+    "  --usage          print the tokens and the cost of the call on standard error\n"
+    "  --models FILE    a model catalog (JSON: context windows and prices) over the built-in one\n"
     "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY; proxies from HTTPS_PROXY, HTTP_PROXY and\n"
     "NO_PROXY. With nothing configured, the echo model answers (and says so on stderr).\n";
 
@@ -42,8 +45,8 @@ void print_calls(const parley::message& m) {
 }  // namespace
 
 int chat_main(const std::vector<std::string>& args) {
-    std::optional<std::string> base_url, model, provider, system, ca_file;
-    bool stream = false, json = false;
+    std::optional<std::string> base_url, model, provider, system, ca_file, models_file;
+    bool stream = false, json = false, usage = false;
     std::vector<std::string> prompt;
     std::optional<parley::api> which;
     try {
@@ -55,6 +58,8 @@ int chat_main(const std::vector<std::string>& args) {
                          .value("--ca-file", ca_file)
                          .flag("--stream", stream)
                          .flag("--json", json)
+                         .flag("--usage", usage)
+                         .value("--models", models_file)
                          .parse(args);
         if (!words) {
             std::cout << chat_usage;
@@ -68,6 +73,8 @@ int chat_main(const std::vector<std::string>& args) {
         return 2;
     }
     try {
+        parley::model_catalog catalog = parley::model_catalog::builtin();
+        if (models_file) catalog.merge(parley::model_catalog::from_file(*models_file));
         parley::client_config config = client_config_of(which, base_url, ca_file, "the echo model");
 
         parley::chat_request request;
@@ -80,6 +87,7 @@ int chat_main(const std::vector<std::string>& args) {
         if (system) request.messages.push_back(parley::make_message(parley::role::system, *system));
         request.messages.push_back(parley::make_message(parley::role::user, prompt[0]));
 
+        const std::string model_name = request.params.model.value_or(std::string());
         parley::blocking_client client(std::move(config));
         boost::system::result<parley::chat_reply, parley::call_error> reply;
         if (stream && !json) {
@@ -103,6 +111,12 @@ int chat_main(const std::vector<std::string>& args) {
                     print_calls(reply->message());
                 }
             }
+        }
+        if (usage) {
+            parley::usage_summary summary;
+            parley::detail::count_usage(&summary, reply, model_name);
+            std::cout.flush();
+            print_usage(std::cerr, summary, catalog);
         }
         if (!reply) {
             std::cerr << "error: " << reply.error().what() << '\n';

@@ -3,8 +3,10 @@
 #ifndef PARLEY_TOOLS_CLI_OPTIONS_HPP
 #define PARLEY_TOOLS_CLI_OPTIONS_HPP
 
+#include <parley/chat/history_file.hpp>
 #include <parley/chat/json.hpp>
 #include <parley/chat/template_set.hpp>
+#include <parley/chat/yaml.hpp>
 #include <parley/error.hpp>
 #include <parley/schema/json_text.hpp>
 
@@ -34,6 +36,11 @@ public:
     /// `--name VALUE` (or `--name=VALUE`) fills `slot`.
     option_list& value(std::string name, std::optional<std::string>& slot) {
         values_.emplace_back(std::move(name), &slot);
+        return *this;
+    }
+    /// `--name VALUE` (or `--name=VALUE`), repeatable: each value is appended to `slot`.
+    option_list& values(std::string name, std::vector<std::string>& slot) {
+        lists_.emplace_back(std::move(name), &slot);
         return *this;
     }
     /// `--name` sets `slot`.
@@ -68,6 +75,13 @@ public:
                     else throw usage_error(a + " needs a value");
                     known = true;
                 }
+            for (const auto& [n, slot] : lists_)
+                if (n == name) {
+                    if (eq != std::string::npos) slot->push_back(a.substr(eq + 1));
+                    else if (i + 1 < args.size()) slot->push_back(args[++i]);
+                    else throw usage_error(a + " needs a value");
+                    known = true;
+                }
             for (const auto& [n, slot] : flags_)
                 if (n == a) *slot = known = true;
             if (!known) throw usage_error("unknown option " + a);
@@ -77,6 +91,7 @@ public:
 
 private:
     std::vector<std::pair<std::string, std::optional<std::string>*>> values_;
+    std::vector<std::pair<std::string, std::vector<std::string>*>> lists_;
     std::vector<std::pair<std::string, bool*>> flags_;
 };
 
@@ -96,22 +111,101 @@ inline boost::json::value read_json(const std::string& path) {
     return std::move(*a.value);
 }
 
-/// The data texts are rendered with: the JSON object of `file`, or {} without one.
-inline boost::json::value read_data(const std::optional<std::string>& file) {
-    if (!file) return boost::json::object();
-    boost::json::value data = read_json(*file);
-    if (!data.is_object()) throw std::runtime_error(*file + ": the data must be a JSON object");
-    return data;
+/// The text of `--data VALUE`: inline JSON when its first character other than white space is
+/// `{`, else the name of a file that holds a JSON object. Throws usage_error for inline JSON
+/// that does not parse or is not an object, std::runtime_error for a file.
+inline boost::json::value data_option(const std::string& value) {
+    const std::size_t first = value.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos || value[first] != '{') {
+        boost::json::value data = read_json(value);
+        if (!data.is_object()) throw std::runtime_error(value + ": the data must be a JSON object");
+        return data;
+    }
+    parley::detail::json_text::attempt a = parley::detail::json_text::parse_at(value, 0, value.size(), {}, true);
+    if (a.error) throw usage_error("--data: not valid JSON: " + a.error->message());
+    return std::move(*a.value);
 }
 
-/// The conversation of a history file (a JSON array of messages, parley::conversation_from_json).
-inline std::vector<parley::message> read_history(const std::string& file) {
-    const boost::json::value v = read_json(file);
-    try {
-        return parley::conversation_from_json(v);
-    } catch (const parley::error& e) {
-        throw std::runtime_error(file + ": " + e.what());
+/// Applies `--set KEY=VALUE` to `data` (an object): KEY's dots make nested objects (`a.b=1`
+/// gives {"a": {"b": 1}}, keeping the other members of "a"); VALUE is JSON when it parses as
+/// JSON, else the string as given. Throws usage_error for a word without `=`, an empty key or key
+/// part, or a key that goes through a member that is not an object.
+inline void apply_set(boost::json::value& data, const std::string& word) {
+    const std::size_t eq = word.find('=');
+    if (eq == std::string::npos) throw usage_error("--set expects KEY=VALUE, found '" + word + "'");
+    const std::string key = word.substr(0, eq), text = word.substr(eq + 1);
+    std::vector<std::string> parts;
+    for (std::size_t from = 0;;) {
+        const std::size_t dot = key.find('.', from);
+        parts.push_back(key.substr(from, dot == std::string::npos ? std::string::npos : dot - from));
+        if (parts.back().empty())
+            throw usage_error("--set " + word + ": " + (key.empty() ? std::string("the key is empty") : "an empty part in the key '" + key + "'"));
+        if (dot == std::string::npos) break;
+        from = dot + 1;
     }
+    boost::json::value value;
+    parley::detail::json_text::attempt a = parley::detail::json_text::parse_at(text, 0, text.size(), {}, true);
+    if (a.error) value = boost::json::string(text);
+    else value = std::move(*a.value);
+    boost::json::object* at = &data.as_object();
+    std::string path;
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+        path += (i ? "." : "") + parts[i];
+        auto it = at->find(parts[i]);
+        if (it == at->end()) it = at->emplace(parts[i], boost::json::object()).first;
+        boost::json::value& next = it->value();
+        if (!next.is_object()) {
+            static constexpr const char* kinds[] = {"null", "a boolean", "an integer", "an integer", "a number", "a string", "an array", "an object"};
+            throw usage_error("--set " + word + ": '" + path + "' is " + kinds[static_cast<int>(next.kind())] +
+                              ", not an object, so it has no member '" + parts[i + 1] + "'");
+        }
+        at = &next.as_object();
+    }
+    (*at)[parts.back()] = std::move(value);
+}
+
+/// The data texts are rendered with: `--data` (a JSON object, inline or from a file; {} without
+/// it), then each `--set` in order.
+inline boost::json::value read_data(const std::optional<std::string>& data, const std::vector<std::string>& sets = {}) {
+    boost::json::value v = data ? data_option(*data) : boost::json::value(boost::json::object());
+    for (const auto& s : sets) apply_set(v, s);
+    return v;
+}
+
+/// The conversation of a history file (a JSON array of messages, parley::load_history); a
+/// missing file is an empty conversation when `missing_is_empty`.
+inline std::vector<parley::message> read_history(const std::string& file, bool missing_is_empty = false) {
+    parley::history_file_options options;
+    options.missing_is_empty = missing_is_empty;
+    return parley::load_history(file, options);
+}
+
+/// The templates of `file` (a template set, or a single template named after the file's stem)
+/// with the definitions of `functions_file` added (a list of function definitions, YAML or
+/// JSON). `external` names functions the program defines itself; with `check`, every function a
+/// request names must be one of the file's, of `functions_file`'s or of `external`. `added`, when
+/// given, receives the names `functions_file` defines.
+inline parley::template_set load_templates(const std::string& file, const std::optional<std::string>& functions_file,
+                                           std::vector<std::string> external, bool check = true,
+                                           std::vector<std::string>* added = nullptr) {
+    parley::yaml_options options;
+    options.check_functions = check;
+    if (functions_file) {
+        // read once for the names the templates' requests may use, then again into the set,
+        // where a name the set already defines is reported at its place in the file
+        parley::template_set extra;
+        parley::load_functions_file(*functions_file, extra, options);
+        for (const auto& f : extra.functions()) {
+            external.push_back(f.name);
+            if (added) added->push_back(f.name);
+        }
+    }
+    options.external_functions = std::move(external);
+    // a single template's names are checked only when some are known besides the file's
+    if (check && options.external_functions.empty()) options.external_functions.emplace_back();
+    parley::template_set set = parley::load_templates_file(file, options);
+    if (functions_file) parley::load_functions_file(*functions_file, set, options);
+    return set;
 }
 
 /// The template `name` of `set`, or its only template when `name` is not given. Throws

@@ -30,7 +30,9 @@ inline std::optional<parley::api> provider_option(const std::optional<std::strin
 /// CA file. With nothing configured, says on stderr that `fallback` answers.
 inline parley::client_config client_config_of(std::optional<parley::api> which, const std::optional<std::string>& base_url,
                                               const std::optional<std::string>& ca_file, const char* fallback) {
-    parley::client_config config = parley::config_from_environment(which);
+    parley::environment_options echo_when_unset;
+    echo_when_unset.fallback = parley::api::echo;  // visibly: the notice below
+    parley::client_config config = parley::config_from_environment(which, echo_when_unset);
     if (base_url) {
         if (!which) config = parley::config_from_environment(parley::api::openai);
         config.base_url = *base_url;

@@ -14,7 +14,8 @@ namespace parley_cli {
 /// `{"output": ...}` or `{"error": ...}` for each, in order.
 int jinja_batch(const std::string& default_env, const parley::jinja::environment& hf, const parley::jinja::environment& plain);
 
-/// `parley render TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history JSON_FILE]`
+/// `parley render TEMPLATES.yaml [--template NAME] [--data JSON_FILE|JSON] [--set KEY=VALUE]...
+/// [--functions FILE] [--history JSON_FILE]`
 int render_main(const std::vector<std::string>& args);
 extern const char* const render_usage;
 
@@ -26,10 +27,23 @@ extern const char* const fake_server_usage;
 int chat_main(const std::vector<std::string>& args);
 extern const char* const chat_usage;
 
-/// `parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history FILE] [--base-url URL] [--model NAME]
-/// [--provider openai|anthropic|echo|scripted] [--script FILE.json] [--stream] [--ca-file PEM] PROMPT`
+/// `parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE|JSON] [--set KEY=VALUE]... [--functions FILE]
+/// [--image FILE_OR_URL]... [--detail low|high|auto] [--history FILE] [--base-url URL] [--model NAME]
+/// [--provider openai|anthropic|echo|scripted] [--script FILE.json] [--stream] [--ca-file PEM] [PROMPT...|-]`
 int run_main(const std::vector<std::string>& args);
 extern const char* const run_usage;
+
+/// `parley mcp tools|call|prompts ... SERVER`: an MCP server's tools and prompts (docs/mcp.md)
+int mcp_main(const std::vector<std::string>& args);
+extern const char* const mcp_usage;
+
+/// `parley templates list FILE...`, `parley templates search WORDS FILE...`, `parley templates show NAME FILE...`
+int templates_main(const std::vector<std::string>& args);
+extern const char* const templates_usage;
+
+/// `parley tokens (--tiktoken FILE.tiktoken | --tokenizer PATH) [--ids] [--special MODE] [--add-special-tokens] [FILE|-]`
+int tokens_main(const std::vector<std::string>& args);
+extern const char* const tokens_usage;
 
 }  // namespace parley_cli
 

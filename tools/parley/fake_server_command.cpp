@@ -7,9 +7,12 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -23,6 +26,7 @@ namespace parley_cli {
 const char* const fake_server_usage =
     "usage: parley fake-server [--port N] [--host ADDRESS] [--script FILE.json] [--tls-cert PEM --tls-key PEM]\n"
     "                          [--threads N] [--proxy] [--proxy-auth VALUE] [--api-key KEY] [--log]\n"
+    "                          [--record FILE]\n"
     "\n"
     "Serves the OpenAI chat-completions and Anthropic Messages APIs (also embeddings and models)\n"
     "for offline development. Replies come from a script (docs/fake-server.md); without one, or\n"
@@ -37,7 +41,9 @@ const char* const fake_server_usage =
     "  --proxy             also act as an HTTP CONNECT proxy\n"
     "  --proxy-auth VALUE  the Proxy-Authorization value a CONNECT must carry (else 407)\n"
     "  --api-key KEY       require `Authorization: Bearer KEY` / `x-api-key: KEY` (else 401)\n"
-    "  --log               print each request (method, target, status) to standard error\n";
+    "  --log               print each request (method, target, status) to standard error\n"
+    "  --record FILE       write each request to FILE as a JSON line {\"method\", \"target\", \"status\",\n"
+    "                      \"body\"}, before it is answered (the file is emptied first)\n";
 
 namespace {
 
@@ -59,7 +65,7 @@ unsigned long parse_number(const std::string& option, const std::string& text, u
 int fake_server_main(const std::vector<std::string>& args) {
     parley::test::fake_server_options options;
     options.record = false;  // a long-running server keeps nothing
-    std::optional<std::string> script_file, cert_file, key_file, port, host, threads, proxy_auth, api_key;
+    std::optional<std::string> script_file, cert_file, key_file, port, host, threads, proxy_auth, api_key, record_file;
     bool log = false;
     try {
         const auto words = option_list()
@@ -73,6 +79,7 @@ int fake_server_main(const std::vector<std::string>& args) {
                                .value("--proxy-auth", proxy_auth)
                                .value("--api-key", api_key)
                                .flag("--log", log)
+                               .value("--record", record_file)
                                .parse(args);
         if (!words) {
             std::cout << fake_server_usage;
@@ -97,12 +104,22 @@ int fake_server_main(const std::vector<std::string>& args) {
             options.tls_certificate_chain_pem = parley::test::fake_server_detail::read_file(*cert_file);
             options.tls_private_key_pem = parley::test::fake_server_detail::read_file(*key_file);
         }
-        if (log) {
+        std::shared_ptr<std::ofstream> record;
+        if (record_file) {
+            record = std::make_shared<std::ofstream>(*record_file, std::ios::binary | std::ios::trunc);
+            if (!*record) throw std::runtime_error("cannot write " + *record_file);
+        }
+        if (log || record) {
             auto mutex = std::make_shared<std::mutex>();
-            options.on_request = [mutex](const parley::test::recorded_request& r, unsigned status) {
+            options.on_request = [mutex, log, record](const parley::test::recorded_request& r, unsigned status) {
                 std::lock_guard lock(*mutex);
-                std::cerr << r.method << ' ' << r.target << " -> " << (status ? std::to_string(status) : "(no reply)")
-                          << std::endl;
+                if (log)
+                    std::cerr << r.method << ' ' << r.target << " -> " << (status ? std::to_string(status) : "(no reply)")
+                              << std::endl;
+                if (record) {
+                    boost::json::object line{{"method", r.method}, {"target", r.target}, {"status", status}, {"body", r.body}};
+                    *record << boost::json::serialize(line) << std::endl;  // flushed: read while the server runs
+                }
             };
         }
         // The signals are caught before the server's threads exist, so that every thread

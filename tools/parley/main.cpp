@@ -2,11 +2,18 @@
 //
 //   parley jinja [--env hf|plain] [--now ISO-8601] TEMPLATE_FILE [CONTEXT_JSON_FILE]
 //   parley jinja --batch [--env hf|plain] [--now ISO-8601]
-//   parley render TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history JSON_FILE]
+//   parley render TEMPLATES.yaml [--template NAME] [--data JSON_FILE|JSON] [--set KEY=VALUE]... [--functions FILE]
+//                 [--history JSON_FILE]
 //   parley chat [--base-url URL] [--model NAME] [--provider openai|anthropic|echo] [--system TEXT] [--stream] [--json] [--ca-file PEM] PROMPT
 //   parley fake-server [--port N] [--host ADDRESS] [--script FILE.json] [--tls-cert PEM --tls-key PEM] [--threads N]
-//   parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history FILE] [--base-url URL] [--model NAME]
-//              [--provider openai|anthropic|echo|scripted] [--script FILE.json] [--stream] [--ca-file PEM] PROMPT
+//   parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE|JSON] [--set KEY=VALUE]... [--functions FILE]
+//              [--image FILE_OR_URL]... [--detail low|high|auto] [--history FILE] [--base-url URL] [--model NAME]
+//              [--provider openai|anthropic|echo|scripted] [--script FILE.json] [--stream] [--ca-file PEM]
+//              [PROMPT...|-]
+//   parley templates list FILE... | search WORDS FILE... | show NAME FILE...
+//   parley mcp tools|call|prompts ... SERVER
+//   parley tokens (--tiktoken FILE.tiktoken | --tokenizer PATH) [--ids] [--special MODE] [--add-special-tokens] [FILE|-]
+//   parley tokens (--tiktoken FILE.tiktoken | --tokenizer PATH) --batch
 #include "cli_options.hpp"
 #include "commands.hpp"
 
@@ -112,15 +119,21 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "-h" || args[0] == "--help") {
         std::cout << usage << '\n' << parley_cli::render_usage << '\n' << parley_cli::chat_usage << '\n'
-                  << parley_cli::run_usage << '\n' << parley_cli::fake_server_usage;
+                  << parley_cli::run_usage << '\n' << parley_cli::templates_usage << '\n' << parley_cli::fake_server_usage
+                  << '\n' << parley_cli::mcp_usage << '\n' << parley_cli::tokens_usage;
         return args.empty() ? 2 : 0;
     }
     if (args[0] == "jinja") return jinja_main({args.begin() + 1, args.end()});
     if (args[0] == "render") return parley_cli::render_main({args.begin() + 1, args.end()});
     if (args[0] == "chat") return parley_cli::chat_main({args.begin() + 1, args.end()});
     if (args[0] == "run") return parley_cli::run_main({args.begin() + 1, args.end()});
+    if (args[0] == "templates") return parley_cli::templates_main({args.begin() + 1, args.end()});
     if (args[0] == "fake-server") return parley_cli::fake_server_main({args.begin() + 1, args.end()});
+    if (args[0] == "mcp") return parley_cli::mcp_main({args.begin() + 1, args.end()});
+    if (args[0] == "tokens") return parley_cli::tokens_main({args.begin() + 1, args.end()});
     std::cerr << "error: unknown command " << args[0] << "\n" << usage << '\n' << parley_cli::render_usage << '\n'
-              << parley_cli::chat_usage << '\n' << parley_cli::run_usage << '\n' << parley_cli::fake_server_usage;
+              << parley_cli::chat_usage << '\n' << parley_cli::run_usage << '\n' << parley_cli::templates_usage << '\n'
+              << parley_cli::fake_server_usage << '\n' << parley_cli::mcp_usage << '\n'
+              << parley_cli::tokens_usage;
     return 2;
 }

@@ -1,13 +1,16 @@
 // `parley run`: a template set run as an assistant with parley::bot: the functions it declares
 // run as shell commands or as built-in demo functions, the conversation is kept in a history
 // file written atomically (docs/cli.md).
+#include "cli_input.hpp"
 #include "cli_provider.hpp"
 #include "commands.hpp"
+#include "usage_report.hpp"
 
 #include "../../tests/support/fake_server.hpp"
 
 #include <parley/bot/bot.hpp>
 #include <parley/bot/client_model.hpp>
+#include <parley/chat/history_file.hpp>
 #include <parley/chat/json.hpp>
 #include <parley/chat/pretty_json.hpp>
 #include <parley/chat/yaml.hpp>
@@ -17,6 +20,7 @@
 #include <boost/asio/use_future.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -27,6 +31,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -55,17 +60,29 @@ extern char** environ;
 namespace parley_cli {
 
 const char* const run_usage =
-    "usage: parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE] [--history FILE]\n"
+    "usage: parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE|JSON] [--set KEY=VALUE]...\n"
+    "                  [--functions FILE] [--image FILE_OR_URL]... [--detail low|high|auto] [--history FILE]\n"
     "                  [--base-url URL] [--model NAME] [--provider openai|anthropic|echo|scripted]\n"
-    "                  [--script FILE.json] [--stream] [--ca-file PEM] PROMPT\n"
+    "                  [--script FILE.json] [--stream] [--ca-file PEM] [--context-window N] [--usage]\n"
+    "                  [--models FILE] [PROMPT...|-]\n"
     "\n"
-    "Runs a template of a set (docs/yaml-format.md) as an assistant (docs/bot.md): renders it with\n"
-    "the data, whose `input` is PROMPT, calls the model, runs the functions it calls, switches\n"
-    "templates, and prints the text of each reply. Functions run their `command` (the arguments\n"
-    "as JSON on standard input, the result from standard output) or are built in: get_time,\n"
-    "calculator.\n"
+    "Runs a template as an assistant (docs/bot.md): renders it with the data, whose `input` is\n"
+    "PROMPT and whose `contentParts` are PROMPT and the images, calls the model, runs the functions\n"
+    "it calls, switches templates, and prints the text of each reply once the run has succeeded.\n"
+    "TEMPLATES.yaml is a template set (docs/yaml-format.md) or a single template (a list of\n"
+    "messages, named after the file). Functions run their `command` (the arguments as JSON on\n"
+    "standard input, the result from standard output) or are built in: get_time, calculator.\n"
+    "PROMPT is the words joined by spaces; '-', or no words with standard input not a terminal,\n"
+    "reads it from standard input.\n"
     "  --template NAME   the template to run (needed when the set has several)\n"
-    "  --data FILE       more data for the texts: a JSON object without `input` (default {})\n"
+    "  --data VALUE      more data for the texts: a JSON object, inline when VALUE begins with '{',\n"
+    "                    else read from the file VALUE (without `input` and `contentParts`)\n"
+    "  --set KEY=VALUE   one datum (repeatable): KEY.SUB makes nested objects; VALUE is JSON when\n"
+    "                    it parses as JSON, else a string\n"
+    "  --functions FILE  more function definitions: a YAML or JSON list, as a set's `functions`\n"
+    "  --image X         an image for `contentParts` (repeatable): an http(s) or data: URL, or a\n"
+    "                    PNG, JPEG, GIF or WebP file of at most 20 MiB, sent as a data: URL\n"
+    "  --detail LEVEL    the images' detail: low, high or auto\n"
     "  --history FILE    the conversation so far (a JSON array of messages), read when the file\n"
     "                    exists and replaced atomically with the whole conversation after the run\n"
     "  --provider NAME   the wire API: openai (and compatible servers), anthropic, or in process\n"
@@ -75,11 +92,16 @@ const char* const run_usage =
     "                    the model of requests that name none)\n"
     "  --script FILE     the replies of the scripted model (the reply steps of a fake-server\n"
     "                    script, docs/fake-server.md)\n"
-    "  --stream          print the replies as they arrive\n"
+    "  --stream          print the replies as they arrive (a run that then fails says so)\n"
     "  --ca-file PEM     also trust the CAs in this file\n"
+    "  --context-window N  the model's context window in tokens, in place of the catalog's (the\n"
+    "                    conversation is cut by whole turns to fit; docs/bot.md)\n"
+    "  --usage           print the tokens, requests and cost of the run on standard error (also\n"
+    "                    when it fails)\n"
+    "  --models FILE     a model catalog (JSON: context windows and prices) over the built-in one\n"
     "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY. With nothing configured, the echo model\n"
-    "answers (and says so on stderr). Exit status: 0, 1 when the run fails (the history file is\n"
-    "left as it was), 2 for a wrong command line.\n";
+    "answers (and says so on stderr). Exit status: 0, 1 when the run fails (only the error is\n"
+    "printed, and the history file is left as it was), 2 for a wrong command line.\n";
 
 namespace {
 
@@ -94,6 +116,57 @@ std::string seconds_text(double s) {
     out << s << " s";
     return out.str();
 }
+
+// --- what a run prints -------------------------------------------------------------------------
+
+/// What a run prints on standard output (the replies) and standard error (the calls, the
+/// commands' standard error): kept, in order, until the run has succeeded; or, with --stream,
+/// written at once. Functions may run on other threads.
+class run_output {
+public:
+    explicit run_output(bool live) : live_(live) {}
+
+    void out(std::string_view text) { put(true, text); }
+    void err(std::string_view text) { put(false, text); }
+
+    /// Writes what was kept (the run succeeded).
+    void flush() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto& [to_out, text] : kept_) write(to_out, text);
+        kept_.clear();
+    }
+    /// Drops what was kept (the run failed); with --stream, ends a line the replies left open and
+    /// says whether text was printed that the failed run discarded.
+    bool discard() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        kept_.clear();
+        if (open_line_) write(true, "\n");
+        return printed_;
+    }
+
+private:
+    void put(bool to_out, std::string_view text) {
+        if (text.empty()) return;
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (live_) write(to_out, text);
+        else kept_.emplace_back(to_out, std::string(text));
+    }
+    void write(bool to_out, std::string_view text) {
+        std::ostream& o = to_out ? std::cout : std::cerr;
+        o << text;
+        o.flush();
+        if (to_out) {
+            printed_ = true;
+            open_line_ = text.back() != '\n';
+        }
+    }
+
+    bool live_;
+    std::mutex mutex_;
+    std::vector<std::pair<bool, std::string>> kept_;  // (standard output?, text)
+    bool printed_ = false;  // text went to standard output
+    bool open_line_ = false;  // and its last line has no line break
+};
 
 // --- function commands ------------------------------------------------------------------------
 
@@ -247,14 +320,12 @@ std::string last_line(std::string_view err) {
 
 /// A function that runs its command: a failure (exit status, signal, time-out, too much output)
 /// is a function_failure, which the model is told about.
-auto command_function(std::string name, parley::function_command c, std::string dir) {
-    return [name = std::move(name), c = std::move(c), dir = std::move(dir)](const boost::json::value& args) -> std::string {
+auto command_function(std::string name, parley::function_command c, std::string dir, std::shared_ptr<run_output> output) {
+    return [name = std::move(name), c = std::move(c), dir = std::move(dir),
+            output = std::move(output)](const boost::json::value& args) -> std::string {
         const double timeout = c.timeout > 0 ? c.timeout : default_timeout;
         command_outcome o = run_shell(c.command, dir, boost::json::serialize(args) + "\n", name, timeout);
-        if (!o.err.empty()) {
-            std::cerr << o.err;
-            if (o.err.back() != '\n') std::cerr << '\n';
-        }
+        if (!o.err.empty()) output->err(o.err.back() == '\n' ? o.err : o.err + '\n');
         const std::string what = "the command of " + name;
         if (o.timed_out) throw parley::function_failure(what + " did not finish within " + seconds_text(timeout) + " and was stopped");
         if (o.too_much_output)
@@ -425,27 +496,38 @@ std::shared_ptr<parley::scripted_model> script_from_file(const std::string& file
 }
 
 /// The model as the command line configures it: `--model` in every request (PARLEY_MODEL where
-/// a request names none); prints the text of each reply (`--stream`: a new line after the
-/// streamed text) and its calls on stderr.
+/// a request names none); gives `output` the text of each reply (after streamed text, a line
+/// break) and its calls.
 class cli_model final : public parley::chat_model {
 public:
     cli_model(std::shared_ptr<parley::chat_model> inner, std::optional<std::string> model,
-              std::optional<std::string> fallback_model, std::shared_ptr<bool> streamed)
-        : inner_(std::move(inner)), model_(std::move(model)), fallback_(std::move(fallback_model)), streamed_(std::move(streamed)) {}
+              std::optional<std::string> fallback_model, std::shared_ptr<run_output> output, parley::usage_summary* usage)
+        : inner_(std::move(inner)), model_(std::move(model)), fallback_(std::move(fallback_model)), output_(std::move(output)),
+          usage_(usage) {}
+
+    std::string default_model() const override {
+        return model_ ? *model_ : fallback_ ? *fallback_ : inner_->default_model();
+    }
 
     boost::asio::awaitable<boost::system::result<parley::chat_reply, parley::call_error>> chat(
         parley::chat_request request, const parley::stream_handler* on_event) override {
         if (model_) request.params.model = *model_;
         else if (!request.params.model && fallback_) request.params.model = *fallback_;
+        // counted here, under the name the request went out with (--model replaces the templates')
+        const std::string sent_model = request.params.model.value_or(inner_->default_model());
         auto reply = co_await inner_->chat(std::move(request), on_event);
+        parley::detail::count_usage(usage_, reply, sent_model);
         if (reply && !reply->choices.empty()) {
-            if (*streamed_) std::cout << '\n';
-            else if (!reply->text().empty() && !on_event) std::cout << reply->text() << '\n';
-            *streamed_ = false;
-            std::cout.flush();
             const parley::message& m = reply->message();
-            for (const auto& c : m.tool_calls) std::cerr << "[tool call] " << c.function.name << ' ' << c.function.arguments << '\n';
-            if (m.function_call) std::cerr << "[function call] " << m.function_call->name << ' ' << m.function_call->arguments << '\n';
+            const std::string_view text = reply->text();
+            if (on_event) {
+                if (!text.empty()) output_->out("\n");  // the text went out as it arrived
+            } else if (!text.empty()) {
+                output_->out(std::string(text) + "\n");
+            }
+            for (const auto& c : m.tool_calls) output_->err("[tool call] " + c.function.name + ' ' + c.function.arguments + '\n');
+            if (m.function_call)
+                output_->err("[function call] " + m.function_call->name + ' ' + m.function_call->arguments + '\n');
         }
         co_return reply;
     }
@@ -453,108 +535,99 @@ public:
 private:
     std::shared_ptr<parley::chat_model> inner_;
     std::optional<std::string> model_, fallback_;
-    std::shared_ptr<bool> streamed_;
+    std::shared_ptr<run_output> output_;
+    parley::usage_summary* usage_;
 };
-
-// --- the history file -------------------------------------------------------------------------
-
-[[noreturn]] void fail_errno(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
-
-/// Replaces `path` with `text` so that no reader and no crash ever sees a part of it: the text
-/// goes to a new file in the same directory, which is flushed to disk and renamed over `path`.
-void write_atomically(const std::string& path, const std::string& text) {
-    const fs::path target(path);
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::string name = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) fail_errno("cannot create a temporary file in " + dir.string());
-    try {
-        struct stat st {};
-        if (::stat(path.c_str(), &st) == 0) {
-            ::fchmod(fd, st.st_mode & 07777);
-        } else {
-            const mode_t mask = ::umask(0);
-            ::umask(mask);
-            ::fchmod(fd, 0666 & ~mask);
-        }
-        for (std::size_t done = 0; done < text.size();) {
-            const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) fail_errno("cannot write " + name);
-            done += static_cast<std::size_t>(w);
-        }
-        if (::fsync(fd) != 0) fail_errno("cannot flush " + name);
-        if (::close(fd) != 0) {
-            ::unlink(name.c_str());
-            fail_errno("cannot write " + name);
-        }
-    } catch (...) {
-        ::close(fd);
-        ::unlink(name.c_str());
-        throw;
-    }
-    if (::rename(name.c_str(), path.c_str()) != 0) {
-        const int e = errno;
-        ::unlink(name.c_str());
-        errno = e;
-        fail_errno("cannot replace " + path);
-    }
-    if (const int d = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY); d >= 0) {  // the rename itself, on disk
-        ::fsync(d);
-        ::close(d);
-    }
-}
 
 }  // namespace
 
 int run_main(const std::vector<std::string>& args) {
-    std::optional<std::string> name, data_file, history_file, base_url, model, provider, script, ca_file;
-    bool stream = false;
+    std::optional<std::string> name, data_option, functions_file, detail, history_file, base_url, model, provider, script, ca_file,
+        window_option, models_file;
+    std::vector<std::string> sets, images;
+    bool stream = false, usage = false;
+    std::size_t context_window = 0;
     std::vector<std::string> words;
     std::optional<parley::api> which;
     try {
         auto parsed = option_list()
                           .value("--template", name)
-                          .value("--data", data_file)
+                          .value("--data", data_option)
+                          .values("--set", sets)
+                          .value("--functions", functions_file)
+                          .values("--image", images)
+                          .value("--detail", detail)
                           .value("--history", history_file)
                           .value("--base-url", base_url)
                           .value("--model", model)
                           .value("--provider", provider)
                           .value("--script", script)
                           .value("--ca-file", ca_file)
+                          .value("--context-window", window_option)
+                          .value("--models", models_file)
                           .flag("--stream", stream)
+                          .flag("--usage", usage)
                           .parse(args);
         if (!parsed) {
             std::cout << run_usage;
             return 0;
         }
         words = std::move(*parsed);
-        if (words.size() != 2) throw usage_error("give the template file and exactly one PROMPT (quote it)");
+        if (words.empty()) throw usage_error("give the template file");
         which = provider_option(provider, true);
         if (which == parley::api::scripted && !script) throw usage_error("--provider scripted needs --script FILE.json");
         if (script && which != parley::api::scripted) throw usage_error("--script goes with --provider scripted");
+        if (detail && *detail != "low" && *detail != "high" && *detail != "auto")
+            throw usage_error("--detail must be low, high or auto, not '" + *detail + "'");
+        if (detail && images.empty()) throw usage_error("--detail goes with --image");
+        if (window_option) {
+            const std::string& w = *window_option;
+            std::size_t n = 0;
+            const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), n);
+            if (w.empty() || ec != std::errc() || end != w.data() + w.size() || n == 0)
+                throw usage_error("--context-window takes a positive number of tokens, not '" + w + "'");
+            context_window = n;
+        }
     } catch (const usage_error& e) {
         std::cerr << "error: " << e.what() << "\n" << run_usage;
         return 2;
     }
     const std::string& file = words[0];
+    auto output = std::make_shared<run_output>(stream);
+    parley::usage_summary summary;
+    parley::model_catalog catalog = parley::model_catalog::builtin();
+    // What --usage prints once the run is over, whatever its outcome.
+    auto report_usage = [&] {
+        if (!usage) return;
+        std::cout.flush();
+        print_usage(std::cerr, summary, catalog);
+    };
     try {
+        if (models_file) catalog.merge(parley::model_catalog::from_file(*models_file));
         std::signal(SIGPIPE, SIG_IGN);  // a command that does not read its input
-        parley::yaml_options yaml;
-        for (const auto& b : builtins) yaml.external_functions.emplace_back(b.name);
-        yaml.external_functions.emplace_back(parley::switch_template_function);
-        parley::template_set set = parley::load_template_set_file(file, yaml);
+        boost::json::value data = read_data(data_option, sets);
+        for (const char* key : {"input", "contentParts"})
+            if (data.as_object().contains(key))
+                throw usage_error(std::string("the data have a key '") + key + "', which " +
+                                  (key == std::string_view("input") ? "PROMPT gives" : "PROMPT and --image give") + ": rename it");
+        const std::string prompt = prompt_of({words.begin() + 1, words.end()});
+
+        std::vector<std::string> external;
+        for (const auto& b : builtins) external.emplace_back(b.name);
+        external.emplace_back(parley::switch_template_function);
+        std::vector<std::string> functions_file_names;
+        parley::template_set set = load_templates(file, functions_file, external, true, &functions_file_names);
         const std::string template_name = select_template(set, name, file).name();
 
-        boost::json::value data = read_data(data_file);
-        if (data.as_object().contains("input"))
-            throw usage_error(*data_file + " has a key 'input', which PROMPT gives: rename it");
-        data.as_object()["input"] = words[1];
+        std::vector<std::string> urls;
+        for (const auto& image : images) urls.push_back(image_url(image));
+        data.as_object()["input"] = prompt;
+        data.as_object()["contentParts"] = content_parts(prompt, urls, detail);
         std::vector<parley::message> history;
         if (history_file) {
-            if (fs::exists(*history_file)) history = read_history(*history_file);
-            else if (const fs::path dir = fs::path(*history_file).parent_path(); !dir.empty() && !fs::is_directory(dir))
+            if (const fs::path dir = fs::path(*history_file).parent_path(); !dir.empty() && !fs::is_directory(dir))
                 throw std::runtime_error(*history_file + ": the directory " + dir.string() + " does not exist");
+            history = read_history(*history_file, true);
         }
 
         // The io_context first: it must outlive the client, whose pooled connections hold timers
@@ -575,13 +648,19 @@ int run_main(const std::vector<std::string>& args) {
         }
         std::optional<std::string> fallback_model;
         if (const char* m = std::getenv("PARLEY_MODEL"); m && *m) fallback_model = m;
-        auto streamed = std::make_shared<bool>(false);
-        parley::bot bot(set, std::make_shared<cli_model>(inner, model, fallback_model, streamed));
+        parley::bot_options bot_options;
+        bot_options.models = catalog;
+        parley::bot bot(set, std::make_shared<cli_model>(inner, model, fallback_model, output, usage ? &summary : nullptr), std::move(bot_options));
 
         const std::string dir = fs::absolute(fs::path(file)).parent_path().string();
+        const std::string functions_dir =
+            functions_file ? fs::absolute(fs::path(*functions_file)).parent_path().string() : dir;
         for (const auto& def : set.functions()) {
             if (const parley::function_command* c = set.command(def.name)) {
-                bot.add_function(def, command_function(def.name, *c, dir));
+                // a command runs in the directory of the file that defines it
+                const bool from_functions_file =
+                    std::find(functions_file_names.begin(), functions_file_names.end(), def.name) != functions_file_names.end();
+                bot.add_function(def, command_function(def.name, *c, from_functions_file ? functions_dir : dir, output));
                 continue;
             }
             const builtin* b = nullptr;
@@ -599,22 +678,28 @@ int run_main(const std::vector<std::string>& args) {
                 bot.add_function(parley::function_definition{b.name, b.description, boost::json::parse(b.parameters).as_object()}, b.run);
 
         parley::run_options opt;
-        if (stream)
-            opt.on_text = [streamed](std::string_view delta) {
-                std::cout << delta;
-                std::cout.flush();
-                if (!delta.empty()) *streamed = true;
-            };
+        if (stream) opt.on_text = [output](std::string_view delta) { output->out(delta); };
+        // with --model, the window of that model rather than of the templates' model names
+        opt.context_window = context_window != 0 ? context_window
+                             : model             ? catalog.context_window(*model).value_or(0)
+                                                 : 0;
         auto done = boost::asio::co_spawn(io, bot.run(template_name, data, std::move(history), std::move(opt)), boost::asio::use_future);
         io.run();
         const std::vector<parley::message> conversation = done.get();
-        if (history_file) write_atomically(*history_file, parley::pretty_json(parley::conversation_to_json(conversation)) + "\n");
+        if (history_file) parley::save_history(*history_file, conversation);
+        output->flush();
+        report_usage();
         return 0;
     } catch (const usage_error& e) {
-        std::cerr << "error: " << e.what() << "\n";
+        std::cerr << "error: " << e.what() << "\n" << run_usage;
         return 2;
     } catch (const std::exception& e) {
+        const bool printed = output->discard();
+        report_usage();
         std::cerr << "error: " << e.what() << "\n";
+        if (printed)
+            std::cerr << "parley: the run failed, so the replies printed above are not part of the conversation"
+                      << (history_file ? " (the history file is unchanged)" : "") << "\n";
         return 1;
     }
 }

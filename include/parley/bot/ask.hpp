@@ -6,6 +6,7 @@
 #define PARLEY_BOT_ASK_HPP
 
 #include <parley/bot/model.hpp>
+#include <parley/bot/usage.hpp>
 #include <parley/chat/conversation_template.hpp>
 #include <parley/chat/render.hpp>
 #include <parley/error.hpp>
@@ -114,11 +115,13 @@ struct reading {
 };
 
 /// The piece of a stream event that belongs to the answer being read: the text (text modes) or
-/// the arguments of the first tool call (tool mode).
+/// the arguments of the first tool call, or of a legacy function call (tool mode).
 inline bool answer_piece(const stream_event& e, bool tool_mode, std::string& into) {
     if (e.choice != 0) return false;
     if (tool_mode) {
-        if (e.type != stream_event::kind::tool_call || e.tool_index != 0 || e.text.empty()) return false;
+        const bool call = (e.type == stream_event::kind::tool_call && e.tool_index == 0) ||
+                          e.type == stream_event::kind::function_call;
+        if (!call || e.text.empty()) return false;
     } else if (e.type != stream_event::kind::text) {
         return false;
     }
@@ -137,24 +140,32 @@ inline std::string rejected_text(std::string_view name, const std::string& probl
            std::string(name) + " again with arguments that fit.";
 }
 
+/// What receives an answer's text while it streams: everything so far, the attempt (0 for the
+/// first request), and whether this is the whole answer as the reply holds it (given once, after
+/// the stream, before the answer is read).
+using piece_handler = std::function<void(std::string_view so_far, unsigned attempt, bool whole)>;
+
 /// The retry loop. `read` turns an answer's text (arguments or content) into a value or problems;
 /// `tool` is the forced function's name in tool mode (empty in the text modes); `on_piece` (may
-/// be empty) receives the answer's text so far while it streams; `reask` writes the user message
-/// that sends the problems back in the text modes.
+/// be empty) receives the answer's text so far while it streams, and the whole answer before it
+/// is read; `reask` writes the user message that sends the problems back in the text modes;
+/// `usage` (may be null) receives the usage of every request.
 template <class R>
 boost::asio::awaitable<boost::system::result<R, extraction_failure>> ask(
     chat_model& model, chat_request request, std::string tool, unsigned max_retries,
-    std::function<reading<R>(std::string_view answer)> read, std::function<void(std::string_view so_far)> on_piece,
-    std::string (*reask)(const std::string& problems)) {
+    std::function<reading<R>(std::string_view answer)> read, piece_handler on_piece,
+    std::string (*reask)(const std::string& problems), usage_summary* usage = nullptr) {
     extraction_failure failure;
+    const std::string model_name = request.params.model.value_or(model.default_model());
     for (unsigned attempt = 0; attempt <= max_retries; ++attempt) {
         std::string so_far;
         stream_handler handler;
         if (on_piece)
             handler = [&](const stream_event& e) {
-                if (answer_piece(e, !tool.empty(), so_far)) on_piece(so_far);
+                if (answer_piece(e, !tool.empty(), so_far)) on_piece(so_far, attempt, false);
             };
         auto reply = co_await model.chat(request, on_piece ? &handler : nullptr);
+        detail::count_usage(usage, reply, model_name);
         if (!reply) {
             failure.code = reply.error().code;
             failure.call = reply.error();
@@ -168,6 +179,10 @@ boost::asio::awaitable<boost::system::result<R, extraction_failure>> ask(
         const std::optional<std::string>& refusal = reply->choices.front().refusal;
         std::string shown;
         reading<R> r;
+        auto read_whole = [&] {
+            if (on_piece) on_piece(shown, attempt, true);
+            r = read(shown);
+        };
         if (refusal) {
             r.problems = "the model refused: " + *refusal;
             shown = *refusal;
@@ -175,7 +190,7 @@ boost::asio::awaitable<boost::system::result<R, extraction_failure>> ask(
             if (answer.tool_calls.empty() && answer.function_call) {
                 // the legacy form of a call (a client with legacy_functions)
                 shown = answer.function_call->arguments;
-                if (answer.function_call->name == tool) r = read(shown);
+                if (answer.function_call->name == tool) read_whole();
                 else
                     r.problems = "expected a call of " + tool + ", found a call of \"" +
                                  answer.function_call->name.substr(0, 80) + "\"";
@@ -189,11 +204,11 @@ boost::asio::awaitable<boost::system::result<R, extraction_failure>> ask(
                              answer.tool_calls.front().function.name.substr(0, 80) + "\"";
             } else {
                 shown = answer.tool_calls.front().function.arguments;
-                r = read(shown);
+                read_whole();
             }
         } else {
             shown = answer.has_text() ? answer.text() : std::string();
-            r = read(shown);
+            read_whole();
         }
         if (r.value) co_return std::move(*r.value);
         failure.attempts.push_back({shown, r.problems});

@@ -6,17 +6,28 @@
 
 #include <parley/bot/functions.hpp>
 #include <parley/bot/model.hpp>
+#include <parley/bot/models.hpp>
 #include <parley/bot/tokens.hpp>
+#include <parley/bot/usage.hpp>
 #include <parley/chat/render.hpp>
+#include <parley/chat/rules.hpp>
 #include <parley/chat/template_set.hpp>
 #include <parley/error.hpp>
 #include <parley/schema/from_json.hpp>
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/describe/class.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -43,14 +54,23 @@ struct bot_options {
     /// fit, an unknown function, an unknown template to switch to) a run accepts; the next one
     /// fails the run (errc::bad_function_arguments).
     std::size_t max_bad_argument_turns = 2;
-    /// Most requests made for one `request` message of a template (the function loop); one more
-    /// fails the run (errc::bot_limit).
+    /// Most requests made for one read of a template (the function loop); one more fails the run
+    /// (errc::bot_limit).
     std::size_t max_function_rounds = 10;
     /// Most template switches (botSwitchTemplate) in one run; one more fails it (errc::bot_limit).
     std::size_t max_template_switches = 8;
-    /// The models' context sizes (tokens); a model without a size has no limit.
-    context_windows windows = context_windows::known();
-    /// Counts a message's tokens; empty: estimate_tokens.
+    /// Most calls of one reply that run at once (1: one after the other); the results are
+    /// appended in the calls' order whatever order they finish in. At least 1.
+    std::size_t max_concurrent_calls = 8;
+    /// The context window (tokens) of every request; 0: the model's, from `models`.
+    std::size_t context_window = 0;
+    /// The context window of a model `models` does not know. Never "no limit": a request that
+    /// would not fit is cut, or the run fails before sending it.
+    std::size_t default_context_window = 8192;
+    /// The models' context windows, prices and token counters, by model-name prefix (the
+    /// built-in catalog; extend it with set_context_window, set_counter or merge).
+    model_catalog models = model_catalog::builtin();
+    /// Counts the tokens of the models `models` has no counter for (parley's estimate by default).
     token_counter count_tokens;
 };
 
@@ -61,13 +81,20 @@ struct run_options {
     std::function<void(std::string_view)> on_text;
     /// Receives every event of the streamed replies; when set, every request is streamed.
     stream_handler on_event;
+    /// The context window (tokens) of this run's requests; 0: the bot's.
+    std::size_t context_window = 0;
+    /// When not null, the usage of every request of the run (tokens, requests, attempts) is added
+    /// to it, also when the run fails.
+    usage_summary* usage = nullptr;
 };
 
 namespace detail::bot_engine {
 
 /// The messages a request carries: the conversation's non-control messages after its last
-/// truncate, oldest first.
-inline std::vector<message> sendable(const std::vector<message>& conversation) {
+/// truncate, oldest first; `keep_from` receives the index among them of the first message at or
+/// after `read_start` (the first message of the current read).
+inline std::vector<message> sendable(const std::vector<message>& conversation, std::size_t read_start,
+                                     std::size_t& keep_from) {
     std::size_t from = 0;
     for (std::size_t i = conversation.size(); i > 0; --i)
         if (conversation[i - 1].role == role::truncate) {
@@ -75,14 +102,19 @@ inline std::vector<message> sendable(const std::vector<message>& conversation) {
             break;
         }
     std::vector<message> out;
-    for (std::size_t i = from; i < conversation.size(); ++i)
-        if (!is_control(conversation[i].role)) out.push_back(conversation[i]);
+    keep_from = 0;
+    for (std::size_t i = from; i < conversation.size(); ++i) {
+        if (is_control(conversation[i].role)) continue;
+        if (i < read_start) ++keep_from;
+        out.push_back(conversation[i]);
+    }
     return out;
 }
 
 /// The message that answers a call: a tool message for a tool call, a function message for the
-/// legacy function call.
-inline message result_message(const std::optional<std::string>& tool_call_id, const std::string& name, std::string content) {
+/// legacy function call; `failed` marks a result that reports a failure.
+inline message result_message(const std::optional<std::string>& tool_call_id, const std::string& name, std::string content,
+                              bool failed) {
     message m;
     if (tool_call_id) {
         m.role = role::tool;
@@ -92,6 +124,7 @@ inline message result_message(const std::optional<std::string>& tool_call_id, co
         m.name = name;
     }
     m.content = std::move(content);
+    m.is_error = failed;
     return m;
 }
 
@@ -119,6 +152,69 @@ inline std::string list_names(const std::vector<std::string>& names) {
     std::string s;
     for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
     return s.empty() ? std::string("none") : s;
+}
+
+/// True when a read appended something the request must answer: a `request` message, or any
+/// message that is not a control message.
+inline bool read_needs_request(const rendered_request& read) {
+    if (read.at_request) return true;
+    for (const message& m : read.added)
+        if (!is_control(m.role)) return true;
+    return false;
+}
+
+/// A call of a reply on its way: what answers it and, once run, its outcome.
+struct call_job {
+    const pending_call* call = nullptr;
+    const registered_function* function = nullptr;  ///< null: answered without running anything
+    function_outcome outcome;
+    std::exception_ptr thrown;  ///< what the function threw (other than function_failure)
+    bool answered = true;  ///< false: a function the set defines and the caller answers
+};
+
+/// Runs the jobs that have a function, at most `limit` at once, on a strand of `executor`: each
+/// worker takes the next job not started; once a function has thrown, no more are started.
+inline boost::asio::awaitable<void> run_jobs(std::vector<call_job>& jobs, std::size_t limit) {
+    std::vector<std::size_t> runnable;
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+        if (jobs[i].function) runnable.push_back(i);
+    if (runnable.empty()) co_return;
+    if (limit == 0) limit = 1;
+    if (runnable.size() == 1 || limit == 1) {
+        for (std::size_t i : runnable) {
+            try {
+                jobs[i].outcome = co_await jobs[i].function->invoke(jobs[i].call->arguments);
+            } catch (...) {
+                jobs[i].thrown = std::current_exception();
+                break;
+            }
+        }
+        co_return;
+    }
+    const auto strand = boost::asio::make_strand(co_await boost::asio::this_coro::executor);
+    std::size_t next = 0;
+    bool stop = false;
+    auto worker = [&]() -> boost::asio::awaitable<void> {
+        while (!stop && next < runnable.size()) {
+            call_job& job = jobs[runnable[next++]];
+            try {
+                job.outcome = co_await job.function->invoke(job.call->arguments);
+            } catch (...) {
+                job.thrown = std::current_exception();
+                stop = true;
+            }
+        }
+    };
+    using op_type = decltype(boost::asio::co_spawn(strand, worker(), boost::asio::deferred));
+    std::vector<op_type> workers;
+    const std::size_t n = std::min(limit, runnable.size());
+    workers.reserve(n);
+    for (std::size_t w = 0; w < n; ++w) workers.push_back(boost::asio::co_spawn(strand, worker(), boost::asio::deferred));
+    auto [order, errors] = co_await boost::asio::experimental::make_parallel_group(std::move(workers))
+                               .async_wait(boost::asio::experimental::wait_for_all(), boost::asio::use_awaitable);
+    (void)order;
+    for (const std::exception_ptr& e : errors)
+        if (e) std::rethrow_exception(e);  // the bot's own failure (a worker's, not a function's)
 }
 
 }  // namespace detail::bot_engine
@@ -168,23 +264,34 @@ public:
     /// Runs template `template_name` with `input` (the data its texts are rendered with: a
     /// boost::json::value, a described struct, anything the prompt language reads) on the
     /// conversation `history`, and returns the conversation with every message the run added.
-    /// The algorithm is the one of docs/bot.md: messages are read up to a `request` and
-    /// appended; the request carries the newest sendable messages that fit the model's context
-    /// window; the reply is appended; the functions it calls run and their results are appended,
-    /// then the request is repeated (the forced call only on the first request) until a reply
-    /// calls no function; botSwitchTemplate suspends the template and continues with another one
-    /// from its first message, and the suspended template goes on when that one ends; then the
-    /// rest of the template is read the same way.
+    /// The algorithm is the one of docs/bot.md: messages are read up to and including the next
+    /// `request` message, or to the end of the template, and appended; every read that read a
+    /// message (other than default-request and truncate) ends with a request, which carries the
+    /// system messages, the current read and the newest whole turns of the history that fit the
+    /// model's context window; the reply is appended; the functions it calls run (the calls of
+    /// one reply at once) and their results are appended in the calls' order, then the request is
+    /// repeated (the forced call only on the first request) until a reply calls no function;
+    /// botSwitchTemplate suspends the template and continues with another one from its first
+    /// message, and the suspended template goes on when that one ends. A call of a function the
+    /// set defines but nobody registered ends the run: the conversation is returned with the call
+    /// for the caller to answer. Replies are appended as
+    /// reply_for_history makes them (an empty reply as the empty text, a refusal as its text, tool
+    /// calls without an id given one), so the conversation follows the rules and reads back from
+    /// JSON.
     /// On failure nothing of the run is kept (the caller's history is not touched) and the error
     /// is thrown: call_exception for a failed call, template_error for a text that does not
     /// render, parley::error (errc::chat_invalid for a template or a request that breaks a rule,
     /// errc::bad_function_arguments when the model's calls went wrong more often than allowed,
-    /// errc::bot_limit for the other bounds), or what a function threw (other than
-    /// function_failure). The bot, and the input's referents, must outlive the run.
+    /// errc::bot_limit for the other bounds and for a request that cannot fit the context window,
+    /// errc::protocol for a reply with a call that names no function), or what a function threw
+    /// (other than function_failure). The bot, and the input's referents, must outlive the run.
     template <class Input>
     boost::asio::awaitable<std::vector<message>> run(std::string template_name, Input input,
                                                       std::vector<message> history = {},
-                                                      run_options opt = {}) const {
+                                                      run_options opt = run_options()) const {
+        // `run_options()`, not `{}`: g++ 12 destroys twice an argument initialised as an aggregate
+        // (`{}`, `{.on_text = ...}`) in an expression that awaits (`co_await bot.run(...)`); a
+        // value-initialised one is destroyed once.
         std::vector<message> conversation = std::move(history);
         const conversation_template* current = &templates_.at(template_name);
         std::size_t from = 0;
@@ -201,11 +308,13 @@ public:
             };
 
         for (;;) {
-            // Steps 1 and 2: read up to the next request, render, find the parameters.
+            // Steps 1 and 2: read up to the next request or the end, render, find the parameters.
+            const std::size_t read_start = conversation.size();
             rendered_request read = render(*current, input, conversation, render_options{options_.defaults, from});
+            const bool ask = detail::bot_engine::read_needs_request(read);
             for (auto& m : read.added) conversation.push_back(std::move(m));
             from = read.next;
-            if (!read.at_request) {  // the end of the template: back to the one it suspended, or done
+            if (!ask) {  // nothing left to answer: back to the template it suspended, or done
                 if (suspended.empty()) break;
                 std::tie(current, from) = suspended.back();
                 suspended.pop_back();
@@ -213,38 +322,56 @@ public:
             }
 
             const std::string* switch_to = nullptr;
+            bool unanswered = false;
             for (std::size_t round = 0;; ++round) {
                 if (round == options_.max_function_rounds)
                     throw error(errc::bot_limit, current->name() + ": the model still called functions after " +
                                                      std::to_string(round) + " requests (max_function_rounds)");
                 // Step 3: the request.
-                chat_request request = make_request(read.params, round == 0, conversation);
+                chat_request request = make_request(read.params, round == 0, conversation, read_start, opt);
+                const std::string model_name = request.params.model.value_or(model_->default_model());
                 // Step 4: the reply, the calls.
                 auto reply = co_await model_->chat(std::move(request), handler ? &handler : nullptr);
+                detail::count_usage(opt.usage, reply, model_name);
                 if (!reply) throw call_exception(reply.error());
-                conversation.push_back(reply->message());
-                const std::vector<detail::bot_engine::pending_call> calls = detail::bot_engine::calls_of(conversation.back());
+                // as a history keeps it: an empty reply has the empty text (a refusal its text), calls have ids
+                conversation.push_back(
+                    reply_for_history(reply->message(), conversation.size(), reply->choices.front().refusal));
+                const std::vector<detail::bot_engine::pending_call> calls =
+                    detail::bot_engine::calls_of(conversation.back());
                 if (calls.empty()) break;  // step 5: on with the template
 
-                bool unanswered = false;
-                std::string problems;
-                for (const auto& call : calls) {
-                    function_outcome outcome;
+                std::vector<detail::bot_engine::call_job> jobs(calls.size());
+                for (std::size_t i = 0; i < calls.size(); ++i) {
+                    const auto& call = calls[i];
+                    auto& job = jobs[i];
+                    job.call = &call;
                     if (call.name == switch_template_function) {
-                        outcome = switch_outcome(call.arguments, switch_to);
+                        job.outcome = switch_outcome(call.arguments, switch_to);
                     } else if (const registered_function* f = functions_.find(call.name)) {
-                        outcome = co_await f->invoke(call.arguments);
+                        job.function = f;
                     } else if (templates_.function(call.name)) {
-                        unanswered = true;  // defined for the model, answered by the caller
-                        continue;
+                        job.answered = false;  // defined for the model, answered by the caller
+                        unanswered = true;
                     } else {
-                        outcome.status = function_outcome::kind::bad_arguments;
-                        outcome.content = "Error: there is no function named '" + call.name +
-                                          "'. The functions are: " + detail::bot_engine::list_names(known_functions()) + ".";
+                        job.outcome.status = function_outcome::kind::bad_arguments;
+                        job.outcome.content = "Error: there is no function named '" + call.name +
+                                              "'. The functions are: " +
+                                              detail::bot_engine::list_names(known_functions()) + ".";
                     }
-                    if (outcome.status == function_outcome::kind::bad_arguments)
-                        problems += (problems.empty() ? "" : "\n") + call.name + ": " + outcome.content;
-                    conversation.push_back(detail::bot_engine::result_message(call.id, call.name, std::move(outcome.content)));
+                }
+                co_await detail::bot_engine::run_jobs(jobs, options_.max_concurrent_calls);
+                for (const auto& job : jobs)
+                    if (job.thrown) std::rethrow_exception(job.thrown);  // the first in the calls' order
+
+                std::string problems;
+                for (auto& job : jobs) {
+                    if (!job.answered) continue;
+                    const bool failed = job.outcome.status != function_outcome::kind::ok;
+                    if (job.outcome.status == function_outcome::kind::bad_arguments)
+                        problems += (problems.empty() ? "" : "\n") + job.call->name + ": " + job.outcome.content;
+                    conversation.push_back(detail::bot_engine::result_message(job.call->id, job.call->name,
+                                                                              std::move(job.outcome.content), failed));
                 }
                 if (!problems.empty()) {
                     bad_turns.push_back(std::move(problems));
@@ -259,6 +386,7 @@ public:
                 }
                 if (switch_to || unanswered) break;
             }
+            if (unanswered) break;  // the caller answers the call: nothing more is read or sent
             if (switch_to) {
                 if (++switches > options_.max_template_switches)
                     throw error(errc::bot_limit, "more than " + std::to_string(options_.max_template_switches) +
@@ -271,30 +399,43 @@ public:
         co_return conversation;
     }
 
+    /// The context window of a request to `model` in a run with `opt`: the run's, else the bot's,
+    /// else the catalog's for the model, else `default_context_window`.
+    std::size_t context_window(std::string_view model, const run_options& opt = {}) const {
+        if (opt.context_window != 0) return opt.context_window;
+        if (options_.context_window != 0) return options_.context_window;
+        if (const auto w = options_.models.context_window(model)) return *w;
+        return options_.default_context_window;
+    }
+
+    /// The token counter of `model`: the catalog's for it, else `count_tokens`.
+    token_counter counter(std::string_view model) const {
+        if (auto c = options_.models.counter(model)) return std::move(*c);
+        return options_.count_tokens;
+    }
+
 private:
-    /// The request for `params` on `conversation`: the forced call only on the first request,
-    /// the function definitions `functions` names, the newest messages that fit.
-    chat_request make_request(const request_params& params, bool first, const std::vector<message>& conversation) const {
+    /// The request for `params` on `conversation` (whose current read starts at `read_start`):
+    /// the forced call only on the first request, the function definitions `functions` names,
+    /// the messages that fit the context window.
+    chat_request make_request(const request_params& params, bool first, const std::vector<message>& conversation,
+                              std::size_t read_start, const run_options& opt) const {
         chat_request r;
         r.params = params;
         if (!first && r.params.call_function && !r.params.call_function->empty() && *r.params.call_function != "*")
             r.params.call_function = "*";
         if (r.params.functions)
             for (const std::string& name : *r.params.functions) r.functions.push_back(definition(name));
-        std::vector<message> messages = detail::bot_engine::sendable(conversation);
-        const std::size_t window = options_.windows.of(r.params.model.value_or(""));
-        if (window != 0) {
-            std::size_t reserved = r.params.max_tokens ? static_cast<std::size_t>(*r.params.max_tokens) : 0;
-            for (const auto& f : r.functions)
-                reserved += (f.name.size() + f.description.size() + boost::json::serialize(f.parameters).size() + 3) / 4;
-            if (reserved >= window)
-                throw error(errc::bot_limit, "the context window of '" + r.params.model.value_or("") + "' (" +
-                                                 std::to_string(window) + " tokens) leaves no room for messages: " +
-                                                 std::to_string(reserved) + " tokens go to max_tokens and the functions");
-            const std::size_t first_kept = fit_to_window(messages, window - reserved, options_.count_tokens);
-            messages.erase(messages.begin(), messages.begin() + static_cast<std::ptrdiff_t>(first_kept));
-        }
-        r.messages = std::move(messages);
+        const std::string model = r.params.model.value_or(model_->default_model());
+        const token_counter count = counter(model);
+        window_reserve reserve;
+        reserve.reply = r.params.max_tokens ? static_cast<std::size_t>(*r.params.max_tokens) : 0;
+        for (const auto& f : r.functions) reserve.functions += count.function(f);
+        reserve.per_request = count.per_request();
+        std::size_t keep_from = 0;
+        std::vector<message> messages = detail::bot_engine::sendable(conversation, read_start, keep_from);
+        window_fit fit = fit_to_window(std::move(messages), keep_from, context_window(model, opt), reserve, count, model);
+        r.messages = std::move(fit.messages);
         return r;
     }
 

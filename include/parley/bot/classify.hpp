@@ -9,6 +9,8 @@
 #include <parley/bot/model.hpp>
 #include <parley/error.hpp>
 #include <parley/schema/json_text.hpp>
+#include <parley/string_list.hpp>
+#include <parley/tokens/tokenizer.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/serialize.hpp>
@@ -16,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,7 +36,7 @@ namespace parley {
 /// How classify asks.
 enum class classify_mode : std::uint8_t {
     tool_call,  ///< a forced call of `classify` with one parameter `choice`, an enum of the choices
-    logit_bias,  ///< numbered choices, `max_tokens: 1` and `logit_bias` on the numbers' token ids
+    logit_bias,  ///< `max_tokens: 1` and `logit_bias` on the choices' own tokens (with a tokenizer), or on numbered choices' numbers
 };
 
 /// Options of classify.
@@ -43,9 +46,16 @@ struct classify_options {
     request_params params;  ///< as for generate
     /// The first line of the prompt, as it is (not a template); the choices and the text follow.
     std::string instructions = "Classify the text below. Answer with one of the choices.";
-    /// logit_bias mode: the token ids (decimal) of "1", "2", ... in the model's tokenizer, one per
-    /// choice (at most 9 choices).
+    /// logit_bias mode: the model's tokenizer. classify then finds the token of each choice itself
+    /// and biases those (each choice must be one token: the choices that are not are refused,
+    /// named). Without it, the choices are numbered and `label_token_ids` is needed.
+    std::optional<tokens::tokenizer> tokenizer;
+    /// logit_bias mode without a tokenizer: the token ids (decimal) of "1", "2", ... in the
+    /// model's tokenizer, one per choice (at most 9 choices).
     std::vector<std::string> label_token_ids;
+    /// When not null, the usage of every request (the re-asks included) is added to it, also
+    /// when the classification fails.
+    usage_summary* usage = nullptr;
 };
 
 namespace detail::calls {
@@ -66,14 +76,35 @@ inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& 
                                                                     classify_options opt) {
     if (choices.empty()) throw error(errc::invalid_argument, "classify needs at least one choice");
     const bool by_bias = opt.mode == classify_mode::logit_bias;
-    if (by_bias && (choices.size() > 9 || opt.label_token_ids.size() != choices.size()))
+    const bool by_token = by_bias && opt.tokenizer.has_value();
+    if (by_token) {
+        // each choice's own token, as the model would write it first in its reply
+        std::string refused;
+        opt.label_token_ids.clear();
+        for (const std::string& c : choices) {
+            const auto ids = opt.tokenizer->encode(c, {tokens::special_tokens::as_text});
+            if (ids.size() != 1) {
+                refused += (refused.empty() ? "" : ", ") + ("\"" + c + "\" (" + std::to_string(ids.size()) + " tokens)");
+                continue;
+            }
+            for (std::size_t k = 0; k < opt.label_token_ids.size(); ++k)
+                if (opt.label_token_ids[k] == std::to_string(ids[0]))
+                    throw error(errc::invalid_argument, "classify_mode::logit_bias: the choices \"" + choices[k] + "\" and \"" + c +
+                                                            "\" are the same token (" + std::to_string(ids[0]) + ")");
+            opt.label_token_ids.push_back(std::to_string(ids[0]));
+        }
+        if (!refused.empty())
+            throw error(errc::invalid_argument, "classify_mode::logit_bias biases one token per choice, and these choices are not one token in " +
+                                                    opt.tokenizer->name() + ": " + refused);
+    } else if (by_bias && (choices.size() > 9 || opt.label_token_ids.size() != choices.size()))
         throw error(errc::invalid_argument, "classify_mode::logit_bias takes at most 9 choices and one token id per choice (" +
                                                 std::to_string(choices.size()) + " choices, " +
                                                 std::to_string(opt.label_token_ids.size()) + " token ids)");
     chat_request request;
     request.params = opt.params;
-    std::string prompt = opt.instructions + "\n\nChoices:" + choice_list(choices, by_bias);
-    if (by_bias) prompt += "\n\nAnswer with the number of the choice only.";
+    std::string prompt = opt.instructions + "\n\nChoices:" + choice_list(choices, by_bias && !by_token);
+    if (by_token) prompt += "\n\nAnswer with the choice only.";
+    else if (by_bias) prompt += "\n\nAnswer with the number of the choice only.";
     prompt += "\n\nText:\n" + text;
     request.messages.push_back(make_message(role::user, std::move(prompt)));
     std::string tool;
@@ -98,7 +129,7 @@ inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& 
         request.params.functions = std::vector<std::string>{tool};
         request.params.call_function = tool;
     }
-    auto read = [by_bias, choices, tool](std::string_view answer) {
+    auto read = [by_bias, by_token, choices, tool](std::string_view answer) {
         reading<std::string> r;
         std::string found;
         if (by_bias) {
@@ -106,7 +137,7 @@ inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& 
             const auto e = answer.find_last_not_of(" \t\r\n.");
             found = b == std::string_view::npos ? std::string() : std::string(answer.substr(b, e - b + 1));
             for (std::size_t i = 0; i < choices.size(); ++i)
-                if (found == std::to_string(i + 1) || found == choices[i]) {
+                if ((!by_token && found == std::to_string(i + 1)) || found == choices[i] || (by_token && answer == choices[i])) {
                     r.value = choices[i];
                     return r;
                 }
@@ -134,18 +165,26 @@ inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& 
         if (!tool.empty()) r.problems = bot_engine::bad_arguments_text(tool, "/choice: " + r.problems);
         return r;
     };
-    co_return co_await ask<std::string>(model, std::move(request), tool, opt.max_retries, std::move(read), {}, text_reask);
+    co_return co_await ask<std::string>(model, std::move(request), tool, opt.max_retries, std::move(read), {}, text_reask,
+                                        opt.usage);
 }
 
 }  // namespace detail::calls
 
+// The options' default argument is `classify_options()`, not `{}`: g++ 12 destroys twice an
+// argument initialised as an aggregate (`{}`, `{.mode = ...}`) in an expression that awaits, such
+// as `co_await parley::classify(...)` (a double free of `instructions`); a value-initialised one
+// is destroyed once.
+
 /// Which of `choices` `text` belongs to, asked for as `opt.mode` says, with retries as for
-/// extract. Throws parley::error (errc::invalid_argument) for no choices, or logit_bias mode
-/// with more than 9 choices or not one token id per choice. `model` must outlive the call.
-inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& model, std::string text,
-                                                                    std::vector<std::string> choices,
-                                                                    classify_options opt = {}) {
-    return detail::calls::classify(model, std::move(text), std::move(choices), std::move(opt));
+/// extract. `choices` is a std::vector<std::string> or a brace list (`{"positive", "negative"}`,
+/// also inside a co_await expression with g++ 12: see string_list). Throws parley::error
+/// (errc::invalid_argument) for no choices; in logit_bias mode with a tokenizer, for choices that
+/// are not one token each (named) or share a token; without one, for more than 9 choices or not one
+/// token id per choice. `model` must outlive the call.
+inline boost::asio::awaitable<extract_result<std::string>> classify(chat_model& model, std::string text, string_list choices,
+                                                                    classify_options opt = classify_options()) {
+    return detail::calls::classify(model, std::move(text), std::move(choices).strings(), std::move(opt));
 }
 
 }  // namespace parley

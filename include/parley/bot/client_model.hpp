@@ -8,6 +8,7 @@
 #include <parley/provider/chat_client.hpp>
 
 #include <memory>
+#include <string>
 #include <utility>
 
 // g++ 12 reports a false -Wmismatched-new-delete where it inlines the allocation and the release
@@ -29,6 +30,9 @@ public:
     explicit client_model(std::shared_ptr<chat_client> client) : owned_(std::move(client)), client_(owned_.get()) {}
 
     chat_client& client() noexcept { return *client_; }
+
+    /// The client's default model (client_config::defaults.model), "" when it has none.
+    std::string default_model() const override { return client_->config().defaults.model.value_or(std::string()); }
 
     boost::asio::awaitable<boost::system::result<chat_reply, call_error>> chat(chat_request request,
                                                                               const stream_handler* on_event) override {

@@ -15,12 +15,13 @@
 #include <parley/schema/function_signature.hpp>
 #include <parley/schema/json_schema.hpp>
 #include <parley/schema/json_text.hpp>
-#include <parley/schema/partial_json.hpp>
+#include <parley/schema/partial.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -49,6 +50,45 @@ enum class extract_mode : std::uint8_t {
 };
 
 
+/// What receives extract<T>'s partial values while a reply streams in: a callable of
+/// `(const parley::partial<T>&)` or of `(const parley::partial<T>&, unsigned attempt)`, where
+/// `attempt` is 0 for the first reply and goes up by one with each re-ask (the partial values of
+/// a new reply start again from what little of it has arrived).
+template <class T>
+class partial_handler {
+public:
+    /// No handler: the calls are not streamed.
+    partial_handler() noexcept = default;
+    /// No handler.
+    partial_handler(std::nullptr_t) noexcept {}
+    /// A callable of `(const parley::partial<T>&, unsigned)` or `(const parley::partial<T>&)`;
+    /// an empty std::function or null function pointer is no handler.
+    template <class F>
+        requires(!std::is_same_v<std::remove_cvref_t<F>, partial_handler>)
+    partial_handler(F f) {
+        if constexpr (requires { static_cast<bool>(f); })
+            if (!static_cast<bool>(f)) return;
+        if constexpr (std::is_invocable_v<F&, const partial<T>&, unsigned>) {
+            f_ = std::move(f);
+        } else if constexpr (std::is_invocable_v<F&, const partial<T>&>) {
+            f_ = [g = std::move(f)](const partial<T>& p, unsigned) mutable { g(p); };
+        } else {
+            static_assert(detail::conv::dependent_false<F>,
+                          "extract_options<T>::on_partial takes a callable of (const parley::partial<T>&) or "
+                          "(const parley::partial<T>&, unsigned attempt): the value so far is p.value(), and "
+                          "p.state(&T::member) says how much of each member has arrived");
+        }
+    }
+
+    /// Whether there is a handler.
+    explicit operator bool() const noexcept { return static_cast<bool>(f_); }
+    /// Gives the handler a partial value of the reply to request `attempt` (0 for the first).
+    void operator()(const partial<T>& p, unsigned attempt) const { f_(p, attempt); }
+
+private:
+    std::function<void(const partial<T>&, unsigned)> f_;
+};
+
 /// Options of extract<T>.
 template <class T>
 struct extract_options {
@@ -64,9 +104,14 @@ struct extract_options {
     std::string description;
     /// Checks a value that fits the schema; a message rejects it and is sent back to the model.
     std::function<std::optional<std::string>(const T&)> validate;
-    /// When set, the calls are streamed and this receives the part of a T that has arrived, each
-    /// time it grows (of every attempt, the replies that do not fit included).
-    std::function<void(const T&)> on_partial;
+    /// When set, the calls are streamed and this receives the part of a T that has arrived
+    /// (parley::partial<T>: the value so far, and what has arrived of each member), each time
+    /// what has arrived changes, the whole value last; for every reply, those that then do not
+    /// fit included. See partial_handler.
+    partial_handler<T> on_partial;
+    /// When not null, the usage of every request (the re-asks included) is added to it, also
+    /// when the extraction fails.
+    usage_summary* usage = nullptr;
 };
 
 
@@ -111,7 +156,7 @@ boost::asio::awaitable<extract_result<T>> extract_commands(chat_model& model, ch
         r.value = std::move(list.commands);
         return r;
     };
-    co_return co_await ask<T>(model, std::move(request), {}, opt.max_retries, std::move(read), {}, commands_reask);
+    co_return co_await ask<T>(model, std::move(request), {}, opt.max_retries, std::move(read), {}, commands_reask, opt.usage);
 }
 
 /// extract of a described struct, in one of the three modes.
@@ -177,22 +222,23 @@ boost::asio::awaitable<extract_result<T>> extract_struct(chat_model& model, chat
         r.value = std::move(*parsed);
         return r;
     };
-    std::function<void(std::string_view)> on_piece;
+    piece_handler on_piece;
     if (opt.on_partial) {
-        auto last = std::make_shared<std::optional<boost::json::value>>();
-        on_piece = [in_text, last, on_partial = opt.on_partial](std::string_view so_far) {
-            json_text_result json = in_text ? parse_partial_json_from_text(so_far) : parse_partial_json(so_far);
-            if (!json || json.length() == 0 || !json.value().is_object()) return;
-            if (*last && **last == json.value()) return;
-            *last = json.value();
-            from_json_options partial;
-            partial.partial = true;
-            from_json_result<T> value = from_json<T>(json.value(), partial);
-            if (value) on_partial(*value);
+        auto reader = std::make_shared<partial_reader<T>>(in_text ? partial_input::text : partial_input::json);
+        auto reading_attempt = std::make_shared<unsigned>(0);
+        on_piece = [reader, reading_attempt, tool_mode = !tool.empty(), on_partial = opt.on_partial](
+                       std::string_view so_far, unsigned attempt, bool whole) {
+            if (attempt != *reading_attempt) {  // a new reply
+                reader->reset();
+                *reading_attempt = attempt;
+            }
+            // arguments of only white space are read as {} (see bot_engine::read_arguments)
+            if (whole && tool_mode && so_far.find_first_not_of(" \t\r\n") == std::string_view::npos) so_far = "{}";
+            if (const parley::partial<T>* p = reader->update(so_far)) on_partial(*p, attempt);
         };
     }
     co_return co_await ask<T>(model, std::move(request), tool, opt.max_retries, std::move(read), std::move(on_piece),
-                              text_reask);
+                              text_reask, opt.usage);
 }
 
 /// extract of an action list or of a described struct, as T is.
@@ -209,6 +255,10 @@ boost::asio::awaitable<extract_result<T>> extract(chat_model& model, chat_reques
 
 }  // namespace detail::calls
 
+// The options' default argument is `extract_options<T>()`, not `{}`: g++ 12 destroys twice an
+// argument initialised as an aggregate (`{}`, `{.max_retries = 1}`) in an expression that awaits,
+// such as `co_await parley::extract<T>(...)`; a value-initialised one is destroyed once.
+
 /// A T (a described struct) from the model's reply to `prompt` (rendered with `data`), asked for
 /// as `opt.mode` says. A reply that does not fit (not JSON, not a T, rejected by
 /// `opt.validate`) is answered with its problems and the model asked again, at most
@@ -222,7 +272,7 @@ boost::asio::awaitable<extract_result<T>> extract(chat_model& model, chat_reques
 /// that has no strict schema. `model` must outlive the call.
 template <class T, class Data>
 boost::asio::awaitable<extract_result<T>> extract(chat_model& model, std::string_view prompt, const Data& data,
-                                                  extract_options<T> opt = {}) {
+                                                  extract_options<T> opt = extract_options<T>()) {
     chat_request request = detail::calls::prompt_request(prompt, data, opt.params);
     return detail::calls::extract<T>(model, std::move(request), std::move(opt));
 }
@@ -230,7 +280,7 @@ boost::asio::awaitable<extract_result<T>> extract(chat_model& model, std::string
 /// The same with a conversation template as the prompt.
 template <class T, class Data>
 boost::asio::awaitable<extract_result<T>> extract(chat_model& model, const conversation_template& prompt, const Data& data,
-                                                  extract_options<T> opt = {}) {
+                                                  extract_options<T> opt = extract_options<T>()) {
     chat_request request = detail::calls::prompt_request(prompt, data, opt.params);
     return detail::calls::extract<T>(model, std::move(request), std::move(opt));
 }
@@ -242,7 +292,7 @@ boost::asio::awaitable<extract_result<T>> extract(chat_model& model, const conve
 /// `call_function` and `response_format` itself.
 template <class T>
 boost::asio::awaitable<extract_result<T>> extract(chat_model& model, const std::vector<message>& conversation,
-                                                  extract_options<T> opt = {}) {
+                                                  extract_options<T> opt = extract_options<T>()) {
     chat_request request = detail::calls::prompt_request(conversation, opt.params);
     return detail::calls::extract<T>(model, std::move(request), std::move(opt));
 }

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 #include <variant>
 
@@ -38,6 +39,10 @@ public:
     /// reply). May throw parley::error for a request that cannot be encoded.
     virtual boost::asio::awaitable<boost::system::result<chat_reply, call_error>> chat(chat_request request,
                                                                                       const stream_handler* on_event) = 0;
+
+    /// The model a request that names none is sent to ("" when unknown): the bot looks up its
+    /// context window and token counter under this name.
+    virtual std::string default_model() const { return {}; }
 };
 
 /// An in-process model as a chat_model: a scripted_model (replies and failures from a list) or an

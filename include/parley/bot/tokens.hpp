@@ -1,34 +1,37 @@
 // parley/bot/tokens.hpp: token counting and the context window (step 3 of the bot algorithm):
-// a token counter (any callable; a default estimator), the context sizes of known models, and
-// the choice of the newest messages that fit, never separating a tool call from its results.
+// a token counter (parley's estimate, or any counter of one's own: an exact tokenizer plugs in
+// here), and the choice of the messages a request carries: system messages and the current
+// read are always kept, the history is cut only at turn boundaries.
 #ifndef PARLEY_BOT_TOKENS_HPP
 #define PARLEY_BOT_TOKENS_HPP
 
 #include <parley/chat/message.hpp>
+#include <parley/chat/template_set.hpp>
 #include <parley/error.hpp>
 
+#include <boost/json/serialize.hpp>
+
+#include <concepts>
 #include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace parley {
 
-/// Counts the tokens a message takes in a request (its text, names, calls and the per-message
-/// overhead of the wire format).
-using token_counter = std::function<std::size_t(const message&)>;
-
-/// Tokens of an image part for the default estimator (OpenAI's cost of a low-detail image).
+/// Tokens of an image part for the estimate (OpenAI's cost of a low-detail image).
 inline constexpr std::size_t estimated_image_tokens = 85;
-/// Tokens of a message's framing (role, separators) for the default estimator.
+/// Tokens of a message's framing (role, separators) for the estimate.
 inline constexpr std::size_t estimated_message_overhead = 4;
 
-/// The default estimator: about one token per four bytes of text (rounded up), counted over the
-/// content's texts, the name, the tool call id and every call's name and arguments; 85 tokens
-/// per image part; 4 tokens of framing per message. It errs on the high side for English prose
-/// and is exact for no tokenizer: give the bot a counter of your own for exact budgets.
+/// parley's estimate of a message's tokens: about one token per four bytes of text (rounded up),
+/// counted over the content's texts, the name, the tool call id and every call's name and
+/// arguments; 85 tokens per image part; 4 tokens of framing per message. It errs on the high side
+/// for English prose and is exact for no tokenizer: give the bot a counter of your own (or an
+/// exact tokenizer) for exact budgets.
 inline std::size_t estimate_tokens(const message& m) {
     std::size_t bytes = 0;
     std::size_t images = 0;
@@ -44,97 +47,155 @@ inline std::size_t estimate_tokens(const message& m) {
     return estimated_message_overhead + (bytes + 3) / 4 + images * estimated_image_tokens;
 }
 
-/// Context sizes (in tokens) of models, matched by the longest prefix of the model's name
-/// ("gpt-4o-mini-2024-07-18" takes the size of "gpt-4o-mini"), and the size of other models.
-struct context_windows {
-    /// (prefix, size) pairs; the longest matching prefix wins.
-    std::vector<std::pair<std::string, std::size_t>> sizes;
-    /// The size of a model no prefix matches (or of a request without a model); 0 means no limit.
-    std::size_t fallback = 0;
+/// parley's estimate of a function definition's tokens: a token per four bytes of its name,
+/// description and parameters' JSON, rounded up.
+inline std::size_t estimate_function_tokens(const function_definition& f) {
+    return (f.name.size() + f.description.size() + boost::json::serialize(f.parameters).size() + 3) / 4;
+}
 
-    /// The context size of `model`; 0 means no limit.
-    std::size_t of(std::string_view model) const noexcept {
-        std::size_t best_length = 0;
-        std::size_t size = fallback;
-        bool found = false;
-        for (const auto& [prefix, n] : sizes) {
-            if (model.substr(0, prefix.size()) != prefix) continue;
-            if (found && prefix.size() <= best_length) continue;
-            found = true;
-            best_length = prefix.size();
-            size = n;
-        }
-        return size;
-    }
+/// Counts what a request costs in tokens for one model: each message with its framing, each
+/// function definition sent with it, and the tokens a request adds once (the priming of the
+/// reply, for instance). A default-constructed counter is parley's estimate; a callable
+/// `std::size_t(const message&)` converts to a counter that counts messages with it (function
+/// definitions are then estimated). Copies share the callables; counting is thread-safe when
+/// they are.
+class token_counter {
+public:
+    using message_count = std::function<std::size_t(const message&)>;
+    using function_count = std::function<std::size_t(const function_definition&)>;
 
-    /// Sets the size of models whose name starts with `prefix` (replacing an earlier size of the
-    /// same prefix).
-    context_windows& set(std::string prefix, std::size_t size) {
-        for (auto& entry : sizes)
-            if (entry.first == prefix) {
-                entry.second = size;
-                return *this;
-            }
-        sizes.emplace_back(std::move(prefix), size);
-        return *this;
-    }
+    /// parley's estimate (estimate_tokens, estimate_function_tokens, nothing per request).
+    token_counter() = default;
 
-    /// The published context sizes of common OpenAI and Anthropic models; other models have no
-    /// limit.
-    static context_windows known() {
-        context_windows w;
-        w.set("gpt-3.5-turbo", 16385)
-            .set("gpt-4", 8192)
-            .set("gpt-4-32k", 32768)
-            .set("gpt-4-turbo", 128000)
-            .set("gpt-4o", 128000)
-            .set("gpt-4o-mini", 128000)
-            .set("gpt-4.1", 1047576)
-            .set("o1", 200000)
-            .set("o3", 200000)
-            .set("o4-mini", 200000)
-            .set("claude-", 200000);
-        return w;
+    /// Messages counted by `count`, function definitions estimated.
+    template <class F>
+        requires(!std::same_as<std::remove_cvref_t<F>, token_counter> &&
+                 std::is_invocable_r_v<std::size_t, F&, const message&>)
+    token_counter(F count) : messages_(std::move(count)) {}  // NOLINT: a callable is a counter
+
+    /// Messages counted by `messages`, function definitions by `functions` (estimated when
+    /// empty), and `per_request` tokens added once per request.
+    token_counter(message_count messages, function_count functions, std::size_t per_request = 0)
+        : messages_(std::move(messages)), functions_(std::move(functions)), per_request_(per_request) {}
+
+    /// The tokens `m` takes in a request, framing included.
+    std::size_t operator()(const message& m) const { return messages_ ? messages_(m) : estimate_tokens(m); }
+    /// The tokens the definition of `f` takes in a request.
+    std::size_t function(const function_definition& f) const {
+        return functions_ ? functions_(f) : estimate_function_tokens(f);
     }
+    /// The tokens every request adds once, whatever it carries.
+    std::size_t per_request() const noexcept { return per_request_; }
+    /// True for parley's estimate (no callable of one's own).
+    bool is_estimate() const noexcept { return !messages_ && !functions_ && per_request_ == 0; }
+
+private:
+    message_count messages_;
+    function_count functions_;
+    std::size_t per_request_ = 0;
 };
 
-/// The index of the first of `messages` to send so that the newest messages fit in `budget`
-/// tokens, counting each with `count`. Messages are kept in blocks that are never split: an
-/// assistant message that calls tools (or a function) together with the tool (function)
-/// messages that follow it. Blocks are taken from the newest while they fit; the first block that
-/// does not fit stops the choice (nothing older is sent). A `budget` of 0 means no limit (0 is
-/// returned). Throws parley::error (errc::bot_limit) when not even the newest block fits.
-inline std::size_t fit_to_window(const std::vector<message>& messages, std::size_t budget, const token_counter& count) {
-    if (budget == 0) return 0;
-    const auto counter = count ? count : token_counter(&estimate_tokens);
-    std::size_t used = 0;
-    std::size_t first = messages.size();
-    auto is_result = [](const message& m) { return m.role == role::tool || m.role == role::function; };
-    while (first > 0) {
-        // the block that ends at first - 1: one message, or results with the call before them
-        std::size_t begin = first - 1;
-        if (is_result(messages[begin])) {
-            while (begin > 0 && is_result(messages[begin - 1])) --begin;
-            const message* call = begin > 0 ? &messages[begin - 1] : nullptr;
-            if (call && call->role == role::assistant && (!call->tool_calls.empty() || call->function_call)) --begin;
+/// The messages a request carries after fitting, and what they cost.
+struct window_fit {
+    std::vector<message> messages;  ///< oldest first
+    std::size_t message_tokens = 0;  ///< the tokens of `messages`
+    std::size_t dropped = 0;  ///< how many of the history's messages were left out
+};
+
+/// What a request reserves besides its messages.
+struct window_reserve {
+    std::size_t reply = 0;  ///< room for the reply (the request's max_tokens)
+    std::size_t functions = 0;  ///< the function definitions sent with the request
+    std::size_t per_request = 0;  ///< the counter's per-request tokens
+    std::size_t total() const noexcept { return reply + functions + per_request; }
+};
+
+/// Chooses the messages a request carries in a context window of `window` tokens, of which
+/// `reserve` goes to other things. `messages` are the conversation's sendable messages (its
+/// system, user, assistant, function and tool messages after its last truncate), oldest first;
+/// those from index `keep_from` on (the current read, and the replies and results since) are
+/// always sent, and so are system messages, wherever they are. The history before `keep_from`
+/// is cut only at turn boundaries: a turn starts at a user message and holds everything up to
+/// the next one, so an assistant or tool message is never sent without the user message that led
+/// to it, nor a tool result without its call. When the kept part starts inside a turn (the
+/// current read begins with an assistant message, say), the start of that turn is kept as well.
+/// Whole turns are taken from the newest while they fit; the first that does not fit ends the
+/// choice (nothing older is sent). `model` names the model in messages.
+/// Throws parley::error (errc::bot_limit) when what may not be dropped does not fit, with the
+/// counts: nothing is sent then.
+inline window_fit fit_to_window(std::vector<message> messages, std::size_t keep_from, std::size_t window,
+                                const window_reserve& reserve, const token_counter& count,
+                                std::string_view model = {}) {
+    const std::size_t n = messages.size();
+    if (keep_from > n) keep_from = n;
+    std::vector<std::size_t> tokens(n);
+    for (std::size_t i = 0; i < n; ++i) tokens[i] = count(messages[i]);
+
+    // The kept part begins at the turn that holds its first non-system message.
+    std::size_t first_kept = keep_from;
+    {
+        std::size_t first_real = keep_from;
+        while (first_real < n && messages[first_real].role == role::system) ++first_real;
+        if (first_real < n && messages[first_real].role != role::user) {
+            std::size_t start = keep_from;
+            while (start > 0 && messages[start - 1].role != role::user) --start;
+            if (start > 0) first_kept = start - 1;  // the user message that opened the turn
+            else first_kept = 0;
         }
-        std::size_t tokens = 0;
-        for (std::size_t i = begin; i < first; ++i) tokens += counter(messages[i]);
-        if (used + tokens > budget) {
-            if (first == messages.size()) {
-                const std::size_t n = first - begin;
-                throw error(errc::bot_limit, (n == 1 ? std::string("the newest message of the conversation (")
-                                                     : "the newest " + std::to_string(n) +
-                                                           " messages of the conversation (a call and its results, ") +
-                                                 std::to_string(tokens) + (n == 1 ? " tokens) does" : " tokens) do") + " not fit in the " +
-                                                 std::to_string(budget) + " tokens the context window leaves for messages");
-            }
-            break;
-        }
-        used += tokens;
-        first = begin;
     }
-    return first;
+
+    std::size_t system_tokens = 0;
+    std::size_t systems = 0;
+    std::size_t kept_tokens = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i >= first_kept) kept_tokens += tokens[i];
+        else if (messages[i].role == role::system) {
+            system_tokens += tokens[i];
+            ++systems;
+        }
+    }
+    const std::size_t needed = reserve.total() + system_tokens + kept_tokens;
+    if (needed > window) {
+        auto num = [](std::size_t v) { return std::to_string(v); };
+        std::string what = "the request does not fit the context window";
+        if (!model.empty()) what += " of '" + std::string(model) + "'";
+        what += " (" + num(window) + " tokens): the messages that may not be dropped take " +
+                num(system_tokens + kept_tokens) + " tokens (" + num(n - first_kept) +
+                (n - first_kept == 1 ? " message" : " messages") + " of the current read and after it: " + num(kept_tokens);
+        if (systems != 0) what += "; " + num(systems) + " earlier system message" + (systems == 1 ? "" : "s") + ": " + num(system_tokens);
+        what += ")";
+        if (reserve.reply != 0) what += ", max_tokens reserves " + num(reserve.reply);
+        if (reserve.functions != 0) what += ", the function definitions take " + num(reserve.functions);
+        if (reserve.per_request != 0) what += ", every request adds " + num(reserve.per_request);
+        what += ": " + num(needed) + " in all";
+        throw error(errc::bot_limit, what);
+    }
+
+    // Whole turns of the history, newest first, while they fit.
+    std::size_t budget = window - needed;
+    std::size_t cut = first_kept;  // the history's messages from `cut` on are sent
+    while (cut > 0) {
+        std::size_t begin = cut - 1;
+        while (begin > 0 && messages[begin].role != role::user) --begin;
+        std::size_t turn = 0;
+        for (std::size_t i = begin; i < cut; ++i)
+            if (messages[i].role != role::system) turn += tokens[i];
+        if (turn > budget) break;
+        budget -= turn;
+        cut = begin;
+    }
+
+    window_fit out;
+    out.messages.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i < cut && messages[i].role != role::system) {
+            ++out.dropped;
+            continue;
+        }
+        out.message_tokens += tokens[i];
+        out.messages.push_back(std::move(messages[i]));
+    }
+    return out;
 }
 
 }  // namespace parley

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,16 @@ struct text_location {
 
 /// Parses one text of a template; the YAML loader gives its own, which maps errors into the file.
 using text_parser = std::function<jinja::parsed_template(std::string_view text, text_location where)>;
+
+/// Where the texts of a template were read from (a YAML file, for instance): places the errors
+/// of rendering a text there. The YAML loader gives each template it reads one.
+class text_origin {
+public:
+    virtual ~text_origin() = default;
+    /// The error `e`, raised at a line and column of the text `text` of the template's place
+    /// `at`, as an error at the place in the source that character was read from.
+    virtual template_error place(const template_error& e, text_location at, std::string_view text) const = 0;
+};
 
 /// A conversation template: parsed once, rendered many times (see parley::render).
 class conversation_template {
@@ -89,6 +100,23 @@ public:
         return &*t[k];
     }
 
+    /// Where the texts were read from (null for a template made in C++).
+    const std::shared_ptr<const text_origin>& origin() const noexcept { return origin_; }
+    /// Sets where the texts were read from; errors of rendering them are then reported there.
+    void set_origin(std::shared_ptr<const text_origin> o) noexcept { origin_ = std::move(o); }
+
+    /// Throws `e`, an error raised while rendering the text at `at` (see text()): placed in the
+    /// source by origin() when the template has one and the error is in that text itself (not in
+    /// a template the text includes or imports), as it is otherwise.
+    [[noreturn]] void rethrow_placed(const template_error& e, text_location at) const {
+        const jinja::parsed_template* t = text(at.message, at.part);
+        if (!origin_ || !t || e.where().name != t->name()) throw e;
+        const message& m = messages_.at(at.message);
+        const std::string_view source = at.part == text_location::npos ? std::string_view(std::get<std::string>(m.content))
+                                                                       : std::string_view(m.parts().at(at.part).text);
+        throw origin_->place(e, at, source);
+    }
+
     /// Equal when the metadata and the messages as written are equal.
     friend bool operator==(const conversation_template& a, const conversation_template& b) {
         return a.info_ == b.info_ && a.messages_ == b.messages_;
@@ -127,6 +155,7 @@ private:
     template_info info_;
     std::vector<message> messages_;
     std::vector<std::vector<std::optional<jinja::parsed_template>>> texts_;
+    std::shared_ptr<const text_origin> origin_;
 };
 
 }  // namespace parley

@@ -93,6 +93,7 @@ inline boost::json::object message_to_json(const message& m, boost::json::storag
         o["tool_calls"] = std::move(calls);
     }
     if (m.tool_call_id) o["tool_call_id"] = *m.tool_call_id;
+    if (m.is_error) o["is_error"] = true;
     write_params(o, m.params);
     return o;
 }
@@ -110,20 +111,18 @@ namespace detail {
 /// Reads JSON into chat types; every error names the JSON pointer of the offending value.
 struct chat_json_reader {
     std::string path;
+    /// The pointer of the value the last error was about (kept once the steps are undone).
+    mutable std::string failed_at;
 
     [[noreturn]] void fail(const std::string& what) const {
-        throw error(errc::chat_invalid, (path.empty() ? std::string("/") : path) + ": " + what);
+        failed_at = path.empty() ? std::string("/") : path;
+        throw error(errc::chat_invalid, failed_at + ": " + what);
     }
     struct step {
         chat_json_reader& r;
         std::size_t size;
         step(chat_json_reader& reader, std::string_view key) : r(reader), size(reader.path.size()) {
-            r.path += '/';
-            for (char c : key) {  // RFC 6901 escapes
-                if (c == '~') r.path += "~0";
-                else if (c == '/') r.path += "~1";
-                else r.path += c;
-            }
+            r.path += pointer_step(key);
         }
         step(chat_json_reader& reader, std::size_t index) : step(reader, std::to_string(index)) {}
         ~step() { r.path.resize(size); }
@@ -174,31 +173,19 @@ struct chat_json_reader {
         expected("an integer", v);
         return 0;
     }
-    void check_value(chat_rule broken, role r, std::string_view key) const {
-        if (broken != chat_rule::none) fail(describe(broken, r, key));
-    }
-
-    // Reads the request parameter `key`; true when `key` is one.
-    bool param(request_params& p, std::string_view key, const boost::json::value& v, role r) {
+    // Reads the request parameter `key` (its type; the rules are check's); true when `key` is one.
+    bool param(request_params& p, std::string_view key, const boost::json::value& v) {
         if (!is_request_param(key)) return false;
         step s(*this, key);
-        auto num = [&](std::optional<double>& field) {
-            field = number(v);
-            check_value(check_number(key, *field), r, key);
-        };
         if (key == "model") p.model = string(v);
-        else if (key == "max_tokens") {
-            p.max_tokens = integer(v);
-            check_value(check_number(key, static_cast<double>(*p.max_tokens)), r, key);
-        } else if (key == "temperature") num(p.temperature);
-        else if (key == "top_p") num(p.top_p);
-        else if (key == "presence_penalty") num(p.presence_penalty);
-        else if (key == "frequency_penalty") num(p.frequency_penalty);
+        else if (key == "max_tokens") p.max_tokens = integer(v);
+        else if (key == "temperature") p.temperature = number(v);
+        else if (key == "top_p") p.top_p = number(v);
+        else if (key == "presence_penalty") p.presence_penalty = number(v);
+        else if (key == "frequency_penalty") p.frequency_penalty = number(v);
         else if (key == "seed") p.seed = integer(v);
-        else if (key == "n") {
-            p.n = integer(v);
-            check_value(check_number(key, static_cast<double>(*p.n)), r, key);
-        } else if (key == "stop") {
+        else if (key == "n") p.n = integer(v);
+        else if (key == "stop") {
             if (v.is_string()) {
                 p.stop = std::string(v.get_string());
             } else {
@@ -214,10 +201,7 @@ struct chat_json_reader {
             std::vector<std::pair<std::string, std::int64_t>> bias;
             for (const auto& kv : object(v)) {
                 step e(*this, kv.key());
-                check_value(check_logit_bias_key(kv.key()), r, kv.key());
-                const std::int64_t b = integer(kv.value());
-                check_value(check_number("logit_bias", static_cast<double>(b)), r, "logit_bias");
-                bias.emplace_back(std::string(kv.key()), b);
+                bias.emplace_back(std::string(kv.key()), integer(kv.value()));
             }
             p.logit_bias = std::move(bias);
         } else if (key == "response_format") {
@@ -236,13 +220,22 @@ struct chat_json_reader {
         return true;
     }
 
+    // Fails unless `key` is one of `known` (the YAML loader's sentence).
+    template <std::size_t N>
+    void check_known(std::string_view key, const std::string_view (&known)[N], std::string_view where) const {
+        for (std::string_view k : known)
+            if (k == key) return;
+        fail(unknown_key_sentence(key, where, known));
+    }
+
     function_call call(const boost::json::value& v) {
         function_call c;
+        static constexpr std::string_view keys[] = {"name", "arguments"};
         for (const auto& kv : object(v)) {
             step s(*this, kv.key());
+            check_known(kv.key(), keys, "in a function call");
             if (kv.key() == "name") c.name = string(kv.value());
-            else if (kv.key() == "arguments") c.arguments = string(kv.value());
-            else fail("unknown key in a function call (expected 'name' and 'arguments')");
+            else c.arguments = string(kv.value());
         }
         return c;
     }
@@ -255,63 +248,76 @@ struct chat_json_reader {
         {
             step s(*this, "type");
             t = string(*type);
-            if (t != "text" && t != "image_url") fail("unknown content part type '" + t + "' (expected \"text\" or \"image_url\")");
+            static constexpr std::string_view types[] = {"text", "image_url"};
+            if (t != "text" && t != "image_url")
+                fail("unknown content part type '" + t + "' (expected \"text\" or \"image_url\")" +
+                     did_you_mean(t, types));
         }
+        static constexpr std::string_view text_keys[] = {"type", "text"};
+        static constexpr std::string_view image_keys[] = {"type", "image_url"};
+        static constexpr std::string_view url_keys[] = {"url", "detail"};
         content_part p;
         for (const auto& kv : o) {
             step s(*this, kv.key());
+            if (t == "text") check_known(kv.key(), text_keys, "in a text content part");
+            else check_known(kv.key(), image_keys, "in an image_url content part");
             if (kv.key() == "type") continue;
-            if (t == "text" && kv.key() == "text") {
+            if (t == "text") {
                 p.text = string(kv.value());
-            } else if (t == "image_url" && kv.key() == "image_url") {
-                p.type = content_part::kind::image_url;
-                bool has_url = false;
-                for (const auto& ik : object(kv.value())) {
-                    step i(*this, ik.key());
-                    if (ik.key() == "url") {
-                        p.url = string(ik.value());
-                        has_url = true;
-                    } else if (ik.key() == "detail") {
-                        p.detail = string(ik.value());
-                        check_value(check_detail(*p.detail), role::user, *p.detail);
-                    } else {
-                        fail("unknown key in an image_url (expected 'url' and 'detail')");
-                    }
-                }
-                if (!has_url) fail("an image_url needs a 'url'");
-            } else {
-                fail("unknown key in a " + t + " content part");
+                continue;
             }
+            p.type = content_part::kind::image_url;
+            bool has_url = false;
+            for (const auto& ik : object(kv.value())) {
+                step i(*this, ik.key());
+                check_known(ik.key(), url_keys, "in an image_url");
+                if (ik.key() == "url") {
+                    p.url = string(ik.value());
+                    has_url = true;
+                } else {
+                    p.detail = string(ik.value());
+                }
+            }
+            if (!has_url) fail("an image_url needs a 'url'");
         }
         if (t == "text" && !o.contains("text")) fail("a text content part needs a 'text'");
         if (t == "image_url" && !o.contains("image_url")) fail("an image_url content part needs an 'image_url'");
         return p;
     }
 
+    // Reads a message's keys with their types, then checks the rules of the chat model
+    // (parley::check), naming the JSON pointer of what breaks one.
     message read_message(const boost::json::value& v) {
         const auto& o = object(v);
         message m;
+        std::vector<std::string_view> roles;
+        for (role each : all_roles) roles.push_back(role_name(each));
+        const std::string expected_roles = "(expected " + or_list(roles) + ")";
         const auto* r = o.if_contains("role");
-        if (!r) fail("a message needs a 'role'");
+        if (!r) fail("a message needs a 'role' " + expected_roles);
         {
             step s(*this, "role");
             const std::string name = string(*r);
             const auto found = role_from_name(name);
-            if (!found)
-                fail("unknown role '" + name +
-                     "' (expected system, user, assistant, function, tool, default-request, request or truncate)");
+            if (!found) fail("unknown role '" + name + "' " + expected_roles + did_you_mean(name, roles));
             m.role = *found;
         }
         for (const auto& kv : o) {
             const std::string_view key = kv.key();
             if (key == "role") continue;
-            // `"content": null` is how the wire says "no content"
-            if (key == "content" && kv.value().is_null()) continue;
+            if (key == "is_error") {  // a result that reports a failure (not a YAML key)
+                step s(*this, key);
+                if (!kv.value().is_bool()) fail("expected 'is_error' to be true or false");
+                m.is_error = kv.value().get_bool();
+                continue;
+            }
             if (const chat_rule broken = check_key(m.role, key); broken != chat_rule::none) {
                 step s(*this, key);
                 fail(describe(broken, m.role, key));
             }
-            if (param(m.params, key, kv.value(), m.role)) continue;
+            // `"content": null` is how the wire says "no content"
+            if (key == "content" && kv.value().is_null()) continue;
+            if (param(m.params, key, kv.value())) continue;
             step s(*this, key);
             const auto& val = kv.value();
             if (key == "name") {
@@ -325,41 +331,38 @@ struct chat_json_reader {
                     for (std::size_t i = 0; i < a.size(); ++i) {
                         step e(*this, i);
                         parts.push_back(part(a[i]));
-                        if (parts.back().type == content_part::kind::image_url && m.role != role::user)
-                            fail(describe(chat_rule::image_outside_user, m.role));
                     }
                     m.content = std::move(parts);
                 }
             } else if (key == "function_call") {
                 m.function_call = call(val);
-                if (m.function_call->name.empty()) fail(describe(chat_rule::empty_call_name, m.role));
             } else if (key == "tool_calls") {
                 const auto& a = array(val);
                 for (std::size_t i = 0; i < a.size(); ++i) {
                     step e(*this, i);
                     tool_call tc;
-                    bool has_function = false;
+                    static constexpr std::string_view call_keys[] = {"id", "type", "function"};
                     for (const auto& ck : object(a[i])) {
                         step c(*this, ck.key());
+                        check_known(ck.key(), call_keys, "in a tool call");
                         if (ck.key() == "id") tc.id = string(ck.value());
                         else if (ck.key() == "type") {
                             if (string(ck.value()) != "function") fail("a tool call's type is \"function\"");
-                        } else if (ck.key() == "function") {
-                            tc.function = call(ck.value());
-                            has_function = true;
                         } else {
-                            fail("unknown key in a tool call (expected 'id', 'type' and 'function')");
+                            tc.function = call(ck.value());
                         }
                     }
-                    if (tc.id.empty()) fail(describe(chat_rule::empty_tool_call_id, m.role));
-                    if (!has_function || tc.function.name.empty()) fail(describe(chat_rule::empty_call_name, m.role));
                     m.tool_calls.push_back(std::move(tc));
                 }
             } else if (key == "tool_call_id") {
                 m.tool_call_id = string(val);
             }
         }
-        if (const rule_violation v = check(m)) fail(describe(v.rule, m.role, v.key));
+        if (const rule_violation broken = check(m)) {
+            const std::string at = path + broken.pointer;
+            throw error(errc::chat_invalid,
+                        (at.empty() ? std::string("/") : at) + ": " + describe(broken.rule, m.role, broken.key));
+        }
         return m;
     }
 };
@@ -367,8 +370,9 @@ struct chat_json_reader {
 }  // namespace detail
 
 /// Reads a message written by message_to_json (or by the OpenAI API). Throws parley::error
-/// (errc::chat_invalid) naming the JSON pointer of the first problem: unknown role or key, a
-/// field the role does not take, a missing required field, a parameter out of range.
+/// (errc::chat_invalid) naming the JSON pointer of the first problem: a value of the wrong type,
+/// an unknown role or key, or a broken rule of the chat model (parley::check: a key the role does
+/// not take, a missing or empty field, a parameter out of range...), with describe()'s sentence.
 inline message message_from_json(const boost::json::value& v) {
     detail::chat_json_reader r;
     return r.read_message(v);

@@ -89,15 +89,22 @@ struct tool_call {
     friend bool operator==(const tool_call&, const tool_call&) = default;
 };
 
-/// A message of a conversation or of a conversation template. Which fields a role may use is
-/// checked by `validate` (and by the YAML loader and the constexpr builders, with the same rules).
+/// A message of a conversation or of a conversation template. The struct holds any combination
+/// of fields; which ones a role takes or needs is the rules' business (parley/chat/rules.hpp:
+/// `check`, `validate`), which conversation_template, the YAML loader, JSON histories and the
+/// constexpr builders apply.
 struct message {
     parley::role role = role::user;
-    std::optional<std::string> name;  ///< the speaker's name; required by `function` messages
-    parley::content content;  ///< text or parts; none for control messages
+    std::optional<std::string> name;  ///< the speaker's name, not empty; required by `function` messages
+    /// text or parts; required but for user messages and assistant messages with calls; none for
+    /// control messages
+    parley::content content;
     std::optional<parley::function_call> function_call;  ///< assistant only (the legacy form)
     std::vector<parley::tool_call> tool_calls;  ///< assistant only
-    std::optional<std::string> tool_call_id;  ///< tool only (required there)
+    std::optional<std::string> tool_call_id;  ///< tool only (required there), not empty
+    /// tool and function only: the result reports a failure (the function could not do what was
+    /// asked, or its arguments were wrong); sent as Anthropic's `is_error`.
+    bool is_error = false;
     request_params params;  ///< default-request and request only
 
     /// True when the content is a string.
@@ -119,7 +126,8 @@ struct message {
     friend bool operator==(const message&, const message&) = default;
 };
 
-/// A message with a role and a string content.
+/// A message with a role and a string content (not checked: set the other fields a role needs,
+/// then `validate` it, or let the template or history that takes it check it).
 inline message make_message(parley::role r, std::string text) {
     message m;
     m.role = r;

@@ -32,10 +32,10 @@ struct text_part {
 };
 
 /// An image part of a user message's content (YAML `{type: image_url, image_url: {url, detail}}`);
-/// the URL is not rendered. `detail` is "auto", "low" or "high"; empty leaves it unset.
+/// the URL is not rendered. `detail` is "auto", "low" or "high"; left out, it is unset.
 struct image_part {
     std::string_view url = {};
-    std::string_view detail = {};
+    std::optional<std::string_view> detail = {};
 };
 
 /// Marks a list parameter as set and empty (YAML `functions: []`), which an empty `{}` cannot
@@ -102,13 +102,13 @@ public:
     constexpr std::string_view text() const noexcept { return is_image() ? std::string_view() : text_; }
     /// The URL of an image part.
     constexpr std::string_view url() const noexcept { return is_image() ? text_ : std::string_view(); }
-    /// The detail of an image part; empty when not given.
-    constexpr std::string_view detail() const noexcept { return detail_; }
+    /// The detail of an image part; unset when not given.
+    constexpr const std::optional<std::string_view>& detail() const noexcept { return detail_; }
 
 private:
     content_part::kind type_ = content_part::kind::text;
     std::string_view text_;
-    std::string_view detail_;
+    std::optional<std::string_view> detail_;
 };
 
 /// A message's content: none (left out), a text (a string), or parts (a braced list of
@@ -216,11 +216,12 @@ using default_request = basic_request<role::default_request>;
 /// Sends the conversation so far, with parameters overriding the default request (YAML `role: request`).
 using request = basic_request<role::request>;
 
-/// A system message: `parley::system{"You are brief."}`.
+/// A system message: `parley::system{"You are brief."}`. The content is required. A `name`,
+/// when given, is not empty (as for every message).
 struct system {
     static constexpr parley::role role = parley::role::system;
     builder::content content = {};
-    std::string_view name = {};
+    std::optional<std::string_view> name = {};
 };
 
 /// A user message: `parley::user{"{{ question }}"}`; parts: `parley::user{{parley::text_part{"..."},
@@ -228,33 +229,35 @@ struct system {
 struct user {
     static constexpr parley::role role = parley::role::user;
     builder::content content = {};
-    std::string_view name = {};
+    std::optional<std::string_view> name = {};
 };
 
 /// An assistant message, with a tool call: `parley::assistant{.tool_calls = {{.id = "call_1",
-/// .function = {.name = "get_weather", .arguments = R"({"city":"Oslo"})"}}}}`.
+/// .function = {.name = "get_weather", .arguments = R"({"city":"Oslo"})"}}}}`. Without a call, the
+/// content is required.
 struct assistant {
     static constexpr parley::role role = parley::role::assistant;
     builder::content content = {};
-    std::string_view name = {};
+    std::optional<std::string_view> name = {};
     builder::function_call function_call = builder::no_function_call;  ///< the legacy form of a call
     builder::list<builder::tool_call, builder::max_tool_calls> tool_calls = {};
 };
 
 /// The result of a function call (legacy form): `parley::function{"get_weather", "{{ weather }}"}`.
-/// The name is required.
+/// The name and the content are required.
 struct function {
     static constexpr parley::role role = parley::role::function;
-    std::string_view name = {};
+    std::optional<std::string_view> name = {};
     builder::content content = {};
 };
 
-/// The result of a tool call: `parley::tool{"call_1", "{{ weather }}"}`. The tool_call_id is required.
+/// The result of a tool call: `parley::tool{"call_1", "{{ weather }}"}`. The tool_call_id and the
+/// content are required.
 struct tool {
     static constexpr parley::role role = parley::role::tool;
-    std::string_view tool_call_id = {};
+    std::optional<std::string_view> tool_call_id = {};
     builder::content content = {};
-    std::string_view name = {};
+    std::optional<std::string_view> name = {};
 };
 
 /// Cuts the history: nothing before it is sent (YAML `role: truncate`).

@@ -165,7 +165,8 @@ inline std::vector<content_part> content_parts_of(const pj::value& data, const s
 /// end) and renders each text with `data` as context, plus `chat_memory` (the conversation so
 /// far: see rendered_request::messages). A user message without content takes its parts from
 /// the data's `contentParts`. `history` is the conversation before this call (it is not changed).
-/// Throws parley::template_error when a text fails to render, parley::error (errc::chat_invalid)
+/// Throws parley::template_error when a text fails to render (located in the template's file
+/// when it has an origin, as templates loaded from YAML do), parley::error (errc::chat_invalid)
 /// when a user message needs `contentParts` the data lacks, or the effective parameters break a
 /// rule (a forced function that `functions` does not list).
 template <class Data>
@@ -193,10 +194,20 @@ rendered_request render(const conversation_template& t, const Data& data, const 
         }
         message r = m;
         if (auto* s = std::get_if<std::string>(&r.content)) {
-            *s = t.text(i)->render(scope.value());
+            try {
+                *s = t.text(i)->render(scope.value());
+            } catch (const template_error& e) {
+                t.rethrow_placed(e, {i, text_location::npos});
+            }
         } else if (auto* parts = std::get_if<std::vector<content_part>>(&r.content)) {
             for (std::size_t j = 0; j < parts->size(); ++j)
-                if (const auto* text = t.text(i, j)) (*parts)[j].text = text->render(scope.value());
+                if (const auto* text = t.text(i, j)) {
+                    try {
+                        (*parts)[j].text = text->render(scope.value());
+                    } catch (const template_error& e) {
+                        t.rethrow_placed(e, {i, j});
+                    }
+                }
         } else if (r.role == role::user) {
             r.content = detail::content_parts_of(data_value, t.name(), i);
         }

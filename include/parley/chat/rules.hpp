@@ -1,9 +1,11 @@
-// parley/chat/rules.hpp: the rules of the chat model, in one place for the three ways messages
-// are made: C++ at run time (`validate`), YAML files (the loader, which adds file:line:col) and
-// the constexpr builders (which turn a broken rule into a compile error).
+// parley/chat/rules.hpp: the rules of the chat model, in one place for the four ways messages
+// are made: C++ at run time (`check`, `validate`, conversation_template's constructor), YAML
+// files (the loader, which adds file:line:col), JSON histories (conversation_from_json, which adds
+// the JSON pointer) and the constexpr builders (which turn a broken rule into a compile error).
 #ifndef PARLEY_CHAT_RULES_HPP
 #define PARLEY_CHAT_RULES_HPP
 
+#include <parley/chat/detail/suggest.hpp>
 #include <parley/chat/message.hpp>
 #include <parley/error.hpp>
 #include <parley/schema/function_signature.hpp>
@@ -11,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -43,6 +46,9 @@ enum class chat_rule : std::uint8_t {
     duplicate_function,  ///< a name listed twice in `functions`
     forced_function_not_listed,  ///< call_function names a function that `functions` does not list
     bad_response_format,  ///< response_format without a type of text, json_object or json_schema
+    needs_content,  ///< a system, function or tool message, or an assistant message without calls, without content
+    empty_field,  ///< an empty `name` or `tool_call_id` (leave it out, or give it a value)
+    result_only,  ///< `is_error` (a result that reports a failure) outside a tool or function message
 };
 
 /// The keys a message may have, as written in YAML and JSON (request parameters aside).
@@ -66,12 +72,42 @@ constexpr chat_rule check_key(role r, std::string_view key) noexcept {
     return chat_rule::none;
 }
 
-/// The rule broken by a message of role `r` that lacks something it needs.
-constexpr chat_rule check_required(role r, bool has_name, bool has_tool_call_id, bool params_empty) noexcept {
-    if (r == role::function && !has_name) return chat_rule::function_needs_name;
-    if (r == role::tool && !has_tool_call_id) return chat_rule::tool_needs_id;
-    if (r == role::default_request && params_empty) return chat_rule::empty_default_request;
+/// True when a message of role `r` must have content: system, function and tool messages, and
+/// assistant messages without calls (`calls`: a function_call or a tool call). A user message
+/// may leave it out (it then takes the input's contentParts); control messages have none.
+constexpr bool content_required(role r, bool calls) noexcept {
+    switch (r) {
+    case role::system:
+    case role::function:
+    case role::tool: return true;
+    case role::assistant: return !calls;
+    default: return false;
+    }
+}
+
+/// What a message has, for check_required (an empty text or an empty list is content given).
+struct message_shape {
+    bool name = false;  ///< a name is given
+    bool tool_call_id = false;  ///< a tool_call_id is given
+    bool content = false;  ///< content is given
+    bool calls = false;  ///< a function_call or at least one tool call
+    bool params = false;  ///< at least one request parameter is set
+};
+
+/// The rule broken by a message of role `r` that lacks something it needs: a function message's
+/// name, a tool message's tool_call_id, the content (content_required), a default-request's
+/// parameters. Checked in that order.
+constexpr chat_rule check_required(role r, const message_shape& has) noexcept {
+    if (r == role::function && !has.name) return chat_rule::function_needs_name;
+    if (r == role::tool && !has.tool_call_id) return chat_rule::tool_needs_id;
+    if (content_required(r, has.calls) && !has.content) return chat_rule::needs_content;
+    if (r == role::default_request && !has.params) return chat_rule::empty_default_request;
     return chat_rule::none;
+}
+
+/// `empty_field` when a `name` or `tool_call_id` that is given is empty.
+constexpr chat_rule check_not_empty(std::string_view value) noexcept {
+    return value.empty() ? chat_rule::empty_field : chat_rule::none;
 }
 
 /// Bounds of a numeric request parameter.
@@ -181,14 +217,19 @@ constexpr chat_rule check_response_format_type(std::string_view type) noexcept {
                                                                             : chat_rule::bad_response_format;
 }
 
-/// A sentence saying what is wrong: `key` is the offending key or parameter (may be empty).
+/// A sentence saying what is wrong: `key` is the offending key or parameter (may be empty). An
+/// unknown key close to a known one adds "; did you mean 'KEY'?".
 inline std::string describe(chat_rule rule, role r, std::string_view key = {}) {
     const std::string q = "'" + std::string(key) + "'";
     const std::string_view rn = role_name(r);
     const std::string who = (rn[0] == 'a' ? "an " : "a ") + std::string(rn) + " message";
     switch (rule) {
     case chat_rule::none: return "no rule is broken";
-    case chat_rule::unknown_key: return "unknown key " + q + " in " + who;
+    case chat_rule::unknown_key: {
+        std::vector<std::string_view> known(std::begin(message_keys), std::end(message_keys));
+        known.insert(known.end(), std::begin(request_param_names), std::end(request_param_names));
+        return "unknown key " + q + " in " + who + detail::did_you_mean(key, known);
+    }
     case chat_rule::param_outside_request:
         return q + " is a request parameter: only default-request and request messages set it, not " + who;
     case chat_rule::field_in_control: return who + " sets request parameters only; it has no " + q;
@@ -221,23 +262,54 @@ inline std::string describe(chat_rule rule, role r, std::string_view key = {}) {
         return "'call_function' forces " + q + ", which 'functions' does not list";
     case chat_rule::bad_response_format:
         return "'response_format' needs a 'type' of \"text\", \"json_object\" or \"json_schema\"";
+    case chat_rule::needs_content:
+        if (r == role::assistant)
+            return "an assistant message needs 'content' unless it has 'tool_calls' or a 'function_call'";
+        return who + " needs 'content' (only a user message may leave it out)";
+    case chat_rule::empty_field: return q + " cannot be empty";
+    case chat_rule::result_only:
+        return q + " belongs to tool and function messages (a result that reports a failure), not to " + who;
     }
     return "unknown rule";
 }
 
-/// A broken rule and the key or parameter it concerns.
+/// A broken rule, the key or value its sentence names, and where it is in the message.
 struct rule_violation {
     chat_rule rule = chat_rule::none;
-    std::string key;
+    std::string key;  ///< what describe() names: the key, parameter or value concerned (may be empty)
+    /// Where the rule is broken, as a JSON pointer relative to the message ("/temperature",
+    /// "/tool_calls/1", "/content/0/image_url/detail"); empty for the message itself (for what
+    /// it lacks). The YAML loader turns it into a line and column, JSON histories append it to
+    /// the message's pointer.
+    std::string pointer;
+    bool at_key = false;  ///< the key at `pointer` is what is wrong (a misplaced key, a logit_bias key), not its value
     explicit operator bool() const noexcept { return rule != chat_rule::none; }
 };
 
+namespace detail {
+
+/// `token` as one step of a JSON pointer: "/" then the token with `~` written `~0` and `/`
+/// written `~1` (RFC 6901).
+inline std::string pointer_step(std::string_view token) {
+    std::string s = "/";
+    for (char c : token) {
+        if (c == '~') s += "~0";
+        else if (c == '/') s += "~1";
+        else s += c;
+    }
+    return s;
+}
+inline std::string pointer_step(std::size_t index) { return "/" + std::to_string(index); }
+
+}  // namespace detail
+
 /// The first rule that request parameters `p` break (their values only: which message may set
-/// them is check_key's business).
+/// them is check_key's business). The pointer names the parameter as a key of the message.
 inline rule_violation check(const request_params& p) {
+    using detail::pointer_step;
     auto number = [](std::string_view name, const auto& v) -> rule_violation {
         if (v && check_number(name, static_cast<double>(*v)) != chat_rule::none)
-            return {chat_rule::out_of_range, std::string(name)};
+            return {chat_rule::out_of_range, std::string(name), pointer_step(name)};
         return {};
     };
     for (auto r : {number("max_tokens", p.max_tokens), number("temperature", p.temperature),
@@ -245,48 +317,62 @@ inline rule_violation check(const request_params& p) {
                    number("frequency_penalty", p.frequency_penalty), number("n", p.n)})
         if (r) return r;
     if (p.stop) {
-        const chat_rule broken = std::visit(
-            [](const auto& s) {
-                if constexpr (std::is_same_v<std::decay_t<decltype(s)>, std::string>)
-                    return s.empty() ? chat_rule::empty_stop : chat_rule::none;
-                else
-                    return check_stop_list(s);
-            },
-            *p.stop);
-        if (broken != chat_rule::none) return {broken, "stop"};
+        if (const auto* one = std::get_if<std::string>(&*p.stop)) {
+            if (one->empty()) return {chat_rule::empty_stop, "stop", "/stop"};
+        } else {
+            const auto& list = std::get<std::vector<std::string>>(*p.stop);
+            if (const chat_rule broken = check_stop_list(list); broken == chat_rule::too_many_stops)
+                return {broken, "stop", "/stop"};
+            for (std::size_t i = 0; i < list.size(); ++i)
+                if (list[i].empty()) return {chat_rule::empty_stop, "stop", "/stop" + pointer_step(i)};
+        }
     }
     if (p.logit_bias) {
         for (const auto& [token, bias] : *p.logit_bias) {
-            if (check_logit_bias_key(token) != chat_rule::none) return {chat_rule::bad_logit_bias_key, token};
+            if (check_logit_bias_key(token) != chat_rule::none)
+                return {chat_rule::bad_logit_bias_key, token, "/logit_bias" + pointer_step(token), true};
             if (check_number("logit_bias", static_cast<double>(bias)) != chat_rule::none)
-                return {chat_rule::out_of_range, "logit_bias"};
+                return {chat_rule::out_of_range, "logit_bias", "/logit_bias" + pointer_step(token)};
         }
     }
     if (p.response_format) {
         const auto* type = p.response_format->if_contains("type");
         if (!type || !type->is_string() ||
             check_response_format_type(std::string_view(type->get_string())) != chat_rule::none)
-            return {chat_rule::bad_response_format, "response_format"};
+            return {chat_rule::bad_response_format, "response_format", "/response_format"};
     }
     if (p.functions) {
         if (const rule_at broken = check_function_list(*p.functions); broken.rule != chat_rule::none)
-            return {broken.rule, (*p.functions)[broken.index]};
+            return {broken.rule, (*p.functions)[broken.index], "/functions" + pointer_step(broken.index)};
     }
     if (p.call_function) {
         const std::vector<std::string>* listed = p.functions ? &*p.functions : nullptr;
         if (const chat_rule broken = check_call_function(*p.call_function, listed); broken != chat_rule::none)
-            return {broken, *p.call_function};
+            return {broken, *p.call_function, "/call_function"};
     }
     return {};
 }
 
-/// The first rule that message `m` breaks.
+/// The first rule that message `m` breaks, checked in this order (the YAML loader, JSON
+/// histories and the constexpr builders apply the same rules in the same order):
+/// 1. keys the role does not take (content, a call or a name in a control message, a call
+///    outside an assistant message, a tool_call_id outside a tool message, a request parameter
+///    outside default-request and request, anything in a truncate message, is_error outside tool
+///    and function messages);
+/// 2. an empty `name` or `tool_call_id`;
+/// 3. what the role needs (check_required): a function's name, a tool message's tool_call_id,
+///    content (only user messages, and assistant messages with calls, may leave it out), a
+///    default-request's parameters;
+/// 4. image parts (user messages only) and their detail (auto, low or high);
+/// 5. calls: a function name, and an id for each tool call;
+/// 6. the request parameters' values (check(request_params)).
 inline rule_violation check(const message& m) {
+    using detail::pointer_step;
     const role r = m.role;
     auto key = [&](bool present, std::string_view k) -> rule_violation {
         if (!present) return {};
         const chat_rule broken = check_key(r, k);
-        if (broken != chat_rule::none) return {broken, std::string(k)};
+        if (broken != chat_rule::none) return {broken, std::string(k), pointer_step(k), true};
         return {};
     };
     for (auto v : {key(m.name.has_value(), "name"), key(m.content.index() != 0, "content"),
@@ -295,28 +381,78 @@ inline rule_violation check(const message& m) {
         if (v) return v;
     if (!m.params.empty() && (!is_control(r) || r == role::truncate)) {
         const std::string_view first = first_set_param(m.params);
-        return {check_key(r, first), std::string(first)};
+        return {check_key(r, first), std::string(first), pointer_step(first), true};
     }
-    if (const chat_rule broken = check_required(r, m.name.has_value(), m.tool_call_id.has_value(), m.params.empty());
-        broken != chat_rule::none)
-        return {broken, {}};
-    for (const auto& part : m.parts()) {
+    if (m.is_error && r != role::tool && r != role::function)  // a JSON key only (templates hold no results' failures)
+        return {chat_rule::result_only, "is_error", "/is_error", true};
+    if (m.name && check_not_empty(*m.name) != chat_rule::none) return {chat_rule::empty_field, "name", "/name"};
+    if (m.tool_call_id && check_not_empty(*m.tool_call_id) != chat_rule::none)
+        return {chat_rule::empty_field, "tool_call_id", "/tool_call_id"};
+    const message_shape has{m.name.has_value(), m.tool_call_id.has_value(), m.content.index() != 0,
+                            m.function_call.has_value() || !m.tool_calls.empty(), !m.params.empty()};
+    if (const chat_rule broken = check_required(r, has); broken != chat_rule::none) return {broken, {}, {}};
+    for (std::size_t j = 0; j < m.parts().size(); ++j) {
+        const content_part& part = m.parts()[j];
         if (part.type != content_part::kind::image_url) continue;
         const std::string_view detail = part.detail ? std::string_view(*part.detail) : std::string_view();
-        if (const chat_rule broken = check_image(r, part.detail.has_value(), detail); broken != chat_rule::none)
-            return {broken, broken == chat_rule::bad_detail ? *part.detail : std::string("content")};
+        const chat_rule broken = check_image(r, part.detail.has_value(), detail);
+        if (broken == chat_rule::image_outside_user) return {broken, "content", "/content" + pointer_step(j)};
+        if (broken != chat_rule::none)
+            return {broken, *part.detail, "/content" + pointer_step(j) + "/image_url/detail"};
     }
     if (m.function_call && check_function_call(m.function_call->name) != chat_rule::none)
-        return {chat_rule::empty_call_name, "function_call"};
-    for (const auto& call : m.tool_calls)
+        return {chat_rule::empty_call_name, "function_call", "/function_call"};
+    for (std::size_t k = 0; k < m.tool_calls.size(); ++k) {
+        const tool_call& call = m.tool_calls[k];
         if (const chat_rule broken = check_tool_call(call.id, call.function.name); broken != chat_rule::none)
-            return {broken, "tool_calls"};
+            return {broken, "tool_calls", "/tool_calls" + pointer_step(k)};
+    }
     return check(m.params);
 }
 
 /// Throws parley::error (errc::chat_invalid) with describe()'s sentence when `m` breaks a rule.
 inline void validate(const message& m) {
     if (const rule_violation v = check(m)) throw error(errc::chat_invalid, describe(v.rule, m.role, v.key));
+}
+
+/// Throws parley::error (errc::chat_invalid) when a message of `conversation` breaks a rule:
+/// "message I: " and describe()'s sentence, for the first such message I.
+inline void validate(const std::vector<message>& conversation) {
+    for (std::size_t i = 0; i < conversation.size(); ++i)
+        if (const rule_violation v = check(conversation[i]))
+            throw error(errc::chat_invalid,
+                        "message " + std::to_string(i) + ": " + describe(v.rule, conversation[i].role, v.key));
+}
+
+/// A model's reply (an assistant message as a provider decoded it) as a message a history keeps:
+/// what real APIs send is kept, made to follow the rules so that the conversation can be sent
+/// again and reads back from JSON. A reply with neither content nor calls gets as its content
+/// the text of `refusal` (the reply's refusal, when the model refused), else the empty text (an
+/// empty reply); a tool call without an id (some OpenAI-compatible servers send `"id": ""`) gets
+/// "call_P_K", P being `position` (the index the reply takes in its conversation) and K the
+/// call's index, so that its result can name it. Throws parley::error (errc::protocol) with
+/// describe()'s sentence when the reply breaks a rule no API may break (a call without a
+/// function name).
+inline message reply_for_history(message reply, std::size_t position,
+                                 const std::optional<std::string>& refusal = std::nullopt) {
+    if (reply.role == role::assistant && reply.content.index() == 0 && !reply.function_call && reply.tool_calls.empty())
+        reply.content = refusal.value_or(std::string());
+    for (std::size_t k = 0; k < reply.tool_calls.size(); ++k) {
+        if (!reply.tool_calls[k].id.empty()) continue;
+        std::string id = "call_" + std::to_string(position) + "_" + std::to_string(k);
+        auto taken = [&](const std::string& candidate) {
+            for (const tool_call& c : reply.tool_calls)
+                if (c.id == candidate) return true;
+            return false;
+        };
+        while (taken(id)) id += "_";
+        reply.tool_calls[k].id = std::move(id);
+    }
+    if (const rule_violation v = check(reply))
+        throw error(errc::protocol, "the model's reply breaks a rule of the chat model" +
+                                        (v.pointer.empty() ? std::string() : " at " + v.pointer) + ": " +
+                                        describe(v.rule, reply.role, v.key));
+    return reply;
 }
 
 }  // namespace parley

@@ -85,6 +85,27 @@ conversation_template load_template(std::string_view yaml_text, std::string name
 conversation_template load_template_file(const std::filesystem::path& path, std::string name = {},
                                          const yaml_options& options = {});
 
+/// Reads a file's templates whatever its shape: a template set (as load_template_set), or a
+/// single template (a list of messages, or a map with `messages` and without `templates` and
+/// `functions`, as load_template), which becomes a set of that one template named
+/// `single_name`. Throws as load_template_set.
+template_set load_templates(std::string_view yaml_text, std::string single_name, std::string file_name = "<yaml>",
+                            const yaml_options& options = {});
+
+/// As above, from a file; a single template is named after the file's stem (`look_up.yaml`:
+/// `look_up`).
+template_set load_templates_file(const std::filesystem::path& path, const yaml_options& options = {});
+
+/// Reads a list of function definitions (YAML, or JSON, which YAML reads too), in the format of
+/// a set's `functions` section (`name`, `description`, `parameters`, `command`, `timeout`), and
+/// adds them to `set`. Throws yaml_error located in the text for a bad definition, and for a name
+/// `set` already defines (`function 'f' is defined twice`).
+void load_functions(std::string_view yaml_text, template_set& set, std::string file_name = "<yaml>",
+                    const yaml_options& options = {});
+
+/// As above, from a file.
+void load_functions_file(const std::filesystem::path& path, template_set& set, const yaml_options& options = {});
+
 /// Writes a template set in the format load_template_set reads; loading the text gives a set
 /// equal to `set`. Multi-line texts are literal block scalars.
 std::string dump_yaml(const template_set& set);

@@ -1800,8 +1800,13 @@ class compiled_template {
     using scope = detail::ct::root_scope<Ctx>;
 
     // The size of the latest output of render() with a Ctx: a relaxed atomic, as it is only a hint.
+    // A function's constant-initialised static (no guard) rather than a static data member
+    // template, on which g++ 13 stops with an internal compiler error (in retrieve_specialization).
     template <class Ctx>
-    static inline std::atomic<std::size_t> size_hint{0};
+    static std::atomic<std::size_t>& size_hint() noexcept {
+        static constinit std::atomic<std::size_t> hint{0};
+        return hint;
+    }
 
     template <class Ctx>
     static constexpr bool check() {
@@ -1853,9 +1858,9 @@ public:
         if constexpr (is_compiled_for<Ctx>) {
             // allocated once, at the size of the previous output with this context type (the
             // run-time engine keeps the same hint)
-            out.reserve(size_hint<Ctx>.load(std::memory_order_relaxed));
+            out.reserve(size_hint<Ctx>().load(std::memory_order_relaxed));
             render_to(out, ctx);
-            size_hint<Ctx>.store(out.size(), std::memory_order_relaxed);
+            size_hint<Ctx>().store(out.size(), std::memory_order_relaxed);
         } else {
             render_to(out, ctx);
         }

@@ -148,6 +148,7 @@ inline void add_message(const message& m, std::vector<wire_turn>& turns, std::ve
     case role::tool: {
         if (!m.tool_call_id) invalid(describe(chat_rule::tool_needs_id, m.role));
         boost::json::object result{{"type", "tool_result"}, {"tool_use_id", *m.tool_call_id}};
+        if (m.is_error) result["is_error"] = true;
         if (const auto* s = std::get_if<std::string>(&m.content)) {
             result["content"] = *s;
         } else if (m.has_parts()) {

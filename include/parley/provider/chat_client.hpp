@@ -81,21 +81,36 @@ struct client_config {
     std::shared_ptr<scripted_model> script = std::make_shared<scripted_model>();  ///< the model of api::scripted
 };
 
+/// How config_from_environment chooses an API when no variable names one.
+struct environment_options {
+    /// The API to use when `which` is empty and none of the variables is set. Empty (the
+    /// default): config_from_environment throws, so that a program without its key fails
+    /// instead of answering with a stand-in; `api::echo` opts in to the in-process echo model.
+    std::optional<api> fallback;
+    /// Replaces std::getenv (for tests).
+    std::function<const char*(const char*)> getenv;
+};
+
 /// A configuration from the environment variables the official SDKs read: OPENAI_API_KEY,
 /// OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL. With `which` empty, the API is
 /// OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, else Anthropic when ANTHROPIC_API_KEY
-/// or ANTHROPIC_BASE_URL is set, else echo. `getenv` can be replaced (for tests).
+/// or ANTHROPIC_BASE_URL is set, else `options.fallback`. Throws parley::error
+/// (errc::invalid_argument, naming the variables) when none is set and there is no fallback.
 inline client_config config_from_environment(std::optional<api> which = std::nullopt,
-                                             const std::function<const char*(const char*)>& getenv = {}) {
+                                             const environment_options& options = {}) {
     auto env = [&](const char* name) -> std::string {
-        const char* v = getenv ? getenv(name) : std::getenv(name);
+        const char* v = options.getenv ? options.getenv(name) : std::getenv(name);
         return v ? std::string(v) : std::string();
     };
     client_config c;
     if (!which) {
         if (!env("OPENAI_API_KEY").empty() || !env("OPENAI_BASE_URL").empty()) which = api::openai;
         else if (!env("ANTHROPIC_API_KEY").empty() || !env("ANTHROPIC_BASE_URL").empty()) which = api::anthropic;
-        else which = api::echo;
+        else if (options.fallback) which = options.fallback;
+        else
+            throw error(errc::invalid_argument,
+                        "no model API is configured: set OPENAI_API_KEY or OPENAI_BASE_URL (OpenAI and compatible "
+                        "servers), or ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (Anthropic)");
     }
     c.api = *which;
     if (c.api == api::openai) {

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,7 +60,38 @@ struct token_usage {
     std::int64_t completion_tokens = 0;
     std::int64_t total_tokens = 0;
     boost::json::object details;
+
+    /// Prompt tokens read from the provider's prompt cache: OpenAI's
+    /// `prompt_tokens_details.cached_tokens`, Anthropic's `cache_read_input_tokens`; 0 when the
+    /// reply does not say.
+    std::int64_t cached_tokens() const noexcept {
+        if (const auto n = detail_count(details, "prompt_tokens_details", "cached_tokens")) return *n;
+        if (const auto n = detail_count(details, "input_tokens_details", "cached_tokens")) return *n;
+        return detail_count(details, "cache_read_input_tokens").value_or(0);
+    }
+    /// Prompt tokens written to the prompt cache (Anthropic's `cache_creation_input_tokens`).
+    std::int64_t cache_creation_tokens() const noexcept {
+        return detail_count(details, "cache_creation_input_tokens").value_or(0);
+    }
+    /// Completion tokens spent on reasoning (OpenAI's `completion_tokens_details.reasoning_tokens`).
+    std::int64_t reasoning_tokens() const noexcept {
+        if (const auto n = detail_count(details, "completion_tokens_details", "reasoning_tokens")) return *n;
+        return detail_count(details, "output_tokens_details", "reasoning_tokens").value_or(0);
+    }
+
     friend bool operator==(const token_usage&, const token_usage&) = default;
+
+private:
+    /// The non-negative integer at details[a] (or details[a][b]), if there is one.
+    static std::optional<std::int64_t> detail_count(const boost::json::object& o, std::string_view a,
+                                                    std::string_view b = {}) noexcept {
+        const boost::json::value* v = o.if_contains(a);
+        if (v && !b.empty()) v = v->is_object() ? v->get_object().if_contains(b) : nullptr;
+        if (!v) return std::nullopt;
+        if (const auto* i = v->if_int64(); i && *i >= 0) return *i;
+        if (const auto* u = v->if_uint64(); u && *u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return static_cast<std::int64_t>(*u);
+        return std::nullopt;
+    }
 };
 
 /// One of the model's answers (there are several when the request sets `n`).
@@ -83,6 +115,7 @@ struct chat_reply {
     std::optional<token_usage> usage;
     int status = 0;  ///< the HTTP status; 0 for in-process models
     http_headers headers;  ///< the HTTP reply's header fields (x-request-id, x-ratelimit-*, ...)
+    unsigned attempts = 1;  ///< the HTTP attempts the reply took (1 + retries)
 
     /// The first choice's message. Throws parley::error (errc::protocol) when there is no choice.
     const parley::message& message() const {

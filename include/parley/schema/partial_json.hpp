@@ -1,9 +1,11 @@
 // parley/schema/partial_json.hpp: a JSON value from the first part of a JSON text, as it arrives
 // while a reply streams in, so that a partly filled struct can be shown before the reply ends.
+// parley/schema/partial.hpp adds what has arrived of each of its values (parley::partial<T>).
 #ifndef PARLEY_SCHEMA_PARTIAL_JSON_HPP
 #define PARLEY_SCHEMA_PARTIAL_JSON_HPP
 
 #include <parley/config.hpp>
+#include <parley/schema/arrival.hpp>
 #include <parley/schema/detail/json_parser.hpp>
 #include <parley/schema/detail/partial_completer.hpp>
 #include <parley/schema/from_json.hpp>
@@ -20,6 +22,87 @@
 #include <vector>
 
 namespace parley {
+
+namespace detail::partial {
+
+/// A prefix read: its completion (as parse_partial_json gives it) and, when asked for, the
+/// arrival of each value of the completion.
+struct prefix_reading {
+    json_text_result json;
+    node arrivals;
+};
+
+/// parse_partial_json, and the arrival tree of the completion when `arrivals` is set (and
+/// something has arrived).
+inline prefix_reading read_prefix(std::string_view prefix, const json_text_options& options, bool arrivals) {
+    if (prefix.size() > options.max_size)
+        return {json_text_result(detail::json_text::too_large(prefix.size(), options.max_size)), {}};
+    completer c(prefix, options);
+    if (auto e = c.run()) return {json_text_result(std::move(*e)), {}};
+    boost::json::parse_options po;
+    po.max_depth = options.max_depth;
+    boost::system::error_code ec;
+    std::size_t consumed = 0;
+    boost::json::value v = detail::json_text::parse_exact(c.completion, po, ec, consumed);
+    if (ec) {
+        // What the scanner leaves to the parser (invalid UTF-8...). The completion is the
+        // prefix up to the kept part, so the error is located in the prefix.
+        std::size_t at = c.begin + (consumed < c.length ? consumed : c.length);
+        return {json_text_result(detail::json_text::malformed(prefix, at, ec.message())), {}};
+    }
+    node tree;
+    if (arrivals && c.length != 0) {
+        tree = tree_builder(c.completion, c.length, c.open_number()).build();
+        merge_repeated_names(tree);
+    }
+    return {json_text_result(std::move(v), c.begin, c.length, c.complete), std::move(tree)};
+}
+
+/// Where the JSON of a free-text reply still streaming in starts (see
+/// parse_partial_json_from_text), or npos when nothing of it has come.
+inline std::size_t json_start_in_text(std::string_view text) {
+    namespace d = detail::json_text;
+    std::size_t start = d::skip_space(text, 0);
+    bool at_start = start < text.size() && (text[start] == '{' || text[start] == '[' || text[start] == '"' ||
+                                            text.substr(start, 3) == "```" || text.substr(start, 3) == "~~~");
+    if (at_start) return start;
+    start = npos;
+    for (std::size_t line = 0; line < text.size();) {  // the first fence line
+        std::size_t i = line;
+        while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+        if (text.substr(i, 3) == "```" || text.substr(i, 3) == "~~~") return i;
+        std::size_t eol = text.find('\n', line);
+        if (eol == npos) break;
+        line = eol + 1;
+    }
+    for (std::size_t pos = text.find_first_of("{["); start == npos && pos != npos; pos = text.find_first_of("{[", pos + 1)) {
+        std::size_t next = d::skip_space(text, pos + 1);
+        if (next == text.size() || d::may_follow_bracket(text[pos], text[next])) start = pos;
+    }
+    return start;
+}
+
+/// parse_partial_json_from_text, and the arrival tree when `arrivals` is set.
+inline prefix_reading read_text_prefix(std::string_view text, const json_text_options& options, bool arrivals) {
+    namespace d = detail::json_text;
+    if (text.size() > options.max_size) return {json_text_result(d::too_large(text.size(), options.max_size)), {}};
+    const std::size_t start = json_start_in_text(text);
+    if (start == npos) return {json_text_result(nullptr, text.size(), 0, false), {}};
+    prefix_reading r = read_prefix(text.substr(start), options, arrivals);
+    if (r.json) {
+        const std::size_t offset = start + r.json.offset();
+        const std::size_t length = r.json.length();
+        const bool complete = r.json.complete();
+        r.json = json_text_result(std::move(r.json).value(), offset, length, complete);
+        return r;
+    }
+    const json_text_error& e = r.json.error();
+    if (e.code == json_text_errc::too_deep)
+        return {json_text_result(d::too_deep(text, start + e.offset, options.max_depth)), {}};
+    return {json_text_result(d::malformed(text, start + e.offset, e.problem.detail)), {}};
+}
+
+}  // namespace detail::partial
 
 /// Completes the first part of a JSON text (a reply still streaming in) into a JSON value.
 /// Leading white space and an opening code fence line (```json) are skipped; whatever follows a
@@ -39,22 +122,7 @@ namespace parley {
 /// text starts with is a `malformed` error at the offending offset; nesting deeper than
 /// `max_depth` is `too_deep`; a prefix longer than `max_size` is `too_large`. Linear time.
 inline json_text_result parse_partial_json(std::string_view prefix, const json_text_options& options = {}) {
-    if (prefix.size() > options.max_size)
-        return json_text_result(detail::json_text::too_large(prefix.size(), options.max_size));
-    detail::partial::completer c(prefix, options);
-    if (auto e = c.run()) return json_text_result(std::move(*e));
-    boost::json::parse_options po;
-    po.max_depth = options.max_depth;
-    boost::system::error_code ec;
-    std::size_t consumed = 0;
-    boost::json::value v = detail::json_text::parse_exact(c.completion, po, ec, consumed);
-    if (ec) {
-        // What the scanner leaves to the parser (invalid UTF-8...). The completion is the
-        // prefix up to the kept part, so the error is located in the prefix.
-        std::size_t at = c.begin + (consumed < c.length ? consumed : c.length);
-        return json_text_result(detail::json_text::malformed(prefix, at, ec.message()));
-    }
-    return {std::move(v), c.begin, c.length, c.complete};
+    return detail::partial::read_prefix(prefix, options, false).json;
 }
 
 namespace detail::partial {
@@ -90,41 +158,7 @@ from_json_result<T> from_partial_json(std::string_view prefix, from_json_options
 /// `{` or `[` followed by what may follow it in JSON (or by nothing yet); before that there is
 /// nothing of a value (`null`). Offsets in the result and its errors are offsets in `text`.
 inline json_text_result parse_partial_json_from_text(std::string_view text, const json_text_options& options = {}) {
-    namespace d = detail::json_text;
-    if (text.size() > options.max_size) return json_text_result(d::too_large(text.size(), options.max_size));
-    std::size_t start = d::skip_space(text, 0);
-    bool at_start = start < text.size() && (text[start] == '{' || text[start] == '[' || text[start] == '"' ||
-                                            text.substr(start, 3) == "```" || text.substr(start, 3) == "~~~");
-    if (!at_start) {
-        start = std::string_view::npos;
-        for (std::size_t line = 0; line < text.size();) {  // the first fence line
-            std::size_t i = line;
-            while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-            if (text.substr(i, 3) == "```" || text.substr(i, 3) == "~~~") {
-                start = i;
-                break;
-            }
-            std::size_t eol = text.find('\n', line);
-            if (eol == std::string_view::npos) break;
-            line = eol + 1;
-        }
-        for (std::size_t pos = text.find_first_of("{["); start == std::string_view::npos && pos != std::string_view::npos;
-             pos = text.find_first_of("{[", pos + 1)) {
-            std::size_t next = d::skip_space(text, pos + 1);
-            if (next == text.size() || d::may_follow_bracket(text[pos], text[next])) start = pos;
-        }
-        if (start == std::string_view::npos) return {nullptr, text.size(), 0, false};
-    }
-    json_text_result r = parse_partial_json(text.substr(start), options);
-    if (r) {
-        const std::size_t offset = start + r.offset();
-        const std::size_t length = r.length();
-        const bool complete = r.complete();
-        return {std::move(r).value(), offset, length, complete};
-    }
-    const json_text_error& e = r.error();
-    if (e.code == json_text_errc::too_deep) return json_text_result(d::too_deep(text, start + e.offset, options.max_depth));
-    return json_text_result(d::malformed(text, start + e.offset, e.problem.detail));
+    return detail::partial::read_text_prefix(text, options, false).json;
 }
 
 /// `parse_partial_json_from_text` then `from_json<T>` with `options.partial` set. While nothing

@@ -48,6 +48,14 @@ struct builder_site {
 // ---- the rules of rules.hpp, one function each -------------------------------------------------
 
 inline void error_a_function_message_needs_a_name(builder_site at) { throw_rule(at, chat_rule::function_needs_name); }
+inline void error_a_system_function_or_tool_message_needs_content(builder_site at) {
+    throw_rule(at, chat_rule::needs_content);
+}
+inline void error_an_assistant_message_needs_content_or_a_call(builder_site at) {
+    throw_rule(at, chat_rule::needs_content);
+}
+inline void error_a_name_cannot_be_empty(builder_site at) { throw_rule(at, chat_rule::empty_field); }
+inline void error_a_tool_call_id_cannot_be_empty(builder_site at) { throw_rule(at, chat_rule::empty_field); }
 inline void error_a_tool_message_needs_a_tool_call_id(builder_site at) { throw_rule(at, chat_rule::tool_needs_id); }
 inline void error_a_default_request_must_set_at_least_one_parameter(builder_site at) {
     throw_rule(at, chat_rule::empty_default_request);
@@ -100,6 +108,12 @@ constexpr void report(chat_rule rule, builder_site at) {
     switch (rule) {
     case chat_rule::none: return;
     case chat_rule::function_needs_name: return error_a_function_message_needs_a_name(at);
+    case chat_rule::needs_content:
+        if (at.role == role::assistant) return error_an_assistant_message_needs_content_or_a_call(at);
+        return error_a_system_function_or_tool_message_needs_content(at);
+    case chat_rule::empty_field:
+        if (at.key == "tool_call_id") return error_a_tool_call_id_cannot_be_empty(at);
+        return error_a_name_cannot_be_empty(at);
     case chat_rule::tool_needs_id: return error_a_tool_message_needs_a_tool_call_id(at);
     case chat_rule::empty_default_request: return error_a_default_request_must_set_at_least_one_parameter(at);
     case chat_rule::image_outside_user: return error_image_parts_belong_to_user_messages(at);
@@ -220,39 +234,64 @@ constexpr void check_params(const basic_request<R>& p, builder_site at) {
     }
 }
 
-constexpr void check_content(const builder::content& c, builder_site at) {
+// The rules on a message's content parts (image parts in user messages only, their detail).
+constexpr void check_parts(const builder::content& c, builder_site at) {
+    if (c.type() != builder::content::kind::parts) return;
+    at.key = "content";
+    check_count(c.parts(), &error_a_builder_message_has_at_most_8_content_parts, at);
+    for (const builder::part& p : c.parts()) {
+        if (!p.is_image()) continue;
+        const std::string_view detail = p.detail() ? *p.detail() : std::string_view();
+        const chat_rule broken = check_image(at.role, p.detail().has_value(), detail);
+        at.key = broken == chat_rule::bad_detail ? detail : std::string_view("content");
+        report(broken, at);
+    }
+}
+
+// The syntax of a message's texts (a string content, or the text parts).
+constexpr void check_texts(const builder::content& c, builder_site at) {
     if (c.type() == builder::content::kind::text) {
         check_template_text(c.text(), at.message, -1, at.template_name);
         return;
     }
     if (c.type() != builder::content::kind::parts) return;
-    at.key = "content";
-    check_count(c.parts(), &error_a_builder_message_has_at_most_8_content_parts, at);
-    for (std::size_t j = 0; j < c.parts().size(); ++j) {
-        const builder::part& p = c.parts()[j];
-        if (p.is_image()) {
-            at.key = p.detail().empty() ? std::string_view("content") : p.detail();
-            report(check_image(at.role, !p.detail().empty(), p.detail()), at);
-        } else {
-            check_template_text(p.text(), at.message, static_cast<int>(j), at.template_name);
-        }
-    }
+    for (std::size_t j = 0; j < c.parts().size(); ++j)
+        if (!c.parts()[j].is_image())
+            check_template_text(c.parts()[j].text(), at.message, static_cast<int>(j), at.template_name);
 }
 
-/// Checks message I of a template: the rules of its role, then the syntax of its texts.
+/// Checks message I of a template: the rules of parley::check(const message&), in its order
+/// (keys a role does not take cannot be written: its builder has no member for them), then the
+/// syntax of its texts.
 template <std::size_t I, class M>
 constexpr void check_message(const M& m, std::string_view template_name) {
     builder_site at{I, M::role, {}, template_name};
     if constexpr (std::is_same_v<M, default_request> || std::is_same_v<M, request>) {
-        report(check_required(M::role, false, false, m.empty()), at);
+        message_shape has{};
+        has.params = !m.empty();
+        report(check_required(M::role, has), at);
         check_params(m, at);
     } else if constexpr (std::is_same_v<M, truncate>) {
         (void)m;
     } else {
-        bool has_name = !m.name.empty();
-        bool has_id = false;
-        if constexpr (std::is_same_v<M, tool>) has_id = !m.tool_call_id.empty();
-        report(check_required(M::role, has_name, has_id, true), at);
+        message_shape has{};
+        has.name = m.name.has_value();
+        has.content = !m.content.is_none();
+        if (m.name) {
+            at.key = "name";
+            report(check_not_empty(*m.name), at);
+        }
+        if constexpr (std::is_same_v<M, tool>) {
+            has.tool_call_id = m.tool_call_id.has_value();
+            if (m.tool_call_id) {
+                at.key = "tool_call_id";
+                report(check_not_empty(*m.tool_call_id), at);
+            }
+        }
+        if constexpr (std::is_same_v<M, assistant>) has.calls = m.function_call.given || !m.tool_calls.empty();
+        at.key = {};
+        report(check_required(M::role, has), at);
+        check_parts(m.content, at);
         if constexpr (std::is_same_v<M, assistant>) {
             if (m.function_call.given) {
                 at.key = "function_call";
@@ -262,7 +301,7 @@ constexpr void check_message(const M& m, std::string_view template_name) {
             check_count(m.tool_calls, &error_a_builder_message_has_at_most_8_tool_calls, at);
             for (const auto& call : m.tool_calls) report(check_tool_call(call.id, call.function.name), at);
         }
-        check_content(m.content, at);
+        check_texts(m.content, at);
     }
 }
 

@@ -19,9 +19,9 @@
 
 namespace parley::detail {
 
-inline std::optional<std::string> optional_text(std::string_view s) {
-    if (s.empty()) return std::nullopt;
-    return std::string(s);
+inline std::optional<std::string> optional_text(const std::optional<std::string_view>& s) {
+    if (!s) return std::nullopt;
+    return std::string(*s);
 }
 
 inline parley::content runtime_content(const builder::content& c) {

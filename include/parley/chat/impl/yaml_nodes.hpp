@@ -3,6 +3,7 @@
 #ifndef PARLEY_CHAT_IMPL_YAML_NODES_HPP
 #define PARLEY_CHAT_IMPL_YAML_NODES_HPP
 
+#include <parley/chat/detail/suggest.hpp>
 #include <parley/chat/detail/yaml_plain.hpp>
 #include <parley/chat/detail/yaml_scalar.hpp>
 #include <parley/chat/rules.hpp>
@@ -28,52 +29,6 @@
 #include <vector>
 
 namespace parley::detail {
-
-/// Edit distance with adjacent transpositions (optimal string alignment), for "did you mean".
-inline std::size_t yaml_edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i)
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-        }
-    return d[a.size()][b.size()];
-}
-
-/// "; did you mean 'KEY'?" for the closest of `known` when it is close (at most 2 edits, and at
-/// most a third of the word); empty otherwise.
-template <class Range>
-std::string did_you_mean(std::string_view key, const Range& known) {
-    if (key.size() > 64) return {};
-    std::string_view best;
-    std::size_t best_distance = 3;
-    for (std::string_view k : known) {
-        const std::size_t dist = yaml_edit_distance(key, k);
-        if (dist < best_distance && dist * 3 <= std::max(key.size(), k.size())) {
-            best = k;
-            best_distance = dist;
-        }
-    }
-    if (best.empty()) return {};
-    return "; did you mean '" + std::string(best) + "'?";
-}
-
-/// "a, b or c"
-template <class Range>
-std::string yaml_or_list(const Range& words) {
-    std::string s;
-    std::size_t n = 0, count = static_cast<std::size_t>(std::distance(std::begin(words), std::end(words)));
-    for (std::string_view w : words) {
-        if (n > 0) s += n + 1 == count ? " or " : ", ";
-        s += w;
-        ++n;
-    }
-    return s;
-}
 
 /// Parser events that only note where the second document's first node is.
 class yaml_document_counter final : public YAML::EventHandler {
@@ -242,8 +197,7 @@ protected:
     void check_known(const field& f, const Range& known, std::string_view where) const {
         for (std::string_view k : known)
             if (k == f.name) return;
-        fail(offset(f.key), "unknown key '" + f.name + "' " + std::string(where) + " (expected " +
-                                yaml_or_list(known) + ")" + did_you_mean(f.name, known));
+        fail(offset(f.key), unknown_key_sentence(f.name, where, known));
     }
     std::vector<YAML::Node> items(const field& f, const std::string& what) {
         if (!f.value.IsSequence()) expected(f, what);
@@ -292,9 +246,6 @@ protected:
                                     "' (outside the 64-bit range)");
         }
         not_a_number(f, "an integer");
-    }
-    void check_rule(chat_rule broken, role r, const std::string& key, std::size_t at) const {
-        if (broken != chat_rule::none) fail(at, describe(broken, r, key));
     }
 
     // A YAML value as JSON: maps are objects, lists arrays, quoted scalars strings, plain scalars

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,13 +18,90 @@
 namespace parley {
 namespace detail {
 
+/// The error `e` of the text `text` (a line and column in it), which was read from the scalar at
+/// byte `start` of the YAML text `src`, placed at the byte of `src` the character came from
+/// (the start of the scalar when the error has no line, or when the scalar cannot be traced:
+/// the message then ends with the position in the text).
+inline template_error place_in_yaml(const template_error& e, std::string_view src, const std::string& file,
+                                    std::size_t start, std::string_view text) {
+    std::string message = e.message();
+    std::size_t at = start;
+    if (e.where().line != 0) {
+        const std::size_t k = offset_in_text(text, e.where().line, e.where().column);
+        const auto map = map_yaml_scalar(src, start, text);
+        if (map && k < map->size()) at = (*map)[k];
+        else
+            message += " (line " + std::to_string(e.where().line) + ", column " + std::to_string(e.where().column) +
+                       " of the text)";
+    }
+    const yaml_position p = yaml_position_at(src, at);
+    return template_error(static_cast<errc>(e.code().value()), message, {file, p.line, p.column}, p.line_text);
+}
+
+/// Where the texts of a template loaded from YAML are in their file: the file's text and the
+/// offset of each text's scalar.
+class yaml_text_origin final : public text_origin {
+public:
+    yaml_text_origin(std::string file, std::shared_ptr<const std::string> source, std::vector<std::vector<std::size_t>> starts)
+        : file_(std::move(file)), source_(std::move(source)), starts_(std::move(starts)) {}
+
+    template_error place(const template_error& e, text_location at, std::string_view text) const override {
+        if (at.message >= starts_.size()) return e;
+        const auto& m = starts_[at.message];
+        const std::size_t k = at.part == text_location::npos ? 0 : at.part;
+        if (k >= m.size() || m[k] == npos) return e;
+        return place_in_yaml(e, *source_, file_, m[k], text);
+    }
+
+private:
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+    std::string file_;
+    std::shared_ptr<const std::string> source_;
+    std::vector<std::vector<std::size_t>> starts_;  // by message, then content part (npos: no text)
+};
+
 /// Reads template sets and templates from YAML; every error is located in the text.
 class yaml_reader : yaml_node_reader {
 public:
     using yaml_node_reader::yaml_node_reader;
 
-    template_set read_set() {
+    template_set read_set() { return read_set(parse()); }
+
+    conversation_template read_single(std::string name) { return read_single(parse(), std::move(name)); }
+
+    /// A set, or a single template (a list of messages, or a map with `messages` and without
+    /// `templates` and `functions`) as a set of that template named `name`.
+    template_set read_any(std::string name) {
         const YAML::Node root = parse();
+        bool single = root.IsSequence();
+        if (root.IsMap()) {
+            bool messages = false, set_keys = false;
+            for (auto it = root.begin(); it != root.end(); ++it) {
+                if (!it->first.IsScalar()) continue;
+                const std::string& k = it->first.Scalar();
+                messages = messages || k == "messages";
+                set_keys = set_keys || k == "templates" || k == "functions";
+            }
+            single = messages && !set_keys;
+        }
+        if (!single) return read_set(root);
+        template_set set;
+        set.add(read_single(root, std::move(name)));
+        return set;
+    }
+
+    /// A list of function definitions (a set's `functions` section alone), added to `set`.
+    void read_functions_into(template_set& set) {
+        const YAML::Node root = parse();
+        if (!root.IsSequence())
+            fail(offset(root), "a functions file is a list of function definitions (each a map with 'name', "
+                               "'description' and 'parameters'), found " + found(root));
+        enter(root, 0);
+        read_function_list(root, 0, set);
+    }
+
+private:
+    template_set read_set(const YAML::Node& root) {
         if (!root.IsMap()) {
             std::string msg = "a template set is a map with 'templates' and 'functions', found " + found(root);
             if (root.IsSequence()) msg += " (a list of messages is a single template: read it with load_template)";
@@ -42,15 +120,13 @@ public:
         return set;
     }
 
-    conversation_template read_single(std::string name) {
-        const YAML::Node root = parse();
+    conversation_template read_single(const YAML::Node& root, std::string name) {
         template_nodes nodes;
         conversation_template t = read_template(root, std::move(name), 0, nodes);
         if (opt_.check_functions && !opt_.external_functions.empty()) check_functions(t, nodes, nullptr);
         return t;
     }
 
-private:
     // The YAML nodes a message was read from, to place later errors.
     struct message_nodes {
         YAML::Node content;  // a string content
@@ -67,7 +143,7 @@ private:
     static std::string roles_expected() {
         std::vector<std::string_view> names;
         for (role r : all_roles) names.push_back(role_name(r));
-        return "expected " + yaml_or_list(names);
+        return "expected " + or_list(names);
     }
 
     role read_role(const field& f) {
@@ -78,7 +154,7 @@ private:
         fail(offset(f), "unknown role '" + shorten(name) + "' (" + roles_expected() + ")" + did_you_mean(name, names));
     }
 
-    function_call read_call(const field& f, role r) {
+    function_call read_call(const field& f) {
         if (!f.value.IsMap()) expected(f, "a map with 'name' and 'arguments'");
         function_call c;
         static constexpr std::string_view keys[] = {"name", "arguments"};
@@ -88,11 +164,10 @@ private:
             else if (k.value.IsMap() || k.value.IsSequence()) c.arguments = boost::json::serialize(to_json(k.value, k.depth));
             else c.arguments = text(k, "JSON text or a map");
         }
-        if (c.name.empty()) fail(offset(f), describe(chat_rule::empty_call_name, r));
         return c;
     }
 
-    content_part read_part(const YAML::Node& n, std::size_t depth, role r, YAML::Node& text_node) {
+    content_part read_part(const YAML::Node& n, std::size_t depth, YAML::Node& text_node) {
         if (!n.IsMap()) fail(offset(n), "a content part is a map with a 'type', found " + found(n));
         const std::vector<field> fs = fields(n, depth);
         const auto type = std::find_if(fs.begin(), fs.end(), [](const field& f) { return f.name == "type"; });
@@ -115,7 +190,6 @@ private:
             if (!has_text) fail(offset(n), "a text content part needs a 'text'");
             return p;
         }
-        if (r != role::user) fail(offset(n), describe(chat_rule::image_outside_user, r));
         p.type = content_part::kind::image_url;
         static constexpr std::string_view keys[] = {"type", "image_url"};
         bool has_image = false;
@@ -133,7 +207,6 @@ private:
                     has_url = true;
                 } else {
                     p.detail = text(i);
-                    check_rule(check_detail(*p.detail), r, *p.detail, offset(i));
                 }
             }
             if (!has_url) fail(offset(f), "an image_url needs a 'url'");
@@ -142,90 +215,111 @@ private:
         return p;
     }
 
-    void read_param(request_params& p, const field& f, role r, message_nodes& mn) {
+    // Reads request parameter `f` (its type; the rules are check's).
+    void read_param(request_params& p, const field& f, message_nodes& mn) {
         const std::string& key = f.name;
-        auto in_range = [&](double v) { check_rule(check_number(key, v), r, key, offset(f)); };
         if (key == "model") {
             p.model = text(f);
         } else if (key == "max_tokens" || key == "n" || key == "seed") {
-            const std::int64_t v = integer(f);
-            if (key != "seed") in_range(static_cast<double>(v));
-            (key == "max_tokens" ? p.max_tokens : key == "n" ? p.n : p.seed) = v;
+            (key == "max_tokens" ? p.max_tokens : key == "n" ? p.n : p.seed) = integer(f);
         } else if (key == "temperature" || key == "top_p" || key == "presence_penalty" || key == "frequency_penalty") {
-            const double v = number(f);
-            in_range(v);
             (key == "temperature" ? p.temperature : key == "top_p" ? p.top_p
                                                  : key == "presence_penalty" ? p.presence_penalty
-                                                                             : p.frequency_penalty) = v;
+                                                                             : p.frequency_penalty) = number(f);
         } else if (key == "stop") {
             if (f.value.IsScalar()) {
                 p.stop = text(f);
-                if (std::get<std::string>(*p.stop).empty()) fail(offset(f), describe(chat_rule::empty_stop, r));
                 return;
             }
             std::vector<std::string> list;
-            for (const YAML::Node& s : items(f, "a string or a list of strings")) {
-                const field e{f.key, s, "stop", f.depth + 1};
-                list.push_back(text(e));
-                if (list.back().empty()) fail(offset(s), describe(chat_rule::empty_stop, r));
-            }
-            if (list.size() > 4) fail(offset(f), describe(chat_rule::too_many_stops, r));
+            for (const YAML::Node& s : items(f, "a string or a list of strings"))
+                list.push_back(text({f.key, s, "stop", f.depth + 1}));
             p.stop = std::move(list);
         } else if (key == "logit_bias") {
             if (!f.value.IsMap()) expected(f, "a map from token ids to biases");
             std::vector<std::pair<std::string, std::int64_t>> bias;
-            for (const field& b : fields(f.value, f.depth)) {
-                check_rule(check_logit_bias_key(b.name), r, b.name, offset(b.key));
-                const field value{b.key, b.value, "logit_bias", b.depth};
-                const std::int64_t v = integer(value);
-                check_rule(check_number("logit_bias", static_cast<double>(v)), r, "logit_bias", offset(value));
-                bias.emplace_back(b.name, v);
-            }
+            for (const field& b : fields(f.value, f.depth))
+                bias.emplace_back(b.name, integer({b.key, b.value, "logit_bias", b.depth}));
             p.logit_bias = std::move(bias);
         } else if (key == "response_format") {
-            request_params only;
-            only.response_format = json_object(f, "a map such as {type: json_object}");
-            if (const rule_violation v = check(only)) fail(offset(f), describe(v.rule, r, v.key));
-            p.response_format = std::move(only.response_format);
+            p.response_format = json_object(f, "a map such as {type: json_object}");
         } else if (key == "functions") {
             std::vector<std::string> names;
             for (const YAML::Node& s : items(f, "a list of function names")) {
-                const field e{f.key, s, "functions", f.depth + 1};
-                std::string name = text(e);
-                if (!is_valid_function_name(name)) fail(offset(s), describe(chat_rule::bad_function_name, r, name));
-                if (std::find(names.begin(), names.end(), name) != names.end())
-                    fail(offset(s), describe(chat_rule::duplicate_function, r, name));
-                names.push_back(std::move(name));
+                names.push_back(text({f.key, s, "functions", f.depth + 1}));
                 mn.functions.push_back(s);
             }
             p.functions = std::move(names);
         } else if (key == "call_function") {
             if (f.value.IsNull()) expected(f, "\"\" (call none), \"*\" (the model chooses) or a function name");
-            std::string name = text(f);
-            if (!name.empty() && name != "*" && !is_valid_function_name(name))
-                fail(offset(f), describe(chat_rule::bad_function_name, r, name));
-            p.call_function = std::move(name);
+            p.call_function = text(f);
             mn.call_function = f.value;
         }
+    }
+
+    // The place in message node `n` that `v.pointer` names: its steps followed through maps (by
+    // key) and lists (by index), then the value reached (its key when `v.at_key`, or when the
+    // value is empty); where a step is not there, the last node reached.
+    std::size_t locate(const YAML::Node& n, const rule_violation& v) const {
+        YAML::Node node, key;
+        node.reset(n);
+        bool keyed = false;
+        std::string_view rest = v.pointer;
+        while (!rest.empty()) {
+            rest.remove_prefix(1);  // the '/'
+            const std::size_t end = std::min(rest.find('/'), rest.size());
+            std::string token;
+            for (std::size_t i = 0; i < end; ++i) {  // RFC 6901: ~1 is '/', ~0 is '~'
+                if (rest[i] == '~' && i + 1 < end) token += rest[++i] == '1' ? '/' : '~';
+                else token += rest[i];
+            }
+            rest.remove_prefix(end);
+            bool hit = false;
+            if (node.IsMap()) {
+                for (auto it = node.begin(); it != node.end() && !hit; ++it)
+                    if (it->first.IsScalar() && it->first.Scalar() == token) {
+                        key.reset(it->first);
+                        node.reset(it->second);
+                        keyed = hit = true;
+                    }
+            } else if (node.IsSequence()) {
+                std::size_t i = 0;
+                for (auto it = node.begin(); it != node.end() && !hit; ++it, ++i)
+                    if (std::to_string(i) == token) {
+                        node.reset(*it);
+                        keyed = false;
+                        hit = true;
+                    }
+            }
+            if (!hit) break;
+        }
+        if (keyed && (v.at_key || (node.IsNull() && found(node) == "nothing"))) return offset(key);
+        return offset(node);
     }
 
     message read_message(const YAML::Node& n, std::size_t depth, message_nodes& mn) {
         if (!n.IsMap()) fail(offset(n), "a message is a map with a 'role', found " + found(n));
         const std::vector<field> fs = fields(n, depth);
         const auto role_field = std::find_if(fs.begin(), fs.end(), [](const field& f) { return f.name == "role"; });
-        if (role_field == fs.end()) fail(offset(n), "a message needs a 'role' (" + roles_expected() + ")");
+        if (role_field == fs.end()) {
+            const bool definition = std::any_of(fs.begin(), fs.end(), [](const field& f) { return f.name == "name"; }) &&
+                                    std::any_of(fs.begin(), fs.end(), [](const field& f) {
+                                        return f.name == "parameters" || f.name == "description" || f.name == "command";
+                                    });
+            fail(offset(n), "a message needs a 'role' (" + roles_expected() + ")" +
+                                (definition ? std::string("; this looks like a function definition: a list of them is "
+                                                          "a functions file, not a template")
+                                            : std::string()));
+        }
         message m;
         m.role = read_role(*role_field);
         const role r = m.role;
-        std::vector<std::string_view> known(std::begin(message_keys), std::end(message_keys));
-        known.insert(known.end(), std::begin(request_param_names), std::end(request_param_names));
         for (const field& f : fs) {
             if (f.name == "role") continue;
             if (const chat_rule broken = check_key(r, f.name); broken != chat_rule::none)
-                fail(offset(f.key), describe(broken, r, f.name) +
-                                        (broken == chat_rule::unknown_key ? did_you_mean(f.name, known) : std::string()));
+                fail(offset(f.key), describe(broken, r, f.name));
             if (is_request_param(f.name)) {
-                read_param(m.params, f, r, mn);
+                read_param(m.params, f, mn);
             } else if (f.name == "name") {
                 m.name = text(f);
             } else if (f.name == "tool_call_id") {
@@ -240,16 +334,15 @@ private:
                 std::vector<content_part> parts;
                 for (const YAML::Node& p : items(f, "a string or a list of content parts")) {
                     mn.parts.emplace_back();
-                    parts.push_back(read_part(p, f.depth + 1, r, mn.parts.back()));
+                    parts.push_back(read_part(p, f.depth + 1, mn.parts.back()));
                 }
                 m.content = std::move(parts);
             } else if (f.name == "function_call") {
-                m.function_call = read_call(f, r);
+                m.function_call = read_call(f);
             } else if (f.name == "tool_calls") {
                 for (const YAML::Node& c : items(f, "a list of tool calls")) {
                     if (!c.IsMap()) fail(offset(c), "a tool call is a map with 'id', 'type' and 'function', found " + found(c));
                     tool_call call;
-                    bool has_function = false;
                     static constexpr std::string_view keys[] = {"id", "type", "function"};
                     for (const field& k : fields(c, f.depth + 1)) {
                         check_known(k, keys, "in a tool call");
@@ -258,23 +351,14 @@ private:
                         } else if (k.name == "type") {
                             if (text(k) != "function") fail(offset(k), "a tool call's type is \"function\"");
                         } else {
-                            call.function = read_call(k, r);
-                            has_function = true;
+                            call.function = read_call(k);
                         }
                     }
-                    if (call.id.empty()) fail(offset(c), describe(chat_rule::empty_tool_call_id, r));
-                    if (!has_function) fail(offset(c), describe(chat_rule::empty_call_name, r));
                     m.tool_calls.push_back(std::move(call));
                 }
             }
         }
-        check_rule(check_required(r, m.name.has_value(), m.tool_call_id.has_value(), m.params.empty()), r, {},
-                   offset(n));
-        const request_params& p = m.params;
-        if (p.call_function && p.functions && !p.call_function->empty() && *p.call_function != "*" &&
-            std::find(p.functions->begin(), p.functions->end(), *p.call_function) == p.functions->end())
-            fail(offset(mn.call_function), describe(chat_rule::forced_function_not_listed, r, *p.call_function));
-        if (const rule_violation v = check(m)) fail(offset(n), describe(v.rule, r, v.key));  // a rule not checked above
+        if (const rule_violation v = check(m)) fail(locate(n, v), describe(v.rule, r, v.key));
         return m;
     }
 
@@ -282,19 +366,20 @@ private:
 
     // Moves the error of a text's template to the text's place in the YAML file.
     [[noreturn]] void relocate(const template_error& e, const YAML::Node& node, std::string_view text) const {
-        const std::size_t start = offset(node);
-        std::string message = e.message();
-        std::size_t at = start;
-        if (e.where().line != 0) {
-            const std::size_t k = offset_in_text(text, e.where().line, e.where().column);
-            const auto map = map_yaml_scalar(src_, start, text);
-            if (map && k < map->size()) at = (*map)[k];
-            else
-                message += " (line " + std::to_string(e.where().line) + ", column " + std::to_string(e.where().column) +
-                           " of the text)";
+        throw place_in_yaml(e, src_, file_, offset(node), text);
+    }
+
+    // The origin of a template's texts: this text, and where each text's scalar starts in it.
+    std::shared_ptr<const text_origin> origin_of(const template_nodes& tn) {
+        if (!source_) source_ = std::make_shared<const std::string>(src_);
+        std::vector<std::vector<std::size_t>> starts;
+        constexpr std::size_t none = static_cast<std::size_t>(-1);
+        for (const message_nodes& mn : tn.messages) {
+            std::vector<std::size_t>& m = starts.emplace_back();
+            if (mn.content.IsDefined() && mn.content.IsScalar()) m.push_back(offset(mn.content));
+            for (const YAML::Node& p : mn.parts) m.push_back(p.IsDefined() && p.IsScalar() ? offset(p) : none);
         }
-        const yaml_position p = yaml_position_at(src_, at);
-        throw template_error(static_cast<errc>(e.code().value()), message, {file_, p.line, p.column}, p.line_text);
+        return std::make_shared<yaml_text_origin>(file_, source_, std::move(starts));
     }
 
     conversation_template read_template(const YAML::Node& n, std::string name, std::size_t depth, template_nodes& tn) {
@@ -345,7 +430,9 @@ private:
             }
         };
         try {
-            return conversation_template(std::move(info), std::move(messages), parse);
+            conversation_template t(std::move(info), std::move(messages), parse);
+            t.set_origin(origin_of(tn));
+            return t;
         } catch (const located_error&) {
             throw;
         } catch (const error& e) {  // a rule the checks above missed
@@ -371,7 +458,13 @@ private:
     }
 
     void read_functions(const field& f, template_set& set) {
-        for (const YAML::Node& n : items(f, "a list of function definitions")) {
+        items(f, "a list of function definitions");  // checks that it is one
+        read_function_list(f.value, f.depth, set);
+    }
+
+    void read_function_list(const YAML::Node& list, std::size_t depth, template_set& set) {
+        for (auto it = list.begin(); it != list.end(); ++it) {
+            const YAML::Node n = *it;
             if (set.functions().size() == opt_.limits.max_functions)
                 fail(offset(n), "a set has more than the limit of " + std::to_string(opt_.limits.max_functions) +
                                     " functions", errc::template_limit);
@@ -384,7 +477,7 @@ private:
             std::optional<std::size_t> timeout_at;
             double timeout = 0;
             static constexpr std::string_view keys[] = {"name", "description", "parameters", "command", "timeout"};
-            for (const field& k : fields(n, f.depth + 1)) {
+            for (const field& k : fields(n, depth + 1)) {
                 check_known(k, keys, "in a function definition");
                 if (k.name == "name") {
                     def.name = text(k);
@@ -442,6 +535,7 @@ private:
         }
     }
 
+    std::shared_ptr<const std::string> source_;  // the text, shared by the origins of its templates
 };
 
 /// The text of a YAML file, at most `max_bytes + 1` bytes of it (the loader reports the limit).
@@ -480,6 +574,25 @@ inline conversation_template load_template_file(const std::filesystem::path& pat
     const std::string text = detail::read_yaml_file(path, options.limits.max_bytes);
     if (name.empty()) name = path.stem().string();
     return load_template(text, std::move(name), path.string(), options);
+}
+
+inline template_set load_templates(std::string_view yaml_text, std::string single_name, std::string file_name,
+                                   const yaml_options& options) {
+    return detail::yaml_reader(yaml_text, std::move(file_name), options).read_any(std::move(single_name));
+}
+
+inline template_set load_templates_file(const std::filesystem::path& path, const yaml_options& options) {
+    const std::string text = detail::read_yaml_file(path, options.limits.max_bytes);
+    return load_templates(text, path.stem().string(), path.string(), options);
+}
+
+inline void load_functions(std::string_view yaml_text, template_set& set, std::string file_name, const yaml_options& options) {
+    detail::yaml_reader(yaml_text, std::move(file_name), options).read_functions_into(set);
+}
+
+inline void load_functions_file(const std::filesystem::path& path, template_set& set, const yaml_options& options) {
+    const std::string text = detail::read_yaml_file(path, options.limits.max_bytes);
+    load_functions(text, set, path.string(), options);
 }
 
 }  // namespace parley

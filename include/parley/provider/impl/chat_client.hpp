@@ -66,6 +66,8 @@ PARLEY_NET_DECL boost::system::result<chat_reply, call_error> chat_client::reply
         auto e = reply.error();
         e.attempts = r.attempts;
         reply = detail::redacted(std::move(e), *key_);
+    } else {
+        reply->attempts = r.attempts == 0 ? 1 : r.attempts;
     }
     return reply;
 }
@@ -105,6 +107,7 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_stream, call_e
             e.attempts = h.attempts();
             co_return detail::redacted(std::move(e), *key_);
         }
+        reply->attempts = h.attempts() == 0 ? 1 : h.attempts();
         s.deliver(std::move(*reply));
         co_return s;
     }
@@ -152,9 +155,12 @@ PARLEY_NET_DECL const chat_reply& chat_stream::reply() const noexcept {
 }
 
 PARLEY_NET_DECL chat_reply chat_stream::take_reply() {
-    if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) return d->take_reply();
-    if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) return d->take_reply();
-    return std::move(reply_);
+    chat_reply r;
+    if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) r = d->take_reply();
+    else if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) r = d->take_reply();
+    else return std::move(reply_);
+    r.attempts = http_.attempts() == 0 ? 1 : http_.attempts();
+    return r;
 }
 
 PARLEY_NET_DECL boost::asio::awaitable<std::optional<call_error>> chat_stream::fill() {

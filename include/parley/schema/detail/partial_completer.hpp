@@ -86,6 +86,10 @@ public:
     std::size_t length = 0;  // how much of the prefix the completion keeps
     bool complete = false;  // the prefix held a whole value
 
+    // Whether the kept text ends with a number that ran to the end of the prefix (more digits
+    // may come), rather than one that something after it ended.
+    bool open_number() const noexcept { return number_at_end_; }
+
 private:
     std::optional<json_text_error> fail(std::size_t at, std::string reason) const {
         return detail::json_text::malformed(s_, at, std::move(reason));
