@@ -1114,6 +1114,8 @@ decltype(auto) eval(const E& env) {
         return literal_chars<P, I>::view;
     } else if constexpr (x.kind == nk::k_int) {
         return std::int64_t{x.ival};
+    } else if constexpr (x.kind == nk::k_bigint) {
+        return unknown_t{};  // an integer literal beyond 64 bits: the run-time engine's
     } else if constexpr (x.kind == nk::k_true) {
         return true;
     } else if constexpr (x.kind == nk::k_false) {
@@ -1564,11 +1566,17 @@ struct items_loop {
     static constexpr node x = P::prog.nodes[I];
     static constexpr node target = P::prog.nodes[x.a];
     static constexpr node call = P::prog.nodes[x.b];
-    static constexpr bool shape = target.kind == nk::tuple && target.b == 2 &&
-                                  P::prog.nodes[P::prog.lists[target.a]].kind == nk::name &&
-                                  P::prog.nodes[P::prog.lists[target.a + 1]].kind == nk::name && call.kind == nk::call &&
-                                  P::prog.nodes[call.a].kind == nk::getattr &&
-                                  P::prog.sym_name(P::prog.nodes[call.a].sym) == "items";
+    // (target and call are only read for a `for`: the other statements' a and b may be none)
+    static constexpr bool shape_of() {
+        if constexpr (x.kind != nk::for_) {
+            return false;
+        } else {
+            return target.kind == nk::tuple && target.b == 2 && P::prog.nodes[P::prog.lists[target.a]].kind == nk::name &&
+                   P::prog.nodes[P::prog.lists[target.a + 1]].kind == nk::name && call.kind == nk::call &&
+                   P::prog.nodes[call.a].kind == nk::getattr && P::prog.sym_name(P::prog.nodes[call.a].sym) == "items";
+        }
+    }
+    static constexpr bool shape = shape_of();
     static constexpr bool typed_map() {
         if constexpr (!shape) {
             return false;
@@ -1760,7 +1768,7 @@ constexpr bool check_node() {
         } else if constexpr (x.kind == nk::set) {
             return check_node<P, x.b, E>();
         } else if constexpr (x.kind == nk::text || x.kind == nk::k_str || x.kind == nk::k_int ||
-                             x.kind == nk::k_float || x.kind == nk::k_true || x.kind == nk::k_false ||
+                             x.kind == nk::k_bigint || x.kind == nk::k_float || x.kind == nk::k_true || x.kind == nk::k_false ||
                              x.kind == nk::k_none || x.kind == nk::break_ || x.kind == nk::continue_ ||
                              x.kind == nk::nsref || x.kind == nk::param) {
             return true;
