@@ -1567,13 +1567,17 @@ struct items_loop {
     static constexpr node target = P::prog.nodes[x.a];
     static constexpr node call = P::prog.nodes[x.b];
     // (target and call are only read for a `for`: the other statements' a and b may be none)
+    // (one step at a time: clang warns of a constant index out of range even where && stops)
     static constexpr bool shape_of() {
         if constexpr (x.kind != nk::for_) {
             return false;
+        } else if constexpr (!(target.kind == nk::tuple && target.b == 2 && call.kind == nk::call)) {
+            return false;
+        } else if constexpr (!(P::prog.nodes[P::prog.lists[target.a]].kind == nk::name &&
+                               P::prog.nodes[P::prog.lists[target.a + 1]].kind == nk::name)) {
+            return false;
         } else {
-            return target.kind == nk::tuple && target.b == 2 && P::prog.nodes[P::prog.lists[target.a]].kind == nk::name &&
-                   P::prog.nodes[P::prog.lists[target.a + 1]].kind == nk::name && call.kind == nk::call &&
-                   P::prog.nodes[call.a].kind == nk::getattr && P::prog.sym_name(P::prog.nodes[call.a].sym) == "items";
+            return P::prog.nodes[call.a].kind == nk::getattr && P::prog.sym_name(P::prog.nodes[call.a].sym) == "items";
         }
     }
     static constexpr bool shape = shape_of();
