@@ -7,6 +7,8 @@
 #   ./dev.sh gcc       only the first half of test: the gcc preset
 #   ./dev.sh deps      only install what is missing
 #   ./dev.sh sanitize  only the second half of test: the clang-asan preset
+# PARLEY_CONFIGURE_ARGS: more CMake arguments for every configure, separated by spaces (as
+# .ci/run's toolchain phase uses: -DPARLEY_BUILD_BENCHMARKS=OFF ...).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -176,6 +178,9 @@ set_configure_args() {
         configure_args+=("-DPARLEY_SHARED_DIR=$PARLEY_SHARED_DIR")
     fi
     configure_args+=("-DPARLEY_NODE_PEERS=$PWD/$node_peers")
+    local extra
+    read -r -a extra <<<"${PARLEY_CONFIGURE_ARGS:-}"
+    configure_args+=("${extra[@]}")
 }
 
 # The travel assistant: a YAML template set run by parley::bot with two C++ functions, a template
