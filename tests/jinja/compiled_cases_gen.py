@@ -54,6 +54,10 @@ EXPECTED_TO_DIFFER: dict = {}
 # Cases left out of the generated tests because their compiled form does not build, each with
 # its reason (a bug of the compile-time engine).
 DOES_NOT_COMPILE = {
+    "jinja2-core-tags/if-elif-deep-0": "22.8 KB with 1,000 elif branches: its constexpr parse passes clang's default budget of constant-evaluation steps (-fconstexpr-steps=1048576), a compile error under clang",
+    "jinja2-core-tags/if-elif-deep-10": "22.8 KB with 1,000 elif branches: its constexpr parse passes clang's default budget of constant-evaluation steps (-fconstexpr-steps=1048576), a compile error under clang",
+    "jinja2-core-tags/if-elif-deep-999": "22.8 KB with 1,000 elif branches: its constexpr parse passes clang's default budget of constant-evaluation steps (-fconstexpr-steps=1048576), a compile error under clang",
+    "jinja2-core-tags/if-elif-deep-1000": "22.8 KB with 1,000 elif branches: its constexpr parse passes clang's default budget of constant-evaluation steps (-fconstexpr-steps=1048576), a compile error under clang",
 }
 
 CPP_KEYWORDS = set("""
@@ -590,6 +594,8 @@ def prepare(case, env):
     """The typed form of a case, or Skip."""
     if case.name in DOES_NOT_COMPILE:
         raise Skip("does not compile: " + DOES_NOT_COMPILE[case.name])
+    if "\\N{" in case.template:
+        raise Skip("a \\N{NAME} escape: a syntax error for parley (a known difference from Jinja2)")
     try:
         ast = env.parse(case.template)
         env.from_string(case.template)

@@ -59,10 +59,11 @@ TEST_CASE("fuzz finding: filesizeformat of NaN and infinity is in the largest un
 
 TEST_CASE("fuzz finding: the compile-time front end places a syntax error after invalid UTF-8 where the run-time "
           "engine does") {
-    // An overlong sequence and a stray continuation byte: four code points (U+FFFD each) for the
-    // run-time engine, as for Python; the compile-time front end counted the bytes that are not
-    // continuation bytes (one).
-    const std::string_view source = "[{{ ''\xe0\x82\x82\xa7[{{ \"\"}} a {% if x";
+    // An overlong sequence and a stray continuation byte in the text before the error: four code
+    // points (U+FFFD each) for the run-time engine, as for Python; the compile-time front end
+    // counted the bytes that are not continuation bytes (one). (Inside a tag, such bytes are
+    // themselves the error: U+FFFD is no character of a name, as in Jinja2.)
+    const std::string_view source = "[\xe0\x82\x82\xa7{{ ''[{{ \"\"}} a {% if x";
     std::uint32_t runtime_column = 0, ct_column = 0;
     try {
         parley::jinja::environment::plain().parse(source, "finding");
@@ -88,9 +89,10 @@ TEST_CASE("fuzz finding: recursion within every limit but beyond the stack is an
     // nested macro calls (the default limit), each a few expressions deep, overflowed the 8 MiB
     // stack. Renders now stop at limits::max_stack bytes of stack (1 MiB by default, 4 MiB under
     // AddressSanitizer); with smaller frames the macro recursion limit comes first. Either way:
-    // errc::template_limit.
+    // errc::template_limit. (The condition reads `néß1`, an undefined name: the macro always
+    // recurses.)
     const std::string_view source =
-        "{% macro fact(n) %}{% if n\xe9\xc3\xc2\xdf" "1 %}1{% else %}{{ n * fact(n - 1)|int }}{% endif %}{% endmacro %}"
+        "{% macro fact(n) %}{% if n\xc3\xa9\xc3\x9f" "1 %}1{% else %}{{ n * fact(n - 1)|int }}{% endif %}{% endmacro %}"
         "{{ fact(5) }}";
     try {
         fuzz_finding_render(source);

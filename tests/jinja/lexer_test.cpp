@@ -72,6 +72,14 @@ static_assert(normalised_size("a\r\n", true) == 2);
 static_assert(pd::space_at("\xe3\x80\x80", 0) == 3);  // U+3000 IDEOGRAPHIC SPACE
 static_assert(pd::space_at("\xc2\xa0", 0) == 2);  // U+00A0 NO-BREAK SPACE
 static_assert(pd::space_at("x", 0) == 0);
+// names are Jinja2's: its name pattern, then str.isidentifier() (also in constant evaluation)
+static_assert(token_count("{{ \u00e9\u540d\u524d }}") == 4);  // a letter of any script
+static_assert(token_count("{{ a\u00b7b }}") == 4);  // U+00B7 continues a name
+static_assert(token_count("{{ \u00b7 }}") == 0);  // but does not start one
+static_assert(token_count("{{ a\U0001F40D }}") == 0);  // no emoji
+static_assert(token_count("{{ \u2118 }}") == 4);  // a start character that \w does not match
+static_assert(pd::decimal_value(U'\u0667') == 7);  // ARABIC-INDIC DIGIT SEVEN
+static_assert(pd::decimal_value(U'\U0001D7D9') == 1);  // MATHEMATICAL DOUBLE-STRUCK DIGIT ONE
 
 }  // namespace
 
@@ -176,4 +184,32 @@ TEST_CASE("lexer: normalise_source rewrites line ends and drops one final newlin
     CHECK(out == "a\n");
     const std::string_view spaced = "ab \t\xe3\x80\x80";
     CHECK(pd::rstrip_end(spaced, 0, spaced.size()) == 2);
+}
+
+TEST_CASE("lexer: names follow Python's identifiers as Jinja2 reads them") {
+    const auto kinds = [](std::string_view src) {
+        const auto l = lex(src);
+        std::string r;
+        if (!l.ok) return std::string("error: ") + l.err.what + std::string(src.substr(l.err.arg_pos, l.err.arg_len));
+        for (const auto& t : l.tokens)
+            if (t.type == tk::name) r += "[" + std::string(src.substr(t.pos, t.len)) + "]";
+        return r;
+    };
+    CHECK(kinds("{{ f\u00f6\u00f6 + \u304d + _ + a\u00b7 + \u1885 + \uff21 + \ufb01 }}") ==
+          "[f\u00f6\u00f6][\u304d][_][a\u00b7][\u1885][\uff21][\ufb01]");
+    CHECK(kinds("{{ \U0001F40Da }}") == "error: unexpected character \U0001F40D");
+    CHECK(kinds("{{ a\U0001F40D }}") == "error: unexpected character \U0001F40D");
+    CHECK(kinds("{{ \u00b7 }}") == "error: invalid character in identifier \u00b7");
+    CHECK(kinds("{{ a\u00b2 }}") == "error: invalid character in identifier a\u00b2");
+    CHECK(kinds("{{ \u0661 }}") == "error: invalid character in identifier \u0661");  // a digit
+    CHECK(kinds("{{ 1a }}") == "[a]");  // the integer 1, then a name
+}
+
+TEST_CASE("lexer: numbers take Unicode decimal digits after an ASCII one, as Python's int() does") {
+    const auto l = lex("{{ 1\u0661 + 0x\u0661 }}");
+    REQUIRE(l.ok);
+    CHECK(types(l) == std::vector<tk>{tk::var_begin, tk::integer, tk::add, tk::integer, tk::var_end, tk::eof});
+    const auto f = lex("{{ 1.\u0665 }}");  // Python's literal_eval refuses such a float
+    REQUIRE_FALSE(f.ok);
+    CHECK(std::string_view(f.err.what) == "invalid float literal ");
 }

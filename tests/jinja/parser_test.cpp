@@ -291,7 +291,10 @@ TEST_CASE("parser: a syntax error is a position and a message built from fixed p
         {"{{ x is defined is defined }}", 16, "you cannot chain multiple tests with 'is'"},
         {"{% set 1 = 2 %}", 7, "cannot assign to this expression"},
         {"{% for x on y %}{% endfor %}", 9, "expected 'in', got 'on'"},
-        {"{{ 99999999999999999999 }}", 3, "integer literal too large"},
+        {"{{ 1\u0661.5 }}", 3, "invalid float literal '1\u0661.5'"},
+        {"{{ a\u00b7\u00b2 }}", 3, "invalid character in identifier 'a\u00b7\u00b2'"},
+        {"{{ \u00b7 }}", 3, "invalid character in identifier '\u00b7'"},
+        {"{% block b required %}x{% endblock %}", 22, "required blocks can only contain comments or whitespace"},
         {"{# open", 0, "missing end of comment tag"},
         {"{{ x", 4, "unexpected end of template, expected '}}'"},
         {"{{ @ }}", 3, "unexpected character '@'"},
@@ -305,6 +308,36 @@ TEST_CASE("parser: a syntax error is a position and a message built from fixed p
         CHECK(p.err.pos == c.pos);
         CHECK(message_of(c.src, p.err) == c.message);
     }
+}
+
+TEST_CASE("parser: integer literals beyond 64 bits are big literals, up to Python's 4300 decimal digits") {
+    const auto p = parse("{{ 18446744073709551616 }}{{ 0x1_0000_0000_0000_0000 }}{{ 9223372036854775807 }}");
+    REQUIRE_FALSE(p.err);
+    std::vector<std::string> big;
+    int small = 0;
+    for (const auto& n : p.prog.nodes) {
+        if (n.kind == pd::nk::k_bigint) big.push_back(std::string(p.prog.str(n.a, n.b)) + "/" + std::to_string(n.c));
+        if (n.kind == pd::nk::k_int) ++small;
+    }
+    CHECK(big == std::vector<std::string>{"18446744073709551616/10", "10000000000000000/16"});
+    CHECK(small == 1);
+    const std::string at_limit = "{{ " + std::string(4300, '7') + " }}";
+    CHECK_FALSE(parse(at_limit).err);
+    const std::string beyond = "{{ " + std::string(4301, '7') + " }}";
+    const auto q = parse(beyond);
+    REQUIRE(q.err);
+    CHECK(message_of(beyond, q.err) == "integer literal too large");
+}
+
+TEST_CASE("parser: an empty subscript is a subscript by the empty tuple") {
+    const auto p = parse("{{ a[] }}");
+    REQUIRE_FALSE(p.err);
+    bool found = false;
+    for (const auto& n : p.prog.nodes)
+        if (n.kind == pd::nk::getitem) found = p.prog.nodes[n.b].kind == pd::nk::tuple && p.prog.nodes[n.b].b == 0;
+    CHECK(found);
+    CHECK(parse("{{ a[1,] }}").err);
+    CHECK(parse("{{ a[,] }}").err);
 }
 
 TEST_CASE("parser: nesting is bounded: deep input is an error, not a stack overflow") {

@@ -2,10 +2,17 @@
 #ifndef PARLEY_TOOLS_COMMANDS_HPP
 #define PARLEY_TOOLS_COMMANDS_HPP
 
+#include <parley/jinja/environment.hpp>
+
 #include <string>
 #include <vector>
 
 namespace parley_cli {
+
+/// `parley jinja --batch`: renders the JSON lines of standard input (`{"template", "context",
+/// "env"}`, env `hf` or `plain`, `default_env` when absent) and writes one line
+/// `{"output": ...}` or `{"error": ...}` for each, in order.
+int jinja_batch(const std::string& default_env, const parley::jinja::environment& hf, const parley::jinja::environment& plain);
 
 /// `parley render TEMPLATES.yaml [--template NAME] [--data JSON_FILE|JSON] [--set KEY=VALUE]...
 /// [--functions FILE] [--history JSON_FILE]`

@@ -67,33 +67,6 @@ parley::jinja::environment make_env(const std::string& name, const std::optional
     return env;
 }
 
-int run_batch(const std::string& default_env, const std::optional<std::chrono::system_clock::time_point>& now) {
-    parley::jinja::environment envs[2] = {make_env("hf", now), make_env("plain", now)};
-    std::string line;
-    while (std::getline(std::cin, line)) {
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        boost::json::object result;
-        try {
-            boost::json::value c = boost::json::parse(line);
-            const boost::json::object& obj = c.as_object();
-            std::string env_name = default_env;
-            if (auto* e = obj.if_contains("env"); e && e->is_string()) env_name = std::string(e->get_string());
-            if (env_name != "hf" && env_name != "plain") throw std::runtime_error("unknown environment " + env_name);
-            const auto& env = envs[env_name == "hf" ? 0 : 1];
-            const std::string_view src = obj.at("template").as_string();
-            static const boost::json::value empty = boost::json::object();
-            const boost::json::value* ctx = obj.if_contains("context");
-            if (!ctx || ctx->is_null()) ctx = &empty;
-            result["output"] = env.parse(src).render(*ctx);
-        } catch (const std::exception& e) {
-            result["error"] = e.what();
-        }
-        std::cout << boost::json::serialize(result) << '\n';
-        std::cout.flush();
-    }
-    return 0;
-}
-
 int jinja_main(const std::vector<std::string>& args) {
     std::optional<std::string> env_name, now_text;
     bool batch = false;
@@ -122,7 +95,7 @@ int jinja_main(const std::vector<std::string>& args) {
         std::cerr << "error: --env must be hf or plain\n";
         return 2;
     }
-    if (batch) return run_batch(env, now);
+    if (batch) return parley_cli::jinja_batch(env, make_env("hf", now), make_env("plain", now));
     if (files.empty() || files.size() > 2) {
         std::cerr << usage;
         return 2;

@@ -170,15 +170,17 @@ using elem_t = plain_t<decltype(*std::begin(std::declval<const Seq&>()))>;
 template <class T>
 using members_of = boost::describe::describe_members<T, boost::describe::mod_public | boost::describe::mod_inherited>;
 
-// The run-time engine raises an error where it reads a value it cannot represent (an unsigned
-// integer beyond the 64-bit signed range), or may raise one (JSON, types with view_traits of
-// their own). The generated code leaves templates that read such values to the run-time
-// engine, so that the only errors it raises itself are an integer overflow, a read past the end
-// of a sequence and tojson of a value JSON cannot hold (raise_at, with the run-time engine's
-// message and position): the run-time engine is not even instantiated for a template that takes
-// the generated path.
+// The generated code computes with 64-bit integers, and leaves to the run-time engine the
+// templates that read a value it does not represent (an unsigned integer beyond the signed
+// 64-bit range, a big integer there) or whose reads may raise an error (JSON, types with
+// view_traits of their own). The only errors it raises itself are a read past the end of a
+// sequence and tojson of a value JSON cannot hold (raise_at, with the run-time engine's message
+// and position); a render whose integer arithmetic passes 64 bits is done again by the run-time
+// engine, which only templates with such arithmetic carry (may_compute_big_int): the run-time
+// engine is not even instantiated for the other templates that take the generated path.
 
-/// Reading a T (a member, an element, a variable) may raise an error in the run-time engine.
+/// Reading a T (a member, an element, a variable) may give a value the generated code does not
+/// represent, or raise an error, in the run-time engine.
 template <class T>
 constexpr bool raises_on_read() {
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
@@ -567,6 +569,43 @@ template <class P, std::uint32_t I>
                          std::string_view(site::line.data(), site::line.size() - 1));
 }
 
+/// Thrown by the generated code when an integer + - * or negation passes the 64-bit range: the
+/// render is then done again by the run-time engine, whose integers have no size limit.
+struct int_beyond_64_bits {};
+
+/// Whether a node of P may compute an integer + - * or a negation (the generated code's only
+/// integer operations that can pass the 64-bit range): a `+` chain with a string literal, or a
+/// `*` with a string or list literal, concatenates or repeats; anything else may be integers.
+/// Only such templates carry the run-time engine for the renders whose integers get that large.
+template <class P>
+constexpr bool may_compute_big_int() {
+    const auto is_text_literal = [](std::uint32_t k) { return P::prog.nodes[k].kind == nk::k_str; };
+    for (std::uint32_t k = 0; k < P::prog.node_count; ++k) {
+        const node& x = P::prog.nodes[k];
+        if (x.kind == nk::neg) {
+            const node& operand = P::prog.nodes[x.a];
+            if (!(operand.kind == nk::k_int && operand.ival >= 0)) return true;
+        } else if (x.kind == nk::binop && x.oper == op::add) {
+            bool text = is_text_literal(x.b);
+            std::uint32_t i = x.a;
+            for (; !text && P::prog.nodes[i].kind == nk::binop && P::prog.nodes[i].oper == op::add; i = P::prog.nodes[i].a)
+                text = is_text_literal(P::prog.nodes[i].b);
+            if (!text && !is_text_literal(i)) return true;
+        } else if (x.kind == nk::binop && (x.oper == op::sub || x.oper == op::mul)) {
+            const auto literal_seq = [&](std::uint32_t i) { return is_text_literal(i) || P::prog.nodes[i].kind == nk::list; };
+            if (x.oper == op::sub || !(literal_seq(x.a) || literal_seq(x.b))) return true;
+        }
+    }
+    return false;
+}
+
+/// An integer result beyond the 64-bit range at node At: the run-time engine takes the render.
+template <class P, std::uint32_t At>
+[[noreturn]] void int_result_beyond_64_bits() {
+    if constexpr (may_compute_big_int<P>()) throw int_beyond_64_bits{};
+    else raise_at<P, At>(errc::template_limit, "integer result too large");  // (not reached: such nodes are found above)
+}
+
 /// A sequence whose elements are reached by index.
 template <class T>
 constexpr bool is_random_access_sequence() {
@@ -760,9 +799,9 @@ PARLEY_ALWAYS_INLINE void put(std::string& out, const T& v) {
     else append_str(out, cpp_view(v));
 }
 
-/// a + b, a - b, a * b of integers, as the run-time engine computes them: 64-bit, an error on
-/// overflow. The error is at node At: the operation's own node, or (Chain) the top of the `+`
-/// chain a `{{ }}` prints, where the run-time engine reports it.
+/// a + b, a - b, a * b of integers in the 64-bit range; a result beyond it sends the render to
+/// the run-time engine (int_result_beyond_64_bits). At is the operation's own node, or (Chain)
+/// the top of the `+` chain a `{{ }}` prints.
 template <class P, std::uint32_t I, std::uint32_t At, bool Chain, class E>
 std::int64_t int_arith(const E& env) {
     constexpr node x = P::prog.nodes[I];
@@ -777,7 +816,7 @@ std::int64_t int_arith(const E& env) {
     if constexpr (x.oper == op::add) overflow = __builtin_add_overflow(a, b, &r);
     else if constexpr (x.oper == op::sub) overflow = __builtin_sub_overflow(a, b, &r);
     else overflow = __builtin_mul_overflow(a, b, &r);
-    if (PARLEY_UNLIKELY(overflow)) raise_at<P, At>(errc::template_value, "integer result too large (parley integers are 64-bit)");
+    if (PARLEY_UNLIKELY(overflow)) int_result_beyond_64_bits<P, At>();
     return r;
 }
 
@@ -1075,6 +1114,8 @@ decltype(auto) eval(const E& env) {
         return literal_chars<P, I>::view;
     } else if constexpr (x.kind == nk::k_int) {
         return std::int64_t{x.ival};
+    } else if constexpr (x.kind == nk::k_bigint) {
+        return unknown_t{};  // an integer literal beyond 64 bits: the run-time engine's
     } else if constexpr (x.kind == nk::k_true) {
         return true;
     } else if constexpr (x.kind == nk::k_false) {
@@ -1117,8 +1158,7 @@ decltype(auto) eval(const E& env) {
     } else if constexpr (x.kind == nk::neg) {
         if constexpr (is_int<plain_t<type_of<P, x.a, E>>>) {
             const auto v = static_cast<std::int64_t>(eval<P, x.a>(env));
-            if (PARLEY_UNLIKELY(v == std::numeric_limits<std::int64_t>::min()))
-                raise_at<P, I>(errc::template_value, "integer result too large (parley integers are 64-bit)");
+            if (PARLEY_UNLIKELY(v == std::numeric_limits<std::int64_t>::min())) int_result_beyond_64_bits<P, I>();
             return std::int64_t{-v};
         } else {
             return unknown_t{};
@@ -1526,11 +1566,21 @@ struct items_loop {
     static constexpr node x = P::prog.nodes[I];
     static constexpr node target = P::prog.nodes[x.a];
     static constexpr node call = P::prog.nodes[x.b];
-    static constexpr bool shape = target.kind == nk::tuple && target.b == 2 &&
-                                  P::prog.nodes[P::prog.lists[target.a]].kind == nk::name &&
-                                  P::prog.nodes[P::prog.lists[target.a + 1]].kind == nk::name && call.kind == nk::call &&
-                                  P::prog.nodes[call.a].kind == nk::getattr &&
-                                  P::prog.sym_name(P::prog.nodes[call.a].sym) == "items";
+    // (target and call are only read for a `for`: the other statements' a and b may be none)
+    // (one step at a time: clang warns of a constant index out of range even where && stops)
+    static constexpr bool shape_of() {
+        if constexpr (x.kind != nk::for_) {
+            return false;
+        } else if constexpr (!(target.kind == nk::tuple && target.b == 2 && call.kind == nk::call)) {
+            return false;
+        } else if constexpr (!(P::prog.nodes[P::prog.lists[target.a]].kind == nk::name &&
+                               P::prog.nodes[P::prog.lists[target.a + 1]].kind == nk::name)) {
+            return false;
+        } else {
+            return P::prog.nodes[call.a].kind == nk::getattr && P::prog.sym_name(P::prog.nodes[call.a].sym) == "items";
+        }
+    }
+    static constexpr bool shape = shape_of();
     static constexpr bool typed_map() {
         if constexpr (!shape) {
             return false;
@@ -1722,7 +1772,7 @@ constexpr bool check_node() {
         } else if constexpr (x.kind == nk::set) {
             return check_node<P, x.b, E>();
         } else if constexpr (x.kind == nk::text || x.kind == nk::k_str || x.kind == nk::k_int ||
-                             x.kind == nk::k_float || x.kind == nk::k_true || x.kind == nk::k_false ||
+                             x.kind == nk::k_bigint || x.kind == nk::k_float || x.kind == nk::k_true || x.kind == nk::k_false ||
                              x.kind == nk::k_none || x.kind == nk::break_ || x.kind == nk::continue_ ||
                              x.kind == nk::nsref || x.kind == nk::param) {
             return true;
@@ -1834,13 +1884,16 @@ public:
     void render_to(std::string& out, const Ctx& ctx) const {
         if constexpr (detail::is_described_struct<Ctx>) static_assert(check<Ctx>());
         if constexpr (is_compiled_for<Ctx>) {
-            // The generated code raises two template errors, the run-time engine's integer
-            // overflow and its read past the end of a sequence (the templates whose values
-            // could raise another take the run-time engine); they and std::bad_alloc leave
-            // `out` as it was.
+            // The generated code raises the run-time engine's read past the end of a sequence
+            // and tojson of what JSON cannot hold (the templates whose values could raise another
+            // take the run-time engine); they and std::bad_alloc leave `out` as it was. A render
+            // whose integers pass the 64-bit range is done again by the run-time engine.
             const std::size_t size = out.size();
             try {
                 detail::ct::run_body<parsed, parsed::prog.root>(out, scope<Ctx>{ctx});
+            } catch (const detail::ct::int_beyond_64_bits&) {
+                out.resize(size);
+                if constexpr (detail::ct::may_compute_big_int<parsed>()) runtime().render_to(out, ctx);
             } catch (...) {
                 out.resize(size);
                 throw;

@@ -4,6 +4,7 @@
 
 #include <parley/config.hpp>
 #include <parley/error.hpp>
+#include <parley/jinja/detail/bigint.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -94,13 +95,14 @@ enum class value_kind : std::uint8_t {
     undefined,  ///< Jinja's Undefined: a missing variable, attribute or item
     none,  ///< None
     boolean,  ///< True / False
-    integer,  ///< int (64-bit; overflow is an error)
+    integer,  ///< int in the 64-bit range
     floating,  ///< float
     string,  ///< str (UTF-8), possibly marked safe (Markup)
     list,  ///< list or tuple created by the template
     dict,  ///< dict created by the template (insertion-ordered)
     view,  ///< a sequence or mapping read in place: JSON, described structs, standard containers
     object,  ///< anything else: macros, functions, loop, namespace, cycler, ...
+    big_integer,  ///< int beyond the 64-bit range (Python's ints have no size limit)
 };
 
 /// The shape of a viewed C++ object.
@@ -136,6 +138,7 @@ struct heap_object {
 };
 
 struct string_obj;
+struct bigint_obj;
 struct list_obj;
 struct dict_obj;
 struct object_obj;
@@ -208,6 +211,8 @@ public:
         v.flags_ = static_cast<std::uint8_t>(detail::undefined_form::hint) | flag_owned_text | flag_counted;
         return v;
     }
+    /// An integer beyond the 64-bit range (one within it is an `integer`: see detail::make_int).
+    static value big(detail::bigint n);
     static value make_list(std::vector<value> items, bool tuple = false);
     static value make_dict();
     static value make_object(detail::object_obj* o);
@@ -255,9 +260,12 @@ public:
     bool is_bool() const noexcept { return kind_ == value_kind::boolean; }
     bool is_integer() const noexcept { return kind_ == value_kind::integer; }
     bool is_float() const noexcept { return kind_ == value_kind::floating; }
+    /// An int beyond the 64-bit range.
+    bool is_big_integer() const noexcept { return kind_ == value_kind::big_integer; }
     /// int, float or bool (Python's numbers.Number)
     bool is_number() const noexcept {
-        return kind_ == value_kind::integer || kind_ == value_kind::floating || kind_ == value_kind::boolean;
+        return kind_ == value_kind::integer || kind_ == value_kind::floating || kind_ == value_kind::boolean ||
+               kind_ == value_kind::big_integer;
     }
     bool is_string() const noexcept { return kind_ == value_kind::string; }
     bool is_markup() const noexcept { return kind_ == value_kind::string && (flags_ & flag_markup); }
@@ -277,8 +285,10 @@ public:
     bool as_bool() const noexcept { return i_ != 0; }
     std::int64_t as_integer() const noexcept { return i_; }
     double as_float() const noexcept { return d_; }
-    /// int, bool or float as a double
+    /// int, bool or float as a double (not for big integers: see detail::float_value)
     double as_number() const noexcept { return kind_ == value_kind::floating ? d_ : static_cast<double>(i_); }
+    /// The integer of a big_integer value.
+    const detail::bigint& big_integer() const noexcept;
     std::string_view as_string() const noexcept { return {s_, n_}; }
     const void* view_object() const noexcept { return p_; }
     const adapter* view_adapter() const noexcept { return ad_; }
@@ -374,6 +384,12 @@ struct string_obj final : heap_object {
     explicit string_obj(std::string x) : s(std::move(x)) {}
 };
 
+/// The integer of a big_integer value.
+struct bigint_obj final : heap_object {
+    bigint n;
+    explicit bigint_obj(bigint x) : n(std::move(x)) {}
+};
+
 struct list_obj final : heap_object {
     std::vector<value> items;
     bool tuple = false;
@@ -431,6 +447,16 @@ inline value::value(std::string s) : kind_(value_kind::string), flags_(flag_coun
     s_ = o->s.data();
     n_ = static_cast<std::uint32_t>(o->s.size());
 }
+
+inline value value::big(detail::bigint n) {
+    auto* o = new detail::bigint_obj(std::move(n));
+    o->refs = 1;
+    value v(value_kind::big_integer, flag_counted);
+    v.h_ = o;
+    return v;
+}
+
+inline const detail::bigint& value::big_integer() const noexcept { return static_cast<detail::bigint_obj*>(h_)->n; }
 
 inline value value::make_list(std::vector<value> items, bool tuple) {
     auto* o = new detail::list_obj();

@@ -24,7 +24,7 @@ enum class nk : std::uint8_t {
     call_block,  ///< a: call expression, b: params list node, c: body list node; flags like macro
     filter_block,  ///< a: filter chain (innermost filter's input = none), b: body list node
     with,  ///< a: list node of `assign` pairs (set nodes), b: body list node
-    block,  ///< sym: name, a: body list node
+    block,  ///< sym: name, a: body list node; flags: flag_block_scoped, flag_block_required
     autoescape,  ///< a: expression, b: body list node
     break_,
     continue_,
@@ -36,6 +36,7 @@ enum class nk : std::uint8_t {
     k_true,
     k_false,
     k_int,  ///< ival
+    k_bigint,  ///< an integer literal beyond 64 bits: its digits in the pool (a: offset, b: length), c: base
     k_float,  ///< fval once linked; the literal's digits in the pool: (a: offset, b: length)
     k_str,  ///< string in the pool: (a: offset, b: length)
     name,  ///< sym
@@ -83,9 +84,14 @@ struct node {
 inline constexpr std::uint8_t flag_recursive = 1;  // for_
 inline constexpr std::uint8_t flag_uses_loop = 2;  // for_: the name `loop` appears in it (set when linked)
 inline constexpr std::uint8_t flag_negated = 1;  // test
+inline constexpr std::uint8_t flag_block_scoped = 1;  // block: sees the variables of the scope it is in
+inline constexpr std::uint8_t flag_block_required = 2;  // block: must be overridden (an error when rendered)
 inline constexpr std::uint8_t flag_uses_caller = 1;  // macro / call_block
 inline constexpr std::uint8_t flag_uses_varargs = 2;
 inline constexpr std::uint8_t flag_uses_kwargs = 4;
+/// macro / call_block: a parameter's default names a later parameter (set when linked): the
+/// defaults then see every parameter bound, to its argument or to undefined, as in Jinja2
+inline constexpr std::uint8_t flag_defaults_see_params = 64;
 // getattr / getitem, set when linked (link_members) for the run-time renderer: the object is a
 // variable (sym2) and the key a constant (c: offset, d: length in the pool; flag_member) or a
 // variable (d: its symbol; flag_member_var); and a getattr's name is a dict method (which wins

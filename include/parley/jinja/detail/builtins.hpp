@@ -18,7 +18,7 @@ inline bool t_none(render_state&, const value& v, arguments&) { return v.is_none
 inline bool t_boolean(render_state&, const value& v, arguments&) { return v.is_bool(); }
 inline bool t_true(render_state&, const value& v, arguments&) { return v.is_bool() && v.as_bool(); }
 inline bool t_false(render_state&, const value& v, arguments&) { return v.is_bool() && !v.as_bool(); }
-inline bool t_integer(render_state&, const value& v, arguments&) { return v.is_integer(); }
+inline bool t_integer(render_state&, const value& v, arguments&) { return v.is_integer() || v.is_big_integer(); }
 inline bool t_float(render_state&, const value& v, arguments&) { return v.is_float(); }
 inline bool t_number(render_state&, const value& v, arguments&) { return v.is_number(); }
 inline bool t_string(render_state&, const value& v, arguments&) { return v.is_string(); }
@@ -36,11 +36,6 @@ inline bool t_callable(render_state&, const value& v, arguments&) {
     return v.is_undefined() || (v.is_object() && v.object().callable());  // an Undefined can be called (to fail)
 }
 inline bool t_escaped(render_state&, const value& v, arguments&) { return v.is_markup(); }
-inline std::int64_t int_operand(const value& v) {
-    if (v.is_integer() || v.is_bool()) return v.as_integer();
-    if (v.is_float()) return static_cast<std::int64_t>(v.as_float());
-    type_error(std::string("unsupported operand type(s) for %: '") + type_name(v) + "' and 'int'");
-}
 // Python's value % x: for a string, printf-style formatting ('%d' % 2 is '2', 'abc' % [1] is 'abc')
 inline value modulo(render_state& st, const value& v, const value& x) {
     return v.is_string() ? percent_format_impl(v, x, st.max_size()) : arith(op::mod, v, x, st.max_size());
@@ -56,10 +51,10 @@ inline bool t_divisibleby(render_state& st, const value& v, arguments& a) {
 }
 inline bool t_eq(render_state&, const value& v, arguments& a) { return equals(v, a[0]); }
 inline bool t_ne(render_state&, const value& v, arguments& a) { return !equals(v, a[0]); }
-inline bool t_lt(render_state&, const value& v, arguments& a) { return compare(v, a[0], op::lt) < 0; }
-inline bool t_le(render_state&, const value& v, arguments& a) { return compare(v, a[0], op::lteq) <= 0; }
-inline bool t_gt(render_state&, const value& v, arguments& a) { return compare(v, a[0], op::gt) > 0; }
-inline bool t_ge(render_state&, const value& v, arguments& a) { return compare(v, a[0], op::gteq) >= 0; }
+inline bool t_lt(render_state&, const value& v, arguments& a) { return compare_holds(v, a[0], op::lt); }
+inline bool t_le(render_state&, const value& v, arguments& a) { return compare_holds(v, a[0], op::lteq); }
+inline bool t_gt(render_state&, const value& v, arguments& a) { return compare_holds(v, a[0], op::gt); }
+inline bool t_ge(render_state&, const value& v, arguments& a) { return compare_holds(v, a[0], op::gteq); }
 inline bool t_in(render_state&, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"seq"};
     bound_args<1> b(a, "test_in", p);
@@ -83,6 +78,7 @@ inline bool t_sameas(render_state&, const value& v, arguments& a) {
     case value_kind::dict: return &v.dict() == &o.dict();
     case value_kind::view: return v.view_object() == o.view_object();
     case value_kind::object: return &v.object() == &o.object();
+    case value_kind::big_integer: return &v.big_integer() == &o.big_integer();
     }
     return false;
 }
@@ -90,25 +86,51 @@ inline bool t_sameas(render_state&, const value& v, arguments& a) {
 
 namespace globals {
 
-inline value g_range(render_state& st, arguments& a) {  // one to three arguments (function_obj::call checks)
-    auto as_int = [](const value& v) {
-        if (!v.is_integer() && !v.is_bool())
-            type_error(std::string("'") + type_name(v) + "' object cannot be interpreted as an integer");
-        return v.as_integer();
-    };
-    std::int64_t start = 0, stop, step = 1;
-    if (a.size() == 1) stop = as_int(a[0]);
-    else {
-        start = as_int(a[0]);
-        stop = as_int(a[1]);
-        if (a.size() == 3) step = as_int(a[2]);
+/// range() over Python ints of any size (the bounds or the count beyond 64 bits).
+inline value big_range(const bigint& start, const bigint& stop, const bigint& step, std::int64_t limit) {
+    bigint count;  // ceil((stop - start) / step) when positive
+    const bigint span = stop - start;
+    if (!span.is_zero() && span.negative() == step.negative()) {
+        bigint r;
+        bigint::divmod(span.abs() + step.abs() - bigint(1), step.abs(), count, r);
     }
-    if (step == 0) raise(errc::template_value, "range() arg 3 must not be zero");
-    std::int64_t count = 0;
-    if (step > 0 && stop > start) count = (stop - start + step - 1) / step;
-    if (step < 0 && stop < start) count = (start - stop - step - 1) / -step;
+    if (compare(count, bigint(limit)) > 0)
+        raise(errc::template_limit, "range too big: it would have " + count.to_string() + " items (limit " +
+                                        std::to_string(limit) + ")");
+    std::vector<value> r;
+    bigint x = start;
+    for (bigint i; compare(i, count) < 0; i = i + bigint(1)) {
+        r.push_back(make_int(x));
+        x = x + step;
+    }
+    return value::make_list(std::move(r));
+}
+
+inline value g_range(render_state& st, arguments& a) {  // one to three arguments (function_obj::call checks)
+    for (const value& v : a.positional())
+        if (!is_int_like(v)) type_error(std::string("'") + type_name(v) + "' object cannot be interpreted as an integer");
     const std::int64_t limit = st.opt().sandboxed ? std::min<std::int64_t>(100000, st.opt().limit.max_range)
                                                   : st.opt().limit.max_range;
+    const value zero(0);
+    const value& start_v = a.size() == 1 ? zero : a[0];
+    const value& stop_v = a.size() == 1 ? a[0] : a[1];
+    const value one(1);
+    const value& step_v = a.size() == 3 ? a[2] : one;
+    if (!step_v.is_big_integer() && step_v.as_integer() == 0) raise(errc::template_value, "range() arg 3 must not be zero");
+    const auto big = [](const value& v) { return v.is_big_integer(); };
+    std::int64_t start = 0, stop = 0, step = 1, count = 0;
+    bool beyond = big(start_v) || big(stop_v) || big(step_v) ||
+                  step_v.as_integer() == std::numeric_limits<std::int64_t>::min();
+    if (!beyond) {
+        start = start_v.as_integer();
+        stop = stop_v.as_integer();
+        step = step_v.as_integer();
+        std::int64_t span = 0;
+        if (step > 0 && stop > start) beyond = __builtin_sub_overflow(stop, start, &span) || __builtin_add_overflow(span, step - 1, &span);
+        if (step < 0 && stop < start) beyond = __builtin_sub_overflow(start, stop, &span) || __builtin_sub_overflow(span, step + 1, &span);
+        if (!beyond && span > 0) count = span / (step > 0 ? step : -step);
+    }
+    if (beyond) return big_range(big_of(start_v), big_of(stop_v), big_of(step_v), limit);
     if (count > limit)
         raise(errc::template_limit, "range too big: it would have " + std::to_string(count) + " items (limit " +
                                         std::to_string(limit) + ")");
@@ -273,7 +295,7 @@ inline value bound_method_obj::call(render_state& st, arguments& args) const {
     if (user) {
         const std::optional<value> u = render_state::run_user([&] { return (*user)(self, args); });
         if (u) return *u;
-    } else if (call_method(st, self, name, args, r, st.opt().sandboxed)) {
+    } else if (call_method(st, self, name, args, r, st.opt().sandboxed, st.strict())) {
         return r;
     }
     type_error("'" + std::string(detail::type_name(self)) + "' object has no attribute " + single_quoted(name));

@@ -180,9 +180,10 @@ value cpp_view(const T& x) {
         return value(x);
     } else if constexpr (std::is_integral_v<T>) {
         if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(std::int64_t)) {
-            if (x > static_cast<T>(INT64_MAX)) raise_int_range(std::to_string(x));
+            return unsigned_int_value(static_cast<std::uint64_t>(x));  // beyond INT64_MAX: a big integer
+        } else {
+            return value(static_cast<long long>(x));
         }
-        return value(static_cast<long long>(x));
     } else if constexpr (std::is_floating_point_v<T>) {
         return value(static_cast<double>(x));
     } else if constexpr (std::is_same_v<T, std::nullptr_t> || std::is_same_v<T, std::nullopt_t>) {

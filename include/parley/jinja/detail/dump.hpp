@@ -33,9 +33,9 @@ inline const dump_options& hf_tojson_defaults() {
 
 inline void dump_key(std::string& out, const value& k, bool ensure_ascii) {
     if (k.is_string()) json_string(out, k.as_string(), ensure_ascii);
-    else if (k.is_integer()) {
+    else if (k.is_integer() || k.is_big_integer()) {
         out += '"';
-        append_int(out, k.as_integer());
+        append_str(out, k);
         out += '"';
     } else if (k.is_float()) {
         out += '"';
@@ -59,6 +59,7 @@ inline void dump_value(std::string& out, const value& v, const dump_options& o, 
     case value_kind::none: out += "null"; return;
     case value_kind::boolean: out += v.as_bool() ? "true" : "false"; return;
     case value_kind::integer: append_int(out, v.as_integer()); return;
+    case value_kind::big_integer: append_big_int(out, v.big_integer()); return;
     case value_kind::floating: json_float(out, v.as_float()); return;
     case value_kind::string: json_string(out, v.as_string(), o.ensure_ascii); return;
     case value_kind::list:

@@ -101,6 +101,7 @@ inline value f_title(render_state&, const value& v, arguments&) {
 inline value f_trim(render_state&, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"chars"};
     bound_args<1> b(a, "trim", p);
+    if (b.has(0) && b[0].is_undefined()) type_error("strip arg must be None or str");  // str.strip(Undefined)
     const auto chars = opt_str(b[0], "trim");
     if (v.is_string()) {  // a part of the same text (Markup stays Markup)
         const std::string_view s = v.as_string();
@@ -128,12 +129,21 @@ inline value f_replace(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"old", "new", "count"};
     bound_args<3> b(a, "replace", p);
     const long count = b[2].is_none() ? -1 : int_arg(b[2], -1, "count");
+    // Jinja2: str(s).replace(str(old), str(new)) without autoescaping; with it, s is escaped
+    // when `old` is safe (or `new` is and s is not), and a safe s escapes the arguments
+    // (Markup.replace)
+    const auto escaped = [](const value& x) {
+        if (x.is_markup()) return std::string(x.as_string());
+        std::string e;
+        html_escape(e, to_str(x));
+        return e;
+    };
+    const bool safe = st.autoescape() && (v.is_markup() || b[0].is_markup() || b[1].is_markup());
     std::string s;
-    const std::string in = to_str(v), o = to_str(b[0]), n = to_str(b[1]);
-    py_replace(s, in, o, n, count);
+    if (safe) py_replace(s, escaped(v), escaped(b[0]), escaped(b[1]), count);
+    else py_replace(s, to_str(v), to_str(b[0]), to_str(b[1]), count);
     if (s.size() > st.max_size()) raise(errc::template_limit, "replace result exceeds the output size limit");
-    if (v.is_markup()) return value::markup(std::move(s));
-    return value(std::move(s));
+    return safe ? value::markup(std::move(s)) : value(std::move(s));
 }
 inline value f_escape(render_state&, const value& v, arguments&) {
     if (v.is_markup()) return v;
@@ -201,12 +211,15 @@ inline value f_indent(render_state& st, const value& v, arguments& a) {
 inline value f_truncate(render_state&, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"length", "killwords", "end", "leeway"};
     bound_args<4> b(a, "truncate", p);
-    const long length = int_arg(b[0], 255, "length");
+    const long length = saturated_int_arg(b[0], 255, "length");
     const bool killwords = b.has(1) && truthy(b[1]);
     const std::string end = b.has(2) ? to_str(b[2]) : std::string("...");
-    const long leeway = b.has(3) && !b[3].is_none() ? int_arg(b[3], 5, "leeway") : 5;
-    if (length < static_cast<long>(utf8_length(end))) raise(errc::template_value, "expected length >= " + std::to_string(utf8_length(end)) + ", got " + std::to_string(length));
-    if (leeway < 0) raise(errc::template_value, "expected leeway >= 0, got " + std::to_string(leeway));
+    const long given_leeway = b.has(3) && !b[3].is_none() ? saturated_int_arg(b[3], 5, "leeway") : 5;
+    if (length < static_cast<long>(utf8_length(end)))
+        raise(errc::template_value, "expected length >= " + std::to_string(utf8_length(end)) + ", got " + to_str(b.get(0, value(255))));
+    if (given_leeway < 0) raise(errc::template_value, "expected leeway >= 0, got " + to_str(b[3]));
+    // length + leeway, which no text reaches once it passes what a long holds
+    const long leeway = length > std::numeric_limits<long>::max() - given_leeway ? std::numeric_limits<long>::max() - length : given_leeway;
     if (!v.is_string()) {
         // Jinja measures the value with len(): an undefined value has length 0, a list or a
         // mapping short enough comes back as it is, and anything longer cannot be cut as a text
@@ -234,7 +247,7 @@ inline value f_truncate(render_state&, const value& v, arguments& a) {
 inline value f_wordwrap(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"width", "break_long_words", "wrapstring", "break_on_hyphens"};
     bound_args<4> b(a, "wordwrap", p);
-    const long width = int_arg(b[0], 79, "width");
+    const long width = saturated_int_arg(b[0], 79, "width");
     const bool blw = b.has(1) ? truthy(b[1]) : true;
     const std::string wrap = b.has(2) && !b[2].is_none() ? to_str(b[2]) : std::string("\n");
     const bool boh = b.has(3) ? truthy(b[3]) : true;
@@ -307,15 +320,35 @@ inline value f_format(render_state& st, const value& v, arguments& a) {
 
 inline value f_abs(render_state&, const value& v, arguments&) {
     if (v.is_float()) return value(std::fabs(v.as_float()));
+    if (v.is_big_integer()) return make_int(v.big_integer().abs());
     if (v.is_integer() || v.is_bool()) {
-        if (v.as_integer() == std::numeric_limits<std::int64_t>::min()) raise(errc::template_value, "integer overflow");
+        if (v.as_integer() == std::numeric_limits<std::int64_t>::min()) return make_int(bigint(v.as_integer()).abs());
         return value(static_cast<long long>(v.as_integer() < 0 ? -v.as_integer() : v.as_integer()));
     }
     type_error(std::string("bad operand type for abs(): '") + type_name(v) + "'");
 }
 
+/// `s` with its Unicode decimal digits as ASCII digits, as Python's int() and float() read them
+/// (they take any decimal digit); other characters unchanged.
+inline std::string ascii_digits(std::string_view s) {
+    std::string r;
+    r.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        if (static_cast<unsigned char>(s[i]) < 0x80) {
+            r += s[i++];
+            continue;
+        }
+        const utf8_char u = utf8_at(s, i);
+        if (ident_flags(u.cp) & tables::ident_decimal) r += static_cast<char>('0' + decimal_value(u.cp));
+        else r.append(s.substr(i, u.len));
+        i += u.len;
+    }
+    return r;
+}
+
 inline bool parse_py_float(std::string_view s, double& out) {
-    const std::string_view t = py_strip(s, std::nullopt, true, true);
+    const std::string converted = ascii_digits(py_strip(s, std::nullopt, true, true));
+    const std::string_view t = converted;
     std::string clean;
     for (std::size_t i = 0; i < t.size(); ++i) {
         if (t[i] == '_') {
@@ -370,10 +403,12 @@ inline bool parse_py_float(std::string_view s, double& out) {
     return r.ec == std::errc() && r.ptr == e;
 }
 
-/// int(s, base) when it fits in 64 bits; false otherwise, with `too_large` set when `s` is a
-/// valid integer beyond that range.
-inline bool parse_py_int(std::string_view s, int base, std::int64_t& out, bool* too_large = nullptr) {
-    std::string_view t = py_strip(s, std::nullopt, true, true);
+/// Python's int(s, base) (base 0 or 2 to 36): false where Python raises ValueError, among them a
+/// text of more decimal digits than Python converts (max_int_str_digits).
+inline bool parse_py_int(std::string_view s, int base, value& out) {
+    if (base != 0 && (base < 2 || base > 36)) return false;
+    const std::string converted = ascii_digits(py_strip(s, std::nullopt, true, true));
+    std::string_view t = converted;
     bool neg = false;
     if (!t.empty() && (t[0] == '+' || t[0] == '-')) {
         neg = t[0] == '-';
@@ -393,6 +428,7 @@ inline bool parse_py_int(std::string_view s, int base, std::int64_t& out, bool* 
     std::uint64_t r = 0;
     const std::uint64_t limit = neg ? 0x8000000000000000ull : 0x7fffffffffffffffull;
     bool beyond = false;
+    std::string digits;  // without the underscores, for a number beyond 64 bits
     for (std::size_t i = 0; i < t.size(); ++i) {
         const char c = t[i];
         if (c == '_') {
@@ -401,17 +437,23 @@ inline bool parse_py_int(std::string_view s, int base, std::int64_t& out, bool* 
         }
         int d = c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'z' ? (c | 0x20) - 'a' + 10 : 99;
         if (d >= base) return false;
+        digits += c;
         if (beyond || r > (limit - static_cast<std::uint64_t>(d)) / static_cast<std::uint64_t>(base)) {
             beyond = true;  // the rest must still be digits for the text to be an integer
             continue;
         }
         r = r * static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(d);
     }
-    if (beyond) {
-        if (too_large) *too_large = true;
-        return false;
+    if (!beyond) {
+        out = value(static_cast<long long>(neg ? 0 - r : r));  // modulo 2^64: -2^63 included
+        return true;
     }
-    out = static_cast<std::int64_t>(neg ? 0 - r : r);  // modulo 2^64: -2^63 included
+    // Python refuses to read more decimal digits than its limit (bases that are powers of two
+    // have none)
+    if ((base & (base - 1)) != 0 && digits.size() > max_int_str_digits) return false;
+    bigint n = bigint::of_digits(digits, base, neg);
+    if (n.bit_length() > max_int_bits) int_too_large();
+    out = make_int(std::move(n));
     return true;
 }
 
@@ -419,25 +461,24 @@ inline value f_int(render_state&, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"default", "base"};
     bound_args<2> b(a, "int", p);
     const value def = b.get(0, value(0));
-    const long base = int_arg(b[1], 10, "base");
+    const long base = saturated_int_arg(b[1], 10, "base");  // (one beyond 36 is refused)
     if (v.is_undefined()) fail_undefined(v);
-    if (v.is_integer()) return v;
+    if (v.is_integer() || v.is_big_integer()) return v;
     if (v.is_bool()) return value(static_cast<long long>(v.as_integer()));
     // Jinja: int(value) (int(value, base) of a string), else int(float(value)), else the
     // default; int() of NaN is a ValueError (the default), of an infinity an OverflowError
     const auto of_float = [&](double d) {
         if (std::isnan(d)) return def;
         if (std::isinf(d)) raise(errc::template_value, "cannot convert float infinity to integer");
-        return value(static_cast<long long>(int_of_float(d)));
+        return int_of_float(d);
     };
     if (v.is_float()) return of_float(v.as_float());
     if (v.is_string()) {
-        std::int64_t r;
-        bool too_large = false;
-        if (parse_py_int(v.as_string(), static_cast<int>(base), r, &too_large)) return value(static_cast<long long>(r));
-        if (too_large) raise(errc::template_value, "integer result too large (parley integers are 64-bit)");
+        value r;
+        if (parse_py_int(v.as_string(), static_cast<int>(base), r)) return r;
+        // int(float(s)): an infinity's OverflowError is caught there too (the default)
         double d;
-        if (parse_py_float(v.as_string(), d)) return of_float(d);
+        if (parse_py_float(v.as_string(), d)) return std::isinf(d) ? def : of_float(d);
     }
     return def;
 }
@@ -446,7 +487,7 @@ inline value f_float(render_state&, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"default"};
     bound_args<1> b(a, "float", p);
     if (v.is_undefined()) fail_undefined(v);
-    if (v.is_number()) return value(v.as_number());
+    if (v.is_number()) return value(float_value(v));  // (Python's OverflowError is not caught)
     if (v.is_string()) {
         double d;
         if (parse_py_float(v.as_string(), d)) return value(d);
@@ -458,37 +499,60 @@ inline value f_round(render_state&, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"precision", "method"};
     bound_args<2> b(a, "round", p);
     const bool no_precision = b.has(0) && b[0].is_none();  // Python's round(x, None): an int
-    const long precision = no_precision ? 0 : int_arg(b[0], 0, "precision");
+    // (an ndigits beyond what a double has leaves a float as it is, or makes it zero)
+    const long precision = no_precision ? 0 : std::clamp(saturated_int_arg(b[0], 0, "precision"), -100000L, 100000L);
     const std::string method = b.has(1) ? to_str(b[1]) : std::string("common");
     if (method != "common" && method != "ceil" && method != "floor")
         raise(errc::template_value, "method must be common, ceil or floor");
     if (!v.is_number()) type_error(std::string("type ") + type_name(v) + " doesn't define __round__ method");
+    const auto int_of = [](double d) {  // Python's int(d) of math.ceil / math.floor / round
+        if (std::isnan(d)) raise(errc::template_value, "cannot convert float NaN to integer");
+        if (std::isinf(d)) raise(errc::template_value, "cannot convert float infinity to integer");
+        return int_of_float(d);
+    };
     if (no_precision) {
         if (method != "common") type_error("unsupported operand type(s) for ** or pow(): 'int' and 'NoneType'");
+        if (v.is_big_integer()) return v;
         if (!v.is_float()) return value(static_cast<long long>(v.as_integer()));
-        return value(static_cast<long long>(int_of_float(std::nearbyint(v.as_number()))));  // half to even
+        return int_of(std::nearbyint(v.as_float()));  // half to even
     }
-    const double x = v.as_number();
     if (method == "common") {
         if (!v.is_float()) {
             // round(int, n) stays an int; negative n rounds half to even at 10**-n
-            const std::int64_t i = v.as_integer();
-            if (precision >= 0) return value(static_cast<long long>(i));
-            if (precision < -18) return value(0);
-            std::int64_t m = 1;
-            for (long k = 0; k < -precision; ++k) m *= 10;
-            std::int64_t q = i / m, r = i % m;
-            if (r < 0) {
-                r += m;
-                --q;
-            }
-            if (2 * r > m || (2 * r == m && (q & 1))) ++q;
-            return value(static_cast<long long>(q * m));
+            if (precision >= 0) return v.is_bool() ? value(static_cast<long long>(v.as_integer())) : v;
+            bigint m;
+            if (!bigint(10).pow(static_cast<std::uint64_t>(-precision), max_int_bits, m)) return value(0);  // (|v| < 10**-n)
+            bigint q, r;
+            bigint::divmod(big_of(v), m, q, r);
+            const int half = compare(r + r, m);
+            if (half > 0 || (half == 0 && (q.low_limb() & 1))) q = q + bigint(1);
+            return make_int(q * m);
         }
-        return value(py_round(x, static_cast<int>(precision)));
+        return value(py_round(v.as_float(), static_cast<int>(precision)));
     }
-    const double m = std::pow(10.0, static_cast<double>(precision));
-    return value((method == "ceil" ? std::ceil(x * m) : std::floor(x * m)) / m);
+    // Jinja2: math.ceil / math.floor of value * 10**precision, divided by 10**precision (an int
+    // when precision >= 0, so that an int value is scaled exactly and the division rounds once)
+    const bool ceil = method == "ceil";
+    if (precision >= 0) {
+        bigint m;
+        if (!bigint(10).pow(static_cast<std::uint64_t>(precision), max_int_bits, m)) int_too_large();
+        bigint scaled;
+        if (v.is_float()) {
+            double md = 0;
+            if (!m.to_double(md)) raise(errc::template_value, "int too large to convert to float");
+            const double t = v.as_float() * md;
+            scaled = big_of(int_of(ceil ? std::ceil(t) : std::floor(t)));
+        } else {
+            scaled = big_of(v) * m;
+        }
+        double d = 0;
+        if (!bigint::true_divide(scaled, m, d)) raise(errc::template_value, "integer division result too large for a float");
+        return value(d);
+    }
+    const double md = std::pow(10.0, static_cast<double>(precision));
+    const double t = float_value(v) * md;
+    const value c = int_of(ceil ? std::ceil(t) : std::floor(t));
+    return value(float_value(c) / md);
 }
 
 // ---- sequences ----------------------------------------------------------------------------------
@@ -659,21 +723,28 @@ inline value f_sum(render_state& st, const value& v, arguments& a) {
 inline value f_batch(render_state& st, const value& v, arguments& a) {
     static constexpr std::string_view p[] = {"linecount", "fill_with"};
     bound_args<2> b(a, "batch", p);
-    const long n = int_arg(b[0], 1, "linecount");
-    if (b.has(1) && !b[1].is_none())  // the last batch is filled up to n items
-        bounded(n, static_cast<std::size_t>(st.opt().limit.max_range), "batch size with fill_with");
-    if (n <= 0) raise(errc::template_value, "batch size must be positive");
+    if (!b.has(0)) raise(errc::template_type, "do_batch() missing 1 required positional argument: 'linecount'");
+    // Jinja2: a batch ends when its length == linecount (compared as Python compares: 2.0 is 2,
+    // and a linecount no length equals makes one batch); the last is filled when shorter
+    const value& linecount = b[0];
     std::vector<value> r, cur;
     for (auto& it : items_of(v)) {
-        if (static_cast<long>(cur.size()) == n) {
+        if (equals(value(static_cast<long long>(cur.size())), linecount)) {
             r.push_back(value::make_list(std::move(cur)));
             cur.clear();
         }
         cur.push_back(it);
     }
     if (!cur.empty()) {
-        if (b.has(1) && !b[1].is_none())
-            while (static_cast<long>(cur.size()) < n) cur.push_back(b[1]);
+        if (b.has(1) && !b[1].is_none() && compare_holds(value(static_cast<long long>(cur.size())), linecount, op::lt)) {
+            // [fill_with] * (linecount - len(tmp))
+            const value missing = arith(op::sub, linecount, value(static_cast<long long>(cur.size())), st.max_size());
+            if (!is_int_like(missing))
+                type_error(std::string("can't multiply sequence by non-int of type '") + type_name(missing) + "'");
+            bounded(missing.is_big_integer() ? std::numeric_limits<long>::max() : static_cast<long>(missing.as_integer()),
+                    static_cast<std::size_t>(st.opt().limit.max_range), "batch size with fill_with");
+            for (std::int64_t k = 0; k < missing.as_integer(); ++k) cur.push_back(b[1]);
+        }
         r.push_back(value::make_list(std::move(cur)));
     }
     return value::make_list(std::move(r));

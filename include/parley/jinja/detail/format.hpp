@@ -4,8 +4,10 @@
 
 #include <parley/jinja/detail/ops.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -26,8 +28,10 @@ inline void pad_to(std::string& out, std::string_view s, std::size_t width, char
     for (std::size_t i = left; i < pad; ++i) utf8_append(out, fill);
 }
 
-inline std::int64_t int_of(const value& v, const char* what) {
-    if (v.is_integer() || v.is_bool()) return v.as_integer();
+/// Python's int(v) of a number for %d: an int of any size.
+inline value int_of(const value& v, const char* what) {
+    if (v.is_integer() || v.is_big_integer()) return v;
+    if (v.is_bool()) return value(static_cast<long long>(v.as_integer()));
     if (v.is_float()) {
         const double d = v.as_float();
         if (!std::isfinite(d)) raise(errc::template_value, "cannot convert float infinity or NaN to integer");
@@ -36,9 +40,56 @@ inline std::int64_t int_of(const value& v, const char* what) {
     type_error(std::string(what) + " format: a real number is required, not " + type_name(v));
 }
 
+/// A `*` width or precision: an int in C's int range.
+inline int star_arg(const value& v) {
+    if (!v.is_integer() && !v.is_bool()) {
+        if (v.is_big_integer()) raise(errc::template_value, "Python int too large to convert to C int");
+        type_error("* wants int");
+    }
+    const std::int64_t i = v.as_integer();
+    if (i > std::numeric_limits<int>::max() || i < -std::numeric_limits<int>::max())
+        raise(errc::template_value, "Python int too large to convert to C int");
+    return static_cast<int>(i);
+}
+
 inline double float_of(const value& v, const char* what) {
-    if (v.is_number()) return v.as_number();
+    if (v.is_number()) return float_value(v);
     type_error(std::string(what) + " format: a real number is required, not " + type_name(v));
+}
+
+/// The digits of the magnitude of an int of any size (or a bool) in base 2, 8, 10 or 16
+/// (`upper`: A-F); `negative` says its sign. Python's limit on decimal digits applies.
+inline std::string int_digits(const value& v, int base, bool upper, bool& negative) {
+    std::string d;
+    if (v.is_big_integer()) {
+        const bigint& n = v.big_integer();
+        negative = n.negative();
+        if (base == 10) {
+            append_big_int(d, n.abs());
+        } else {
+            d = n.abs().to_string(base);
+        }
+    } else {
+        const std::int64_t x = v.as_integer();
+        negative = x < 0;
+        std::uint64_t u = negative ? 0 - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x);
+        do {
+            d += "0123456789abcdef"[u % static_cast<unsigned>(base)];
+            u /= static_cast<unsigned>(base);
+        } while (u);
+        std::reverse(d.begin(), d.end());
+    }
+    if (upper)
+        for (char& c : d)
+            if (c >= 'a' && c <= 'f') c = static_cast<char>(c - 'a' + 'A');
+    return d;
+}
+
+/// `%c` of an int: the character, Python's OverflowError outside range(0x110000).
+inline char32_t char_of_int(const value& v) {
+    if (v.is_big_integer() || v.as_integer() < 0 || v.as_integer() >= 0x110000)
+        raise(errc::template_value, "%c arg not in range(0x110000)");
+    return static_cast<char32_t>(v.as_integer());
 }
 
 // C printf for one number conversion: flags, width, precision as given.
@@ -101,7 +152,7 @@ inline value percent_format_impl(const value& fmt, const value& args, std::size_
         }
         int width = -1, precision = -1;
         if (i < f.size() && f[i] == '*') {
-            width = static_cast<int>(int_of(take(), "*"));
+            width = star_arg(take());
             if (width < 0) {
                 flags += '-';
                 width = -width;
@@ -116,7 +167,7 @@ inline value percent_format_impl(const value& fmt, const value& args, std::size_
             ++i;
             precision = 0;
             if (i < f.size() && f[i] == '*') {
-                precision = static_cast<int>(int_of(take(), "*"));
+                precision = std::max(star_arg(take()), 0);
                 ++i;
             } else {
                 while (i < f.size() && f[i] >= '0' && f[i] <= '9')
@@ -148,18 +199,21 @@ inline value percent_format_impl(const value& fmt, const value& args, std::size_
         }
         case 'd':
         case 'i':
-        case 'u': c_format(out, flags, width, precision, 'd', static_cast<long long>(int_of(arg, "%d"))); break;
+        case 'u':
         case 'o':
         case 'x':
         case 'X': {
-            if (!arg.is_integer() && !arg.is_bool())
+            const bool decimal = conv == 'd' || conv == 'i' || conv == 'u';
+            if (!decimal && !is_int_like(arg))
                 type_error(std::string("%") + conv + " format: an integer is required, not " + type_name(arg));
-            const std::int64_t v = arg.as_integer();
-            // Python prints the sign and the magnitude; '#' gives 0o / 0x / 0X
-            std::string digits;
-            c_format(digits, "", -1, precision, conv, static_cast<unsigned long long>(v < 0 ? -v : v));
-            std::string prefix = v < 0 ? "-" : flags.find('+') != std::string::npos ? "+" : flags.find(' ') != std::string::npos ? " " : "";
-            if (flags.find('#') != std::string::npos) prefix += conv == 'o' ? "0o" : conv == 'x' ? "0x" : "0X";
+            // Python prints the sign and the magnitude (at least `precision` digits); '#' gives
+            // 0o / 0x / 0X
+            bool negative = false;
+            std::string digits = int_digits(decimal ? int_of(arg, "%d") : arg, decimal ? 10 : conv == 'o' ? 8 : 16, conv == 'X', negative);
+            if (precision > 0 && digits.size() < static_cast<std::size_t>(precision))
+                digits.insert(0, static_cast<std::size_t>(precision) - digits.size(), '0');
+            std::string prefix = negative ? "-" : flags.find('+') != std::string::npos ? "+" : flags.find(' ') != std::string::npos ? " " : "";
+            if (!decimal && flags.find('#') != std::string::npos) prefix += conv == 'o' ? "0o" : conv == 'x' ? "0x" : "0X";
             std::string body = prefix + digits;
             if (width > 0 && body.size() < static_cast<std::size_t>(width)) {
                 const std::size_t pad = static_cast<std::size_t>(width) - body.size();
@@ -179,9 +233,9 @@ inline value percent_format_impl(const value& fmt, const value& args, std::size_
         case 'c': {
             if (arg.is_string() && utf8_length(arg.as_string()) == 1) {
                 pad_to(out, arg.as_string(), width < 0 ? 0 : static_cast<std::size_t>(width), flags.find('-') != std::string::npos ? '<' : '>', U' ');
-            } else if (arg.is_integer()) {
+            } else if (arg.is_integer() || arg.is_big_integer()) {
                 std::string s;
-                utf8_append(s, static_cast<char32_t>(arg.as_integer()));
+                utf8_append(s, char_of_int(arg));
                 pad_to(out, s, width < 0 ? 0 : static_cast<std::size_t>(width), flags.find('-') != std::string::npos ? '<' : '>', U' ');
             } else {
                 type_error("%c requires int or char");
@@ -206,6 +260,7 @@ inline value percent_format_impl(const value& fmt, const value& args, std::size_
 
 struct format_spec {
     char32_t fill = U' ';
+    bool fill_given = false;
     char align = 0;
     char sign = 0;
     bool alt = false;
@@ -225,6 +280,7 @@ inline format_spec parse_spec(std::string_view s) {
         const char32_t c = utf8_decode(s, j);
         if (j < s.size() && (s[j] == '<' || s[j] == '>' || s[j] == '^' || s[j] == '=')) {
             f.fill = c;
+            f.fill_given = true;
             f.align = s[j];
             i = j + 1;
         } else if (s[0] == '<' || s[0] == '>' || s[0] == '^' || s[0] == '=') {
@@ -237,8 +293,9 @@ inline format_spec parse_spec(std::string_view s) {
         f.alt = true;
         ++i;
     }
-    if (i < s.size() && s[i] == '0') {
+    if (i < s.size() && s[i] == '0') {  // a fill of '0' unless one was given
         f.zero = true;
+        if (!f.fill_given) f.fill = U'0';
         ++i;
     }
     while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
@@ -262,39 +319,65 @@ inline format_spec parse_spec(std::string_view s) {
     return f;
 }
 
-inline void group_digits(std::string& digits, char sep) {
-    // digits: an unsigned integer part
-    std::string r;
-    const std::size_t n = digits.size();
-    for (std::size_t i = 0; i < n; ++i) {
-        r += digits[i];
-        const std::size_t left = n - 1 - i;
-        if (left && left % 3 == 0) r += sep;
+/// The digits of an integer part with `sep` between groups of `group` (from the right), padded
+/// with grouped zeros to at least `min_width` characters, as Python's format() writes a number
+/// padded with zeros (_PyUnicode_InsertThousandsGrouping).
+inline std::string group_digits(std::string_view digits, std::size_t group, char sep, long min_width) {
+    std::string r;  // backwards
+    long remaining = static_cast<long>(digits.size());
+    std::size_t pos = digits.size();
+    bool use_sep = false;
+    for (;;) {
+        const long len = std::min(static_cast<long>(group), std::max(std::max(remaining, min_width), 1L));
+        const long zeros = std::max(0L, len - remaining), chars = std::max(0L, std::min(remaining, len));
+        if (use_sep && sep) r += sep;
+        for (long k = 0; k < chars; ++k) r += digits[--pos];
+        r.append(static_cast<std::size_t>(zeros), '0');
+        use_sep = true;
+        remaining -= chars;
+        min_width -= len;
+        if (remaining <= 0 && min_width <= 0) break;
+        if (sep) min_width -= 1;
     }
-    digits = std::move(r);
+    std::reverse(r.begin(), r.end());
+    return r;
 }
 
 inline void format_number(std::string& out, const value& v, const format_spec& f) {
     std::string body;  // without sign
     bool negative = false;
     char type = f.type;
-    if ((v.is_integer() || v.is_bool()) && (type == 0 || type == 'd' || type == 'n' || type == 'b' || type == 'o' ||
-                                            type == 'x' || type == 'X' || type == 'c')) {
-        const std::int64_t x = v.as_integer();
-        negative = x < 0;
-        const unsigned long long u = negative ? 0ull - static_cast<unsigned long long>(x) : static_cast<unsigned long long>(x);
+    // numbers: the '0' flag without an alignment is `=` (after the sign), and the zero padding
+    // of `=` goes into the digits (grouped with them)
+    const char align = f.align ? f.align : (f.zero ? '=' : '>');
+    const char32_t fill = f.fill;
+    const bool zero_padded = align == '=' && fill == U'0';
+    const auto sign_of = [&](bool neg) -> std::string { return neg ? "-" : f.sign == '+' ? "+" : f.sign == ' ' ? " " : ""; };
+    if (is_int_like(v) && (type == 0 || type == 'd' || type == 'n' || type == 'b' || type == 'o' || type == 'x' ||
+                           type == 'X' || type == 'c')) {
+        if (f.precision >= 0) raise(errc::template_value, "Precision not allowed in integer format specifier");
+        if (f.grouping && (type == 'c' || type == 'n' || (f.grouping == ',' && type != 0 && type != 'd')))
+            raise(errc::template_value, std::string("Cannot specify '") + f.grouping + "' with '" + type + "'.");
         if (type == 'c') {
-            utf8_append(body, static_cast<char32_t>(u));
-        } else if (type == 'b') {
-            if (u == 0) body = "0";
-            for (unsigned long long t = u; t; t >>= 1) body.insert(body.begin(), static_cast<char>('0' + (t & 1)));
-            if (f.alt) body = "0b" + body;
-        } else if (type == 'o' || type == 'x' || type == 'X') {
-            c_format(body, "", -1, -1, type, u);
-            if (f.alt) body = std::string(type == 'o' ? "0o" : type == 'x' ? "0x" : "0X") + body;
+            if (f.sign) raise(errc::template_value, "Sign not allowed with integer format specifier 'c'");
+            if (f.alt) raise(errc::template_value, "Alternate form (#) not allowed with integer format specifier 'c'");
+            utf8_append(body, char_of_int(v));
         } else {
-            body = std::to_string(u);
-            if (f.grouping) group_digits(body, f.grouping);
+            const int base = type == 'b' ? 2 : type == 'o' ? 8 : (type == 'x' || type == 'X') ? 16 : 10;
+            const std::string digits = int_digits(v, base, type == 'X', negative);
+            const std::string prefix = !f.alt || base == 10 ? "" : type == 'b' ? "0b" : type == 'o' ? "0o" : type == 'x' ? "0x" : "0X";
+            const long min_width = zero_padded && f.width > 0
+                                       ? f.width - static_cast<long>(sign_of(negative).size() + prefix.size())
+                                       : 0;
+            if (f.grouping || min_width > 0)
+                body = prefix + group_digits(digits, base == 10 ? 3 : 4, f.grouping, min_width);
+            else
+                body = prefix + digits;
+            if (zero_padded) {  // the padding is in the digits
+                out += sign_of(negative);
+                out += body;
+                return;
+            }
         }
     } else {
         const double d = float_of(v, "format");
@@ -316,16 +399,20 @@ inline void format_number(std::string& out, const value& v, const format_spec& f
                 if (type == 0 && body.find_first_of(".einf") == std::string::npos) body += ".0";
             }
         }
-        if (f.grouping) {
-            std::size_t e = body.find_first_not_of("0123456789");
-            std::string ip = body.substr(0, e), rest = e == std::string::npos ? "" : body.substr(e);
-            group_digits(ip, f.grouping);
-            body = ip + rest;
+        const std::size_t e = body.find_first_not_of("0123456789");
+        if (e != 0 && (f.grouping || (zero_padded && f.width > 0))) {  // (not inf or nan)
+            const std::string ip = body.substr(0, e), rest = e == std::string::npos ? "" : body.substr(e);
+            const long min_width =
+                zero_padded && f.width > 0 ? f.width - static_cast<long>(sign_of(negative).size() + utf8_length(rest)) : 0;
+            body = group_digits(ip, 3, f.grouping, min_width) + rest;
+            if (zero_padded) {
+                out += sign_of(negative);
+                out += body;
+                return;
+            }
         }
     }
-    std::string sign = negative ? "-" : f.sign == '+' ? "+" : f.sign == ' ' ? " " : "";
-    const char align = f.align ? f.align : (f.zero ? '=' : '>');
-    const char32_t fill = f.align ? f.fill : (f.zero ? U'0' : U' ');
+    std::string sign = sign_of(negative);
     const std::size_t width = f.width < 0 ? 0 : static_cast<std::size_t>(f.width);
     const std::size_t len = utf8_length(sign) + utf8_length(body);
     if (align == '=' && len < width) {

@@ -59,10 +59,10 @@ struct json_object_adapter {
     static constexpr adapter instance{view_shape::mapping, "dict", &size, &key_at, &value_at, &find, nullptr};
 };
 
-/// Template integers are 64-bit: a larger unsigned integer is an error where it is read, not a
-/// silently rounded float.
-[[noreturn]] inline void raise_int_range(const std::string& digits) {
-    raise(errc::template_value, "integer " + digits + " is beyond the 64-bit range of template integers");
+/// An unsigned integer as a template value: beyond the signed 64-bit range, a big integer.
+inline value unsigned_int_value(std::uint64_t u) {
+    if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return value(static_cast<long long>(u));
+    return value::big(bigint::of_u64(u, false));
 }
 
 /// A template value viewing a JSON value (scalars are converted, strings and containers viewed).
@@ -71,11 +71,7 @@ inline value json_view(const boost::json::value& j) {
     case boost::json::kind::null: return value(nullptr);
     case boost::json::kind::bool_: return value(j.get_bool());
     case boost::json::kind::int64: return value(static_cast<long long>(j.get_int64()));
-    case boost::json::kind::uint64: {
-        const std::uint64_t u = j.get_uint64();
-        if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) raise_int_range(std::to_string(u));
-        return value(static_cast<long long>(u));
-    }
+    case boost::json::kind::uint64: return unsigned_int_value(j.get_uint64());
     case boost::json::kind::double_: return value(j.get_double());
     case boost::json::kind::string: return value::view_of(std::string_view(j.get_string()));
     case boost::json::kind::array: return value::view_of(&j.get_array(), &json_array_adapter::instance);

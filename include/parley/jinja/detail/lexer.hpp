@@ -3,6 +3,7 @@
 #define PARLEY_JINJA_DETAIL_LEXER_HPP
 
 #include <parley/config.hpp>
+#include <parley/jinja/detail/identifier_tables.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -164,6 +165,64 @@ constexpr bool is_name_start(char c) noexcept {
 }
 constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 constexpr bool is_name_char(char c) noexcept { return is_name_start(c) || is_digit(c); }
+
+/// A character of a UTF-8 text: its code point and its length in bytes.
+struct utf8_char {
+    char32_t cp = 0;
+    std::size_t len = 1;
+};
+
+/// The character at s[i]; a byte that does not start a valid sequence is U+FFFD, one byte long.
+constexpr utf8_char utf8_at(std::string_view s, std::size_t i) noexcept {
+    const auto at = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
+    const char32_t b0 = at(0);
+    if (b0 < 0x80) return {b0, 1};
+    const std::size_t n = s.size() - i;
+    if (b0 >= 0xC2 && b0 < 0xE0) {
+        if (n >= 2 && (at(1) & 0xC0) == 0x80) return {((b0 & 0x1F) << 6) | (at(1) & 0x3F), 2};
+    } else if (b0 >= 0xE0 && b0 < 0xF5) {
+        const char32_t lo = b0 == 0xE0 ? 0xA0 : b0 == 0xF0 ? 0x90 : 0x80;
+        const char32_t hi = b0 == 0xED ? 0x9F : b0 == 0xF4 ? 0x8F : 0xBF;
+        const std::size_t want = b0 < 0xF0 ? 3 : 4;
+        if (n >= want && at(1) >= lo && at(1) <= hi && (at(2) & 0xC0) == 0x80 && (want == 3 || (at(3) & 0xC0) == 0x80)) {
+            if (want == 3) return {((b0 & 0x0F) << 12) | ((at(1) & 0x3F) << 6) | (at(2) & 0x3F), 3};
+            return {((b0 & 0x07) << 18) | ((at(1) & 0x3F) << 12) | ((at(2) & 0x3F) << 6) | (at(3) & 0x3F), 4};
+        }
+    }
+    return {0xFFFD, 1};
+}
+
+/// The run of tables::ident_runs that holds code point `cp`.
+constexpr std::uint32_t ident_run(char32_t cp) noexcept {
+    std::size_t lo = 0, hi = sizeof(tables::ident_runs) / sizeof(tables::ident_runs[0]);
+    while (hi - lo > 1) {  // the last run that starts at or before cp
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if ((tables::ident_runs[mid] >> tables::ident_bits) <= cp) lo = mid;
+        else hi = mid;
+    }
+    return tables::ident_runs[lo];
+}
+
+/// What Jinja2's lexer makes of code point `cp` (tables::ident_flag bits): part of a name
+/// (its name pattern), a valid first or later character of one (str.isidentifier()), a decimal
+/// digit (re's `\d`).
+constexpr std::uint32_t ident_flags(char32_t cp) noexcept {
+    return ident_run(cp) & ((1u << tables::ident_bits) - 1);
+}
+
+/// The value of a decimal digit (ident_flags has tables::ident_decimal), ASCII or not.
+constexpr int decimal_value(char32_t cp) noexcept {
+    if (cp < 0x80) return static_cast<int>(cp - '0');
+    return static_cast<int>((cp - (ident_run(cp) >> tables::ident_bits)) % 10);
+}
+
+/// Length in bytes of the decimal digit (re's `\d`: any Unicode decimal digit) at s[i], or 0.
+constexpr std::size_t digit_at(std::string_view s, std::size_t i) noexcept {
+    if (i >= s.size()) return 0;
+    if (static_cast<unsigned char>(s[i]) < 0x80) return is_digit(s[i]) ? 1 : 0;
+    const utf8_char u = utf8_at(s, i);
+    return (ident_flags(u.cp) & tables::ident_decimal) ? u.len : 0;
+}
 
 /// Splits a normalised template source into tokens.
 class lexer {
@@ -350,7 +409,34 @@ private:
                 continue;
             }
             if (is_name_start(c)) {
-                while (p < n && is_name_char(s_[p]) && !space_at(s_, p)) ++p;
+                // Jinja2: the longest run of characters of its name pattern, which must then be a
+                // Python identifier (str.isidentifier(): XID_Start or '_', then XID_Continue)
+                bool identifier = true;
+                std::size_t first_len = 1;
+                while (p < n) {
+                    const char b = s_[p];
+                    if (static_cast<unsigned char>(b) < 0x80) {
+                        if (!is_name_char(b)) break;
+                        ++p;
+                        continue;
+                    }
+                    const utf8_char u = utf8_at(s_, p);
+                    const std::uint32_t f = ident_flags(u.cp);
+                    if (!(f & tables::ident_word)) break;
+                    if (!(f & (p == start ? tables::ident_start : tables::ident_continue))) identifier = false;
+                    if (p == start) first_len = u.len;
+                    p += u.len;
+                }
+                if (p == start) {  // a character that is neither part of a name nor an operator
+                    err_ = {static_cast<std::uint32_t>(start), "unexpected character ", static_cast<std::uint32_t>(start),
+                            static_cast<std::uint32_t>(first_len == 1 ? utf8_at(s_, start).len : first_len)};
+                    return false;
+                }
+                if (!identifier) {
+                    err_ = {static_cast<std::uint32_t>(start), "invalid character in identifier ", static_cast<std::uint32_t>(start),
+                            static_cast<std::uint32_t>(p - start)};
+                    return false;
+                }
                 out.push_back({tk::name, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(p - start)});
                 continue;
             }
@@ -438,13 +524,14 @@ private:
         }
     }
 
-    // digits with single underscores between them, at i; returns the end or i if none
+    // digits (re's \\d: Unicode decimal digits too) with single underscores between them, at i;
+    // returns the end or i if none
     constexpr std::size_t digits(std::size_t i) const {
         const std::size_t b = i;
         while (i < s_.size()) {
-            if (is_digit(s_[i])) {
-                ++i;
-            } else if (s_[i] == '_' && i > b && i + 1 < s_.size() && is_digit(s_[i + 1])) {
+            if (const std::size_t k = digit_at(s_, i)) {
+                i += k;
+            } else if (s_[i] == '_' && i > b && digit_at(s_, i + 1)) {
                 ++i;
             } else {
                 break;
@@ -462,7 +549,7 @@ private:
         if (!after_dot) {
             std::size_t f = i;
             bool frac = false;
-            if (f < n && s_[f] == '.' && f + 1 < n && is_digit(s_[f + 1])) {
+            if (f < n && s_[f] == '.' && digit_at(s_, f + 1)) {
                 f = digits(f + 1);
                 frac = true;
             }
@@ -470,12 +557,20 @@ private:
             if (f < n && (s_[f] == 'e' || s_[f] == 'E')) {
                 std::size_t g = f + 1;
                 if (g < n && (s_[g] == '+' || s_[g] == '-')) ++g;
-                if (g < n && is_digit(s_[g])) {
+                if (digit_at(s_, g)) {
                     f = digits(g);
                     expo = true;
                 }
             }
             if (frac || expo) {
+                // Jinja2 reads a float with Python's literal_eval, which takes ASCII digits only
+                for (std::size_t k = start; k < f; ++k) {
+                    if (static_cast<unsigned char>(s_[k]) >= 0x80) {
+                        err_ = {static_cast<std::uint32_t>(start), "invalid float literal ", static_cast<std::uint32_t>(start),
+                                static_cast<std::uint32_t>(f - start)};
+                        return false;
+                    }
+                }
                 out.push_back({tk::floating, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(f - start)});
                 p = f;
                 return true;
@@ -493,6 +588,9 @@ private:
                     if (s_[k] == '_') ++k;
                     if (k < n && digit_value(s_[k]) < base) {
                         j = k + 1;
+                        last = j;
+                    } else if (std::size_t u = base == 16 ? digit_at(s_, k) : 0) {  // 0x(_?[\\da-f])+
+                        j = k + u;
                         last = j;
                     } else {
                         break;

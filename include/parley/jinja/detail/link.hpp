@@ -147,6 +147,25 @@ inline void mark_loops_using_loop(program& p, std::uint32_t loop_sym) {
         if (p.nodes[k].kind == nk::for_ && mentions_symbol(p, k, loop_sym)) p.nodes[k].flags |= flag_uses_loop;
 }
 
+/// Marks the macros and call blocks in which a parameter's default names a later parameter
+/// (flag_defaults_see_params): in Jinja2 that name is the parameter, not a variable of the
+/// scope the macro was defined in.
+inline void mark_defaults_naming_params(program& p) {
+    for (node& x : p.nodes) {
+        std::uint32_t params = none;
+        if (x.kind == nk::macro) params = x.a;
+        else if (x.kind == nk::call_block) params = x.b;
+        if (params == none) continue;
+        const node& list = p.nodes[params];
+        for (std::uint32_t k = 0; k < list.b; ++k) {
+            const node& prm = p.nodes[p.lists[list.a + k]];
+            if (prm.a == none) continue;
+            for (std::uint32_t j = k + 1; j < list.b; ++j)
+                if (mentions_symbol(p, prm.a, p.nodes[p.lists[list.a + j]].sym)) x.flags |= flag_defaults_see_params;
+        }
+    }
+}
+
 }  // namespace parley::jinja::detail
 
 #endif

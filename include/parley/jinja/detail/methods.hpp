@@ -5,6 +5,7 @@
 
 #include <parley/jinja/detail/format.hpp>
 #include <parley/jinja/detail/json_view.hpp>
+#include <parley/jinja/detail/lexer.hpp>
 #include <parley/jinja/detail/ops.hpp>
 #include <parley/jinja/environment.hpp>
 
@@ -39,10 +40,11 @@ inline constexpr method_entry str_methods[] = {
     {"count", builtin_params::of("sub start end", 1, false)},
     {"endswith", builtin_params::of("suffix start end", 1, false)}, {"expandtabs", builtin_params::of("tabsize", 0)},
     {"find", builtin_params::of("sub start end", 1, false)}, {"format", builtin_params::unchecked()},
+    {"format_map", builtin_params::of("mapping", 1, false)},
     {"index", builtin_params::of("sub start end", 1, false)}, {"isalnum", builtin_params::of("", 0)},
     {"isalpha", builtin_params::of("", 0)}, {"isascii", builtin_params::of("", 0)},
     {"isdecimal", builtin_params::of("", 0)}, {"isdigit", builtin_params::of("", 0)},
-    {"islower", builtin_params::of("", 0)}, {"isnumeric", builtin_params::of("", 0)},
+    {"isidentifier", builtin_params::of("", 0)}, {"islower", builtin_params::of("", 0)}, {"isnumeric", builtin_params::of("", 0)},
     {"isspace", builtin_params::of("", 0)}, {"istitle", builtin_params::of("", 0)},
     {"isupper", builtin_params::of("", 0)}, {"join", builtin_params::of("iterable", 1, false)},
     {"ljust", builtin_params::of("width fillchar", 1, false)}, {"lower", builtin_params::of("", 0)},
@@ -59,6 +61,11 @@ inline constexpr method_entry str_methods[] = {
     {"strip", builtin_params::of("chars", 0, false)}, {"swapcase", builtin_params::of("", 0)},
     {"title", builtin_params::of("", 0)}, {"upper", builtin_params::of("", 0)},
     {"zfill", builtin_params::of("width", 1, false)},
+};
+/// Markup's methods that str does not have (markupsafe).
+inline constexpr method_entry markup_methods[] = {
+    {"escape", builtin_params::of("s", 1, false)}, {"striptags", builtin_params::of("", 0)},
+    {"unescape", builtin_params::of("", 0)},
 };
 inline constexpr method_entry list_methods[] = {  // a tuple's count and index too
     {"append", builtin_params::of("object", 1, false)}, {"clear", builtin_params::of("", 0)},
@@ -111,7 +118,7 @@ inline bool is_mutating(const value& self, std::string_view n) {
     return false;
 }
 inline bool has_method(const value& self, std::string_view n) {
-    if (self.is_string()) return is_str_method(n);
+    if (self.is_string()) return is_str_method(n) || (self.is_markup() && find_method(markup_methods, n));
     if (self.is_list() && self.list().tuple) return n == "count" || n == "index";
     if (self.is_sequence_like()) return sequence_type(self) == seq_type::list && is_list_method(n);
     if (self.is_mapping_like()) return is_dict_method(n);
@@ -234,6 +241,8 @@ inline value get_item(const value& obj, const value& key, bool sandboxed, bool s
             u = value::undefined(undefined_form::attribute, key.as_string(), type_name(obj));
     } else if (key.is_integer()) {
         u = value::undefined_item(key.as_integer(), type_name(obj));
+    } else if (key.is_big_integer()) {
+        u = value::undefined_message(std::string(type_name(obj)) + " object has no element " + to_str(key));
     } else {
         std::string m = std::string(type_name(obj)) + " object has no element ";
         append_repr(m, key);
@@ -311,14 +320,23 @@ inline bool hashable(const value& v) {
 /// Python's parameters of the built-in method `name` of `self` (a str, list, tuple or dict), for
 /// check_arguments; null when `self` has no such method. All but a few are positional-only.
 inline const builtin_params* method_params(const value& self, std::string_view name) {
-    if (self.is_string()) return find_method(str_methods, name);
+    if (self.is_string()) {
+        const builtin_params* p = find_method(str_methods, name);
+        return p || !self.is_markup() ? p : find_method(markup_methods, name);
+    }
     if (self.is_sequence_like()) return find_method(list_methods, name);
     if (self.is_mapping_like()) return find_method(dict_methods, name);
     return nullptr;
 }
 
+/// Python's OverflowError for an int beyond 64 bits where a size or an index is expected.
+[[noreturn]] inline void int_too_large_for_size() {
+    raise(errc::template_value, "Python int too large to convert to C ssize_t");
+}
+
 /// An integer argument that was given, as Python's __index__ takes it: an int or a bool.
 inline long long index_arg(const value& v) {
+    if (v.is_big_integer()) int_too_large_for_size();
     if (!v.is_integer() && !v.is_bool())
         type_error(std::string("'") + type_name(v) + "' object cannot be interpreted as an integer");
     return v.as_integer();
@@ -331,14 +349,24 @@ inline std::optional<std::string_view> opt_str(const value& v, std::string_view 
 }
 inline std::optional<long> opt_index(const value& v) {
     if (v.is_undefined() || v.is_none()) return std::nullopt;
+    if (v.is_big_integer())  // clamped, as Python clamps slice indices
+        return v.big_integer().negative() ? std::numeric_limits<long>::min() : std::numeric_limits<long>::max();
     if (!v.is_integer() && !v.is_bool()) type_error("slice indices must be integers or None");
     return static_cast<long>(v.as_integer());
 }
 inline long int_arg(const value& v, long def, const char* what) {
     if (v.is_undefined()) return def;
+    if (v.is_big_integer()) int_too_large_for_size();
     if (!v.is_integer() && !v.is_bool())
         type_error(std::string("'") + type_name(v) + "' object cannot be interpreted as an integer (" + what + ")");
     return static_cast<long>(v.as_integer());
+}
+/// An integer argument that Python only compares or adds (never turns into a size or an
+/// index): a big integer is as large, or as small, as a long can be, which such uses cannot
+/// tell apart from it.
+inline long saturated_int_arg(const value& v, long def, const char* what) {
+    if (v.is_big_integer()) return v.big_integer().negative() ? std::numeric_limits<long>::min() : std::numeric_limits<long>::max();
+    return int_arg(v, def, what);
 }
 inline char32_t fill_arg(const value& v) {
     if (v.is_undefined()) return U' ';
@@ -369,9 +397,48 @@ value build_str(F&& f) {
     return value(std::move(out));
 }
 
+/// A field's `.name` or `[key]` in str.format outside the sandbox: Python's getattr (the methods
+/// of str, list and dict, and the attributes of objects such as namespaces) and __getitem__.
+inline value format_field_part(const value& v, std::string_view name, const value* key) {
+    if (key) {
+        bool found = false;
+        value r = getitem_plain(v, *key, found);
+        if (!found) raise(errc::template_value, "no item " + to_repr(*key) + " in " + std::string(type_name(v)) + " object");
+        return r;
+    }
+    if (v.is_object()) {
+        value r = v.object().getattr(name);
+        if (r.is_defined()) return r;
+    } else if (has_method(v, name)) {
+        return get_attribute(v, name, false, false);
+    }
+    raise(errc::template_value, "'" + std::string(type_name(v)) + "' object has no attribute " + single_quoted(name));
+}
+
+/// The arguments of `s.format_map(mapping)`: format(**mapping), the fields looked up by name.
+inline arguments format_map_arguments(const value& mapping) {
+    if (!mapping.is_mapping_like()) type_error(std::string("'") + type_name(mapping) + "' object is not a mapping");
+    arguments by_name;
+    by_name.keep_alive(mapping);  // the names view its keys
+    sequence keys(mapping);
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+        const value key = keys[k];
+        if (!key.is_string()) continue;
+        value v;
+        mapping_find(mapping, key, v);
+        by_name.keep_alive(key);
+        by_name.push_keyword(key.as_string(), v);
+    }
+    return by_name;
+}
+
 /// `'...'.format(*args, **kwargs)`; with `escape_fields` (Markup.format), each field's text is
-/// HTML-escaped unless the field's value is Markup, which takes no format specification.
-inline value str_format(const value& fmt, const arguments& args, bool sandboxed, bool escape_fields = false) {
+/// HTML-escaped unless the field's value is Markup, which takes no format specification. In the
+/// sandbox a field's `.name` and `[key]` are read as the template reads them (attribute then item,
+/// a missing one undefined, `strict` or not), as Jinja2's sandboxed formatter does; outside it as
+/// Python's str.format reads them.
+inline value str_format(const value& fmt, const arguments& args, bool sandboxed, bool escape_fields = false,
+                        bool strict = false) {
     const std::string_view f = fmt.as_string();
     std::string out;
     std::size_t auto_index = 0;
@@ -433,21 +500,22 @@ inline value str_format(const value& fmt, const arguments& args, bool sandboxed,
         }
         // .attr and [key] chains
         while (e < field.size()) {
+            if (v.is_undefined()) fail_undefined(v);  // a part of a missing part
             if (field[e] == '.') {
                 std::size_t b = ++e;
                 while (e < field.size() && field[e] != '.' && field[e] != '[') ++e;
-                v = get_attribute(v, field.substr(b, e - b), sandboxed, true);
+                const std::string_view name = field.substr(b, e - b);
+                v = sandboxed ? get_attribute(v, name, true, strict) : format_field_part(v, name, nullptr);
             } else {
                 const std::size_t b = ++e;
                 while (e < field.size() && field[e] != ']') ++e;
                 const std::string_view key = field.substr(b, e - b);
                 ++e;
-                if (!key.empty() && key.find_first_not_of("0123456789") == std::string_view::npos)
-                    v = get_item(v, value(static_cast<long long>(std::stoll(std::string(key)))), sandboxed, true);
-                else
-                    v = get_item(v, value(std::string(key)), sandboxed, true);
+                const value k = !key.empty() && key.find_first_not_of("0123456789") == std::string_view::npos
+                                    ? value(static_cast<long long>(std::stoll(std::string(key))))
+                                    : value(std::string(key));
+                v = sandboxed ? get_item(v, k, true, strict) : format_field_part(v, {}, &k);
             }
-            if (v.is_undefined()) raise(errc::template_value, "format field not found: " + std::string(field));
         }
         if (conv == "r" || conv == "a") v = value(to_repr(v));
         else if (conv == "s") v = value(to_str(v));
@@ -466,7 +534,8 @@ inline value str_format(const value& fmt, const arguments& args, bool sandboxed,
     return value(std::move(out));
 }
 
-inline value str_method(const value& self, std::string_view name, const arguments& args, bool sandboxed) {
+inline value str_method(const value& self, std::string_view name, const arguments& args, bool sandboxed,
+                        bool strict = false) {
     const std::string_view s = self.as_string();
     auto arg = [&](std::size_t i) -> value { return i < args.size() ? args[i] : value(); };
     // every parameter but format's and join's is a str, an int or None: Python refuses an Undefined
@@ -540,7 +609,8 @@ inline value str_method(const value& self, std::string_view name, const argument
         if (r < 0 && (name == "index" || name == "rindex")) raise(errc::template_value, "substring not found");
         return value(static_cast<long long>(r));
     }
-    if (name == "format") return str_format(self, args, sandboxed);
+    if (name == "format") return str_format(self, args, sandboxed, false, strict);
+    if (name == "format_map") return str_format(self, format_map_arguments(args[0]), sandboxed, false, strict);
     if (name == "join") {
         sequence items(arg(0));
         std::string o;
@@ -586,6 +656,14 @@ inline value str_method(const value& self, std::string_view name, const argument
     if (name == "isalpha") return value(py_str_isalpha(s));
     if (name == "isdecimal") return value(py_str_isdecimal(s));
     if (name == "isdigit") return value(py_str_isdigit(s));
+    if (name == "isidentifier") {  // XID_Start or '_', then XID_Continue (the lexer's tables)
+        for (std::size_t i = 0; i < s.size();) {
+            const utf8_char u = utf8_at(s, i);
+            if (!(ident_flags(u.cp) & (i == 0 ? tables::ident_start : tables::ident_continue))) return value(false);
+            i += u.len;
+        }
+        return value(!s.empty());
+    }
     if (name == "islower") return value(py_str_islower(s));
     if (name == "isnumeric") return value(py_str_isnumeric(s));
     if (name == "isspace") return value(py_str_isspace(s));
@@ -632,7 +710,19 @@ inline value markup_escape(const value& v) {
 /// padding character), `join` escapes the items and `format` each field, and the parts of
 /// `split`, `rsplit`, `splitlines`, `partition` and `rpartition` are Markup. The others (`find`,
 /// `startswith`, `isupper`...) answer as for str.
-inline value markup_method(const value& self, std::string_view name, const arguments& args, bool sandboxed) {
+inline value markup_method(const value& self, std::string_view name, const arguments& args, bool sandboxed,
+                           bool strict = false) {
+    if (name == "unescape") {  // html.unescape: a str
+        std::string o;
+        markup_unescape(o, self.as_string());
+        return value(std::move(o));
+    }
+    if (name == "striptags") {  // Markup(tags and comments removed, spaces collapsed).unescape(): a str
+        std::string o;
+        jinja_striptags(o, self.as_string());
+        return value(std::move(o));
+    }
+    if (name == "escape") return markup_escape(args[0]);  // the class method
     if (name == "join") {
         sequence items(args[0]);
         std::string o;
@@ -643,7 +733,8 @@ inline value markup_method(const value& self, std::string_view name, const argum
         }
         return value::markup(std::move(o));
     }
-    if (name == "format") return str_format(self, args, sandboxed, true).with_markup(true);
+    if (name == "format") return str_format(self, args, sandboxed, true, strict).with_markup(true);
+    if (name == "format_map") return str_format(self, format_map_arguments(args[0]), sandboxed, true, strict).with_markup(true);
     if (name == "split" || name == "rsplit" || name == "splitlines" || name == "partition" || name == "rpartition") {
         value parts = str_method(self, name, args, sandboxed);
         for (value& p : parts.list().items) p = p.with_markup(true);
@@ -674,7 +765,7 @@ inline value list_method(render_state& st, const value& self, std::string_view n
         sequence items(self);
         const long long n = static_cast<long long>(items.size());
         const auto bound = [&](std::size_t i, long long def) {  // clamped as a slice's
-            long long x = i < args.size() ? index_arg(args[i]) : def;
+            long long x = i < args.size() ? (args[i].is_big_integer() ? *opt_index(args[i]) : index_arg(args[i])) : def;
             if (x < 0) x = std::max(0ll, x + n);
             return std::min(x, n);
         };
@@ -851,12 +942,14 @@ inline value dict_method(const value& self, std::string_view name, arguments& ar
 }
 
 /// Calls `self.name(args)` when self has such a built-in method; returns false otherwise.
+/// (`strict`: whether the environment's undefined values are strict, for format's missing fields)
 inline bool call_method(render_state& st, const value& self, std::string_view name, arguments& args, value& result,
-                        bool sandboxed) {
+                        bool sandboxed, bool strict = false) {
     if (self.is_object()) return self.object().method(st, name, args, result);
     if (!has_method(self, name)) return false;
     if (const builtin_params* p = method_params(self, name); p && !p->any) check_arguments(*p, "method", name, args, type_name(self));
-    if (self.is_string()) result = self.is_markup() ? markup_method(self, name, args, sandboxed) : str_method(self, name, args, sandboxed);
+    if (self.is_string())
+        result = self.is_markup() ? markup_method(self, name, args, sandboxed, strict) : str_method(self, name, args, sandboxed, strict);
     else if (self.is_sequence_like()) result = list_method(st, self, name, args, sandboxed);
     else result = dict_method(self, name, args, sandboxed);
     return true;

@@ -39,7 +39,7 @@ namespace filters {
 
 /// float(v) as Python computes it for filesizeformat.
 inline double file_size_of(const value& v) {
-    if (v.is_number()) return v.as_number();
+    if (v.is_number()) return float_value(v);
     if (v.is_string()) {
         double d;
         if (parse_py_float(v.as_string(), d)) return d;
@@ -139,6 +139,9 @@ inline url_trim url_trim_of(const value& limit) {
     } else if (limit.is_integer() || limit.is_bool()) {
         t.how = url_trim::kind::integer;
         t.count = limit.as_integer();
+    } else if (limit.is_big_integer()) {  // compared with lengths and used as a slice bound: saturated
+        t.how = url_trim::kind::integer;
+        t.count = limit.big_integer().negative() ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
     } else if (limit.is_float()) {
         t.how = url_trim::kind::real;
         t.real_limit = limit.as_float();
@@ -266,6 +269,11 @@ inline word_bound randrange_arg(const value& v) {
         w.i = v.as_integer();
         return w;
     }
+    if (v.is_big_integer()) {
+        w.beyond = v.big_integer().negative() ? -1 : 1;
+        w.d = float_value(v);
+        return w;
+    }
     if (v.is_float()) {
         const double d = v.as_float();
         if (!std::isfinite(d) || d != std::trunc(d)) raise(errc::template_value, "non-integer arg for randrange()");
@@ -305,6 +313,7 @@ inline value g_lipsum(render_state& st, arguments& a) {
     bound_args<4> b(a, "generate_lorem_ipsum", p);
     std::int64_t n = 5;
     if (b.has(0)) {
+        if (b[0].is_big_integer()) raise(errc::template_limit, "lipsum: too many paragraphs");
         if (!b[0].is_integer() && !b[0].is_bool()) {
             if (b[0].is_undefined()) check_strict(b[0]);
             type_error(std::string("'") + type_name(b[0]) + "' object cannot be interpreted as an integer");

@@ -34,6 +34,7 @@ inline const char* type_name(const value& v) noexcept {
     case value_kind::dict: return "dict";
     case value_kind::view: return v.view_adapter()->type_name;
     case value_kind::object: return v.object().type_name();
+    case value_kind::big_integer: return "int";
     }
     return "object";
 }
@@ -101,12 +102,51 @@ inline void append_int(std::string& out, std::int64_t i) {
     out.append(p, static_cast<std::size_t>(e - p));
 }
 
+// ---- integers beyond 64 bits ---------------------------------------------------------------------
+
+/// The template value of an integer: an `integer` within the 64-bit range, else a big_integer.
+inline value make_int(bigint n) {
+    std::int64_t i = 0;
+    if (n.to_int64(i)) return value(static_cast<long long>(i));
+    if (n.bit_length() > max_int_bits)
+        raise(errc::template_limit, "integer result too large (more than " + std::to_string(max_int_bits) + " bits)");
+    return value::big(std::move(n));
+}
+
+/// An int, a bool or a big integer as a bigint.
+inline bigint big_of(const value& v) {
+    if (v.is_big_integer()) return v.big_integer();
+    return bigint(v.as_integer());
+}
+
+/// Whether v is an int (any size) or a bool: Python's int.
+inline bool is_int_like(const value& v) noexcept { return v.is_integer() || v.is_bool() || v.is_big_integer(); }
+
+/// Python's float(v) of a number; an int too large for a double is Python's OverflowError.
+inline double float_value(const value& v) {
+    if (!v.is_big_integer()) return v.as_number();
+    double d = 0;
+    if (!v.big_integer().to_double(d)) raise(errc::template_value, "int too large to convert to float");
+    return d;
+}
+
+/// The decimal digits of a big integer, as Python's str(); past Python's limit on the digits of
+/// an int converted to text, its ValueError.
+inline void append_big_int(std::string& out, const bigint& n) {
+    const std::string digits = n.to_string(10);
+    if (digits.size() - (n.negative() ? 1 : 0) > max_int_str_digits)
+        raise(errc::template_value, "Exceeds the limit (" + std::to_string(max_int_str_digits) +
+                                        " digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit");
+    out += digits;
+}
+
 /// Python str(v).
 inline void append_str(std::string& out, const value& v) {
     switch (v.kind()) {
     case value_kind::string: out += v.as_string(); return;
     case value_kind::undefined: check_strict(v); return;
     case value_kind::integer: append_int(out, v.as_integer()); return;
+    case value_kind::big_integer: append_big_int(out, v.big_integer()); return;
     case value_kind::floating: py_float_repr(out, v.as_float()); return;
     default: append_repr(out, v); return;
     }
@@ -150,6 +190,8 @@ inline void check_text_size(const std::string& out) {
                                         " bytes)");
 }
 
+int compare(const value& a, const value& b, op o = op::lt);
+
 /// The (key, value) pairs of a mapping; with `sorted_keys`, in the order pprint writes them:
 /// sorted when the keys are all strings or all numbers, otherwise as they come.
 inline std::vector<std::pair<value, value>> mapping_items(const value& v, bool sorted_keys) {
@@ -162,7 +204,7 @@ inline std::vector<std::pair<value, value>> mapping_items(const value& v, bool s
     });
     if (sorted_keys && (strings || numbers)) {
         std::stable_sort(items.begin(), items.end(), [&](const auto& a, const auto& b) {
-            return strings ? a.first.as_string() < b.first.as_string() : a.first.as_number() < b.first.as_number();
+            return strings ? a.first.as_string() < b.first.as_string() : compare(a.first, b.first) < 0;
         });
     }
     return items;
@@ -179,6 +221,7 @@ inline void append_repr(std::string& out, const value& v, bool sorted_keys) {
     case value_kind::none: out += "None"; return;
     case value_kind::boolean: out += v.as_bool() ? "True" : "False"; return;
     case value_kind::integer: append_int(out, v.as_integer()); return;
+    case value_kind::big_integer: append_big_int(out, v.big_integer()); return;
     case value_kind::floating: py_float_repr(out, v.as_float()); return;
     case value_kind::string:
         if (v.is_markup()) {
@@ -284,6 +327,7 @@ inline bool truthy(const value& v) {
     case value_kind::dict: return !v.dict().items.empty();
     case value_kind::view: return v.view_adapter()->size(v.view_object()) != 0;
     case value_kind::object: return true;
+    case value_kind::big_integer: return true;  // (never zero)
     }
     return false;
 }
@@ -406,13 +450,48 @@ inline bool mapping_find(const value& m, const value& key, value& out) {
     return m.view_adapter()->find(m.view_object(), key.as_string(), out);
 }
 
+/// An int (any size) or bool `i` against a float `d` (not NaN), exactly as Python compares
+/// them: -1, 0 or 1.
+inline int compare_int_float(const value& i, double d) {
+    if (i.is_big_integer()) return compare(i.big_integer(), d);
+    const std::int64_t x = i.as_integer();
+    if (x >= -(std::int64_t{1} << 53) && x <= (std::int64_t{1} << 53)) {  // exact as a double
+        const double xd = static_cast<double>(x);
+        return xd < d ? -1 : xd > d ? 1 : 0;
+    }
+    if (d >= 9223372036854775808.0) return -1;  // (an infinity too)
+    if (d < -9223372036854775808.0) return 1;
+    const double t = std::trunc(d);
+    const auto ti = static_cast<std::int64_t>(t);
+    if (x != ti) return x < ti ? -1 : 1;
+    return d > t ? -1 : d < t ? 1 : 0;
+}
+
+/// Two numbers (ints of any size, bools, floats) compared exactly, as Python does: -1, 0 or 1,
+/// or 2 when a NaN leaves them unordered.
+inline int compare_numbers(const value& a, const value& b) {
+    const bool af = a.is_float(), bf = b.is_float();
+    if (af && bf) {
+        const double x = a.as_float(), y = b.as_float();
+        return x < y ? -1 : x > y ? 1 : x == y ? 0 : 2;
+    }
+    if (af || bf) {
+        const double d = af ? a.as_float() : b.as_float();
+        if (std::isnan(d)) return 2;
+        const int c = compare_int_float(af ? b : a, d);
+        return af ? -c : c;
+    }
+    if (a.is_big_integer() || b.is_big_integer()) return compare(big_of(a), big_of(b));
+    return a.as_integer() < b.as_integer() ? -1 : a.as_integer() > b.as_integer() ? 1 : 0;
+}
+
 /// Python ==.
 inline bool equals(const value& a, const value& b) {
     check_strict(a);
     check_strict(b);
     if (is_num(a) && is_num(b)) {
-        if (a.is_float() || b.is_float()) return a.as_number() == b.as_number();
-        return a.as_integer() == b.as_integer();
+        if (a.kind() == b.kind() && !a.is_float() && !a.is_big_integer()) return a.as_integer() == b.as_integer();
+        return compare_numbers(a, b) == 0;
     }
     if (a.is_string() && b.is_string()) return a.as_string() == b.as_string();
     if (a.is_none() || b.is_none()) return a.is_none() && b.is_none();
@@ -472,15 +551,12 @@ inline const char* op_symbol(op o) noexcept {
 }
 
 /// Three-way comparison for <, <=, >, >= and sorting; TypeError where Python has one.
-inline int compare(const value& a, const value& b, op o = op::lt) {
+inline int compare(const value& a, const value& b, op o) {
     check_strict(a);
     check_strict(b);
     if (is_num(a) && is_num(b)) {
-        if (a.is_float() || b.is_float()) {
-            const double x = a.as_number(), y = b.as_number();
-            return x < y ? -1 : x > y ? 1 : 0;
-        }
-        return a.as_integer() < b.as_integer() ? -1 : a.as_integer() > b.as_integer() ? 1 : 0;
+        const int c = compare_numbers(a, b);
+        return c == 2 ? 0 : c;  // (unordered: as before)
     }
     if (a.is_string() && b.is_string()) {
         const int c = a.as_string().compare(b.as_string());
@@ -497,6 +573,48 @@ inline int compare(const value& a, const value& b, op o = op::lt) {
     }
     type_error(std::string("'") + op_symbol(o) + "' not supported between instances of '" + type_name(a) + "' and '" +
                type_name(b) + "'");
+}
+
+inline bool compare_holds_general(const value& a, const value& b, op o);
+
+/// Python's a < b, a <= b, a > b or a >= b (`o`): false for every one of them when a NaN leaves
+/// two numbers unordered (also as items of two sequences); TypeError where Python has one.
+PARLEY_ALWAYS_INLINE bool compare_holds(const value& a, const value& b, op o) {
+    if (a.is_integer() && b.is_integer()) {  // the common case, inline
+        const std::int64_t x = a.as_integer(), y = b.as_integer();
+        switch (o) {
+        case op::lt: return x < y;
+        case op::lteq: return x <= y;
+        case op::gt: return x > y;
+        default: return x >= y;
+        }
+    }
+    return compare_holds_general(a, b, o);
+}
+
+inline bool compare_holds_general(const value& a, const value& b, op o) {
+    int c = 0;
+    if (is_num(a) && is_num(b)) {
+        c = compare_numbers(a, b);
+        if (c == 2) return false;
+    } else if (a.is_sequence_like() && b.is_sequence_like() && same_sequence_type(a, b)) {
+        check_strict(a);
+        check_strict(b);
+        check_stack();
+        sequence x(a), y(b);
+        const std::size_t n = std::min(x.size(), y.size());
+        for (std::size_t i = 0; i < n; ++i)
+            if (!equals(x[i], y[i])) return compare_holds(x[i], y[i], o);
+        c = x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
+    } else {
+        c = compare(a, b, o);
+    }
+    switch (o) {
+    case op::lt: return c < 0;
+    case op::lteq: return c <= 0;
+    case op::gt: return c > 0;
+    default: return c >= 0;
+    }
 }
 
 /// Whether `v` is, or holds through lists, dicts and objects, the object `target`. Putting `v`
@@ -613,12 +731,46 @@ inline void float_divmod(double x, double y, double& div, double& mod) {
     }
 }
 
-/// int(d) of a finite float as a template integer: an error beyond the 64-bit range, where
-/// Python makes a big integer.
-inline std::int64_t int_of_float(double d) {
-    if (!(d < 9223372036854775808.0 && d >= -9223372036854775808.0))
-        raise(errc::template_value, "integer result too large (parley integers are 64-bit)");
-    return static_cast<std::int64_t>(d);
+/// int(d) of a finite float: Python's int, of any size.
+inline value int_of_float(double d) {
+    if (d < 9223372036854775808.0 && d >= -9223372036854775808.0) return value(static_cast<long long>(d));
+    return make_int(bigint::of_double(d));
+}
+
+[[noreturn]] inline void int_too_large() {
+    raise(errc::template_limit, "integer result too large (more than " + std::to_string(max_int_bits) + " bits)");
+}
+
+/// Python's float ** float for the operands of a negative integer power.
+inline value float_pow(double x, double y) {
+    if (x == 0.0 && y < 0) raise(errc::template_value, "0.0 cannot be raised to a negative power");
+    if (x < 0 && y != std::floor(y)) raise(errc::template_value, "complex results are not supported");
+    const double r = std::pow(x, y);
+    if (std::isinf(r) && std::isfinite(x) && std::isfinite(y)) raise(errc::template_value, "numerical result out of range");
+    return value(r);
+}
+
+/// base ** exp of Python ints of any size (a negative exponent gives a float).
+inline value big_pow(const bigint& base, const bigint& exp) {
+    if (exp.negative()) {
+        double x = 0;
+        if (!base.to_double(x)) raise(errc::template_value, "int too large to convert to float");
+        double y = 0;
+        if (!exp.to_double(y)) raise(errc::template_value, "int too large to convert to float");
+        return float_pow(x, y);
+    }
+    std::uint64_t e = 0;
+    if (!exp.magnitude_u64(e)) {  // only 0, 1 and -1 have such powers within the limit
+        if (base.is_zero() || base.bit_length() == 1) {
+            bigint r;
+            base.pow(exp.low_limb() & 1 ? 1 : 2, max_int_bits, r);  // ±1 ** e keeps the sign of an odd e
+            return make_int(base.is_zero() ? bigint() : r);
+        }
+        int_too_large();
+    }
+    bigint r;
+    if (!base.pow(e, max_int_bits, r)) int_too_large();
+    return make_int(std::move(r));
 }
 
 inline value int_pow(std::int64_t base, std::int64_t exp) {
@@ -628,16 +780,39 @@ inline value int_pow(std::int64_t base, std::int64_t exp) {
     }
     std::int64_t result = 1;
     std::int64_t b = base;
-    while (exp) {
-        if (exp & 1) {
-            if (__builtin_mul_overflow(result, b, &result))
-                raise(errc::template_value, "integer result too large (parley integers are 64-bit)");
-        }
-        exp >>= 1;
-        if (exp && __builtin_mul_overflow(b, b, &b))
-            raise(errc::template_value, "integer result too large (parley integers are 64-bit)");
+    for (std::int64_t e = exp; e;) {
+        if ((e & 1) && __builtin_mul_overflow(result, b, &result)) return big_pow(bigint(base), bigint(exp));
+        e >>= 1;
+        if (e && __builtin_mul_overflow(b, b, &b)) return big_pow(bigint(base), bigint(exp));
     }
     return value(result);
+}
+
+/// a <op> b for + - * / // % ** of Python ints of any size.
+inline value big_arith(op o, const bigint& x, const bigint& y) {
+    switch (o) {
+    case op::add: return make_int(x + y);
+    case op::sub: return make_int(x - y);
+    case op::mul:
+        if (x.bit_length() + y.bit_length() > max_int_bits + 1) int_too_large();
+        return make_int(x * y);
+    case op::div: {
+        if (y.is_zero()) raise(errc::template_value, "division by zero");
+        double d = 0;
+        if (!bigint::true_divide(x, y, d)) raise(errc::template_value, "integer division result too large for a float");
+        return value(d);
+    }
+    case op::floordiv:
+    case op::mod: {
+        if (y.is_zero()) raise(errc::template_value, "integer division or modulo by zero");
+        bigint q, r;
+        bigint::divmod(x, y, q, r);
+        return make_int(o == op::mod ? std::move(r) : std::move(q));
+    }
+    case op::pow: return big_pow(x, y);
+    default: break;
+    }
+    type_error("unsupported operation on int");
 }
 
 /// Concatenation of two strings; Markup escapes the other operand.
@@ -653,6 +828,12 @@ inline value concat_strings(const value& a, const value& b) {
 }
 
 /// a * n for strings and lists; `max_size` bounds the result.
+inline value repeat(const value& seq, std::int64_t n, std::size_t max_size);
+/// a * n for strings and lists, n an int of any size (Python's OverflowError beyond 64 bits).
+inline value repeat(const value& seq, const value& n, std::size_t max_size) {
+    if (n.is_big_integer()) raise(errc::template_value, "cannot fit 'int' into an index-sized integer");
+    return repeat(seq, n.as_integer(), max_size);
+}
 inline value repeat(const value& seq, std::int64_t n, std::size_t max_size) {
     if (n < 0) n = 0;
     if (seq.is_string()) {
@@ -682,6 +863,7 @@ inline value arith(op o, const value& a, const value& b, std::size_t max_size) {
     if (b.is_undefined()) fail_undefined(b);
     if (is_num(a) && is_num(b)) {
         const bool fl = a.is_float() || b.is_float();
+        if (!fl && (a.is_big_integer() || b.is_big_integer())) return big_arith(o, big_of(a), big_of(b));
         if (!fl) {
             const std::int64_t x = a.as_integer(), y = b.as_integer();
             std::int64_t r = 0;
@@ -712,9 +894,9 @@ inline value arith(op o, const value& a, const value& b, std::size_t max_size) {
             case op::pow: return int_pow(x, y);
             default: break;
             }
-            raise(errc::template_value, "integer result too large (parley integers are 64-bit)");
+            return big_arith(o, bigint(x), bigint(y));  // beyond 64 bits
         }
-        const double x = a.as_number(), y = b.as_number();
+        const double x = float_value(a), y = float_value(b);
         switch (o) {
         case op::add: return value(x + y);
         case op::sub: return value(x - y);
@@ -728,14 +910,7 @@ inline value arith(op o, const value& a, const value& b, std::size_t max_size) {
             float_divmod(x, y, d, m);
             return value(o == op::mod ? m : d);
         }
-        case op::pow: {
-            if (x == 0.0 && y < 0) raise(errc::template_value, "0.0 cannot be raised to a negative power");
-            if (x < 0 && y != std::floor(y)) raise(errc::template_value, "complex results are not supported");
-            const double r = std::pow(x, y);
-            if (std::isinf(r) && std::isfinite(x) && std::isfinite(y))
-                raise(errc::template_value, "numerical result out of range");
-            return value(r);
-        }
+        case op::pow: return float_pow(x, y);
         default: break;
         }
     }
@@ -761,10 +936,8 @@ inline value arith(op o, const value& a, const value& b, std::size_t max_size) {
         const auto repeatable = [](const value& v) {
             return v.is_string() || (v.is_sequence_like() && sequence_type(v) != seq_type::other);
         };
-        if (repeatable(a) && (b.is_integer() || b.is_bool()))
-            return repeat(a, b.as_integer(), max_size);
-        if (repeatable(b) && (a.is_integer() || a.is_bool()))
-            return repeat(b, a.as_integer(), max_size);
+        if (repeatable(a) && is_int_like(b)) return repeat(a, b, max_size);
+        if (repeatable(b) && is_int_like(a)) return repeat(b, a, max_size);
     }
     operand_error(o, a, b);
 }
@@ -772,9 +945,9 @@ inline value arith(op o, const value& a, const value& b, std::size_t max_size) {
 inline value negate(const value& a) {
     if (a.is_undefined()) fail_undefined(a);
     if (a.is_float()) return value(-a.as_float());
+    if (a.is_big_integer()) return make_int(a.big_integer().negated());
     if (a.is_integer() || a.is_bool()) {
-        if (a.as_integer() == std::numeric_limits<std::int64_t>::min())
-            raise(errc::template_value, "integer result too large (parley integers are 64-bit)");
+        if (a.as_integer() == std::numeric_limits<std::int64_t>::min()) return make_int(bigint(a.as_integer()).negated());
         return value(-a.as_integer());
     }
     type_error(std::string("bad operand type for unary -: '") + type_name(a) + "'");
@@ -782,7 +955,7 @@ inline value negate(const value& a) {
 
 inline value unary_plus(const value& a) {
     if (a.is_undefined()) fail_undefined(a);
-    if (a.is_float()) return a;
+    if (a.is_float() || a.is_big_integer()) return a;
     if (a.is_integer() || a.is_bool()) return value(a.as_integer());
     type_error(std::string("bad operand type for unary +: '") + type_name(a) + "'");
 }
@@ -794,9 +967,12 @@ inline void slice_indices(std::int64_t n, const value& start, const value& stop,
                           std::int64_t& e, std::int64_t& st) {
     auto as_index = [](const value& v) -> std::int64_t {
         if (v.is_integer() || v.is_bool()) return v.as_integer();
+        if (v.is_big_integer())  // clamped, as Python clamps a slice's bounds
+            return v.big_integer().negative() ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
         type_error("slice indices must be integers or None or have an __index__ method");  // (an undefined one too)
     };
     st = step.is_none() ? 1 : as_index(step);
+    if (st == std::numeric_limits<std::int64_t>::min()) st = -std::numeric_limits<std::int64_t>::max();
     if (st == 0) raise(errc::template_value, "slice step cannot be zero");
     const std::int64_t lo = st < 0 ? -1 : 0, hi = st < 0 ? n - 1 : n;
     auto clamp = [&](const value& v, std::int64_t def) {

@@ -3,6 +3,7 @@
 #define PARLEY_JINJA_DETAIL_PARSER_HPP
 
 #include <parley/jinja/detail/ast.hpp>
+#include <parley/jinja/detail/bigint.hpp>
 #include <parley/jinja/detail/lexer.hpp>
 
 #include <cstdint>
@@ -515,12 +516,42 @@ private:
         n.pos = pos;
         const token name_tok = cur();
         n.sym = intern(text(name_tok));
+        for (const std::uint32_t b : blocks_) {  // (Jinja2 refuses the template)
+            if (b == n.sym) {
+                fail(name_tok.pos, "block defined twice: ", name_tok.pos, name_tok.len);
+                return none;
+            }
+        }
+        blocks_.push_back(n.sym);
         next();
-        while (is_name(cur(), "scoped") || is_name(cur(), "required")) next();
+        if (is_name(cur(), "scoped")) {
+            n.flags |= flag_block_scoped;
+            next();
+        }
+        if (is_name(cur(), "required")) {
+            n.flags |= flag_block_required;
+            next();
+        }
         constexpr std::string_view ends[] = {"endblock"};
         ++open_;
         n.a = parse_body({ends, 1}, true);
         --open_;
+        if (ok() && (n.flags & flag_block_required)) {  // only whitespace and comments
+            const node& body = at(n.a);
+            for (std::uint32_t k = 0; k < body.b; ++k) {
+                const node& item = at(p_->lists[body.a + k]);
+                bool blank = item.kind == nk::text && item.b > 0;
+                for (std::uint32_t j = 0; blank && j < item.b;) {
+                    const std::size_t w = space_at(s_, item.a + j);
+                    blank = w != 0;
+                    j += static_cast<std::uint32_t>(w);
+                }
+                if (!blank) {
+                    fail(item.pos, "required blocks can only contain comments or whitespace");
+                    return none;
+                }
+            }
+        }
         if (ok() && cur().type == tk::name) {
             if (text(cur()) != text(name_tok)) fail_here("mismatched block name ", nullptr);
             next();
@@ -843,11 +874,7 @@ private:
         }
         if (t.type == tk::integer) {
             next();
-            node n;
-            n.kind = nk::k_int;
-            n.pos = t.pos;
-            n.ival = parse_int(t);
-            return add(n);
+            return int_literal(t);
         }
         if (t.type == tk::floating) {
             next();
@@ -933,11 +960,7 @@ private:
                 fail(a.pos, "expected a name or number after '.'");
                 return none;
             }
-            node k;
-            k.kind = nk::k_int;
-            k.pos = a.pos;
-            k.ival = parse_int(a);
-            return binary(nk::getitem, a.pos, obj, add(k));
+            return binary(nk::getitem, a.pos, obj, int_literal(a));
         }
         // '['
         std::vector<std::uint32_t> args;
@@ -948,10 +971,7 @@ private:
         }
         expect(tk::rbracket, "expected ']', got ");
         if (!ok()) return none;
-        if (args.empty()) {
-            fail(t.pos, "expected a subscript");
-            return none;
-        }
+        // `x[]` is Jinja2's `x[()]` (an empty tuple), `x[a, b]` its `x[(a, b)]`
         const std::uint32_t key = args.size() == 1 ? args[0] : make_list(nk::tuple, t.pos, args);
         return binary(nk::getitem, t.pos, obj, key);
     }
@@ -1119,7 +1139,50 @@ private:
     }
 
     // ---- literals -----------------------------------------------------------------------------
-    constexpr std::int64_t parse_int(const token& t) {
+    /// The node of an integer literal: k_int, or k_bigint beyond the 64-bit range.
+    constexpr std::uint32_t int_literal(const token& t) {
+        node n;
+        n.pos = t.pos;
+        bool beyond = false;
+        n.ival = parse_int(t, beyond);
+        if (!beyond) {
+            n.kind = nk::k_int;
+            return add(n);
+        }
+        // the digits (ASCII), without the prefix and the underscores
+        const std::string_view v = text(t);
+        int base = 10;
+        std::size_t k = 0;
+        if (v.size() > 1 && v[0] == '0' && v[1] != '_') {
+            const char x = v[1];
+            base = (x == 'b' || x == 'B') ? 2 : (x == 'o' || x == 'O') ? 8 : 16;
+            k = 2;
+        }
+        n.kind = nk::k_bigint;
+        n.a = static_cast<std::uint32_t>(p_->pool.size());
+        std::size_t digits = 0;
+        for (std::size_t len = 1; k < v.size(); k += len) {
+            len = 1;
+            if (v[k] == '_') continue;
+            char c = v[k];
+            if (static_cast<unsigned char>(c) >= 0x80) {
+                const utf8_char u = utf8_at(v, k);
+                len = u.len;
+                c = static_cast<char>('0' + decimal_value(u.cp));
+            }
+            p_->pool.push_back(c);
+            ++digits;
+        }
+        n.b = static_cast<std::uint32_t>(p_->pool.size()) - n.a;
+        n.c = static_cast<std::uint32_t>(base);
+        // Python reads at most 4300 decimal digits; any base: within the integers a template computes
+        const std::size_t bits_per_digit = base == 2 ? 1 : base == 8 ? 3 : 4;
+        if ((base == 10 && digits > max_int_str_digits) || (base != 10 && (digits - 1) * bits_per_digit > max_int_bits))
+            fail(t.pos, "integer literal too large");
+        return add(n);
+    }
+
+    constexpr std::int64_t parse_int(const token& t, bool& beyond) {
         const std::string_view v = text(t);
         int base = 10;
         std::size_t k = 0;
@@ -1131,12 +1194,18 @@ private:
             if (base != 10) k = 2;
         }
         std::uint64_t r = 0;
-        for (; k < v.size(); ++k) {
+        for (std::size_t len = 1; k < v.size(); k += len) {
             const char c = v[k];
+            len = 1;
             if (c == '_') continue;
-            const int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : c - 'A' + 10;
+            int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : c - 'A' + 10;
+            if (static_cast<unsigned char>(c) >= 0x80) {  // a Unicode decimal digit (Python's int() reads them)
+                const utf8_char u = utf8_at(v, k);
+                len = u.len;
+                d = decimal_value(u.cp);
+            }
             if (r > (0x7fffffffffffffffull - static_cast<std::uint64_t>(d)) / static_cast<std::uint64_t>(base)) {
-                fail(t.pos, "integer literal too large");
+                beyond = true;  // a big integer
                 return 0;
             }
             r = r * static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(d);
@@ -1220,6 +1289,7 @@ private:
     syntax_error err_{};
     unsigned depth_ = 0;
     unsigned open_ = 0;
+    std::vector<std::uint32_t> blocks_;  // the symbols of the blocks so far (a name may be used once)
     unsigned loop_depth_ = 0;  // loops around the current statement, for break/continue (not across macros)
     unsigned for_nesting_ = 0;  // for statements being parsed, macros included
     std::uint8_t uses_ = 0;

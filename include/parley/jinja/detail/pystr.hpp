@@ -1655,6 +1655,10 @@ inline void jinja_striptags(std::string& out, std::string_view s) {
     html_unescape(out, joined);
 }
 
+/// markupsafe's Markup.unescape(): html.unescape (HTML5 named references, numeric references
+/// with the HTML5 fix-ups).
+inline void markup_unescape(std::string& out, std::string_view s) { pystr_impl::html_unescape(out, s); }
+
 /// urllib.parse.quote(s, safe) on the UTF-8 bytes of s: letters, digits, '_.-~' and the ASCII
 /// characters of safe are kept, every other byte becomes %XX.
 inline void url_quote(std::string& out, std::string_view s, std::string_view safe) {

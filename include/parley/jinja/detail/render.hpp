@@ -338,11 +338,18 @@ private:
                 return exec_list(n(x.b));
             }
             case nk::block: {
-                scope sc(*this, top());
+                // a block that is not `scoped` sees the template's own variables and the context,
+                // not those of the loop, macro or `with` it is in (Jinja2 renders it as a function
+                // of the template's context); a `required` one is an error when it is rendered
+                if (x.flags & flag_block_required)
+                    fail_at(x, errc::template_value, "required block '" + std::string(sym(x.sym)) + "' not found (no template extends this one)");
+                scope sc(*this, (x.flags & flag_block_scoped) ? top() : 0);
                 return exec_list(n(x.a));
             }
             case nk::autoescape: {
+                // a scope of its own, as Jinja2's (a `set` inside does not leak out)
                 const bool on = truthy(eval(n(x.a)));
+                scope sc(*this, top());
                 struct restore {
                     bool& flag;
                     bool saved;
@@ -848,10 +855,10 @@ private:
             switch (o.oper) {
             case op::eq: r = equals(left, right); break;
             case op::ne: r = !equals(left, right); break;
-            case op::lt: r = compare(left, right, o.oper) < 0; break;
-            case op::lteq: r = compare(left, right, o.oper) <= 0; break;
-            case op::gt: r = compare(left, right, o.oper) > 0; break;
-            case op::gteq: r = compare(left, right, o.oper) >= 0; break;
+            case op::lt:
+            case op::lteq:
+            case op::gt:
+            case op::gteq: r = compare_holds(left, right, o.oper); break;
             case op::in: r = contains(right, left); break;
             default: r = !contains(right, left); break;
             }
@@ -908,6 +915,7 @@ private:
             case nk::k_true: return value(true);
             case nk::k_false: return value(false);
             case nk::k_int: return value(static_cast<long long>(x.ival));
+            case nk::k_bigint: return make_int(bigint::of_digits(std::string_view(p_.pool.data() + x.a, x.b), static_cast<int>(x.c), false));
             case nk::k_float: return value(x.fval);
             case nk::k_str: return str_const(x);
             case nk::name: return lookup(x.sym);
@@ -1083,7 +1091,7 @@ private:
             const std::string_view name = sym(callee.sym);
             eval_args(n(x.b), args);
             value result;
-            if (call_method(*this, obj, name, args, result, env_.opt.sandboxed)) return bounded(std::move(result), "method", name);
+            if (call_method(*this, obj, name, args, result, env_.opt.sandboxed, strict())) return bounded(std::move(result), "method", name);
             if (call_user_method(*this, obj, name, args, result, user_methods())) return bounded(std::move(result), "method", name);
             // an attribute or key of that name, or the usual error (a method of one's own that
             // refused `obj` is not looked up again)
@@ -1333,6 +1341,19 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args, boo
             set_var(prm.sym, strict() ? u.as_strict() : u);
         }
     };
+    // when a default names a later parameter, it sees that parameter's argument, or undefined
+    // until its own default is evaluated (Jinja2 binds the arguments before the defaults):
+    // binds each parameter to its argument (null when none was given) or to undefined first
+    const bool defaults_see_params = (flags & flag_defaults_see_params) != 0;
+    const auto bind_arguments_first = [&](std::size_t k, const value* given) {
+        if (given) {
+            set_var(n(list_item(params.a, static_cast<std::uint32_t>(k))).sym, *given);
+        } else {
+            const node& prm = n(list_item(params.a, static_cast<std::uint32_t>(k)));
+            value u = value::undefined(undefined_form::name, sym(prm.sym));
+            set_var(prm.sym, strict() ? u.as_strict() : u);
+        }
+    };
     // runs the body in the macro's scope once bind() has bound its names there
     const auto run = [&](const auto& bind) {
         std::string s;
@@ -1347,6 +1368,8 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args, boo
     if (args.keywords().empty() && !uses_caller && !catch_kwargs && !catch_varargs && pos.size() <= nparams) {
         // the commonest call, positional arguments only: bound in order as they come, as below
         return run([&] {
+            if (defaults_see_params)
+                for (std::size_t k = 0; k < nparams; ++k) bind_arguments_first(k, k < pos.size() ? &pos[k] : nullptr);
             for (std::size_t k = 0; k < nparams; ++k) bind_param(k, k < pos.size() ? &pos[k] : nullptr);
         });
     }
@@ -1395,6 +1418,8 @@ inline value render_state::invoke_macro(const macro_obj& m, arguments& args, boo
         raise(errc::template_type,
               "macro '" + std::string(m.name) + "' takes not more than " + std::to_string(nparams) + " argument(s)");
     return run([&] {
+        if (defaults_see_params)
+            for (std::size_t k = 0; k < nparams; ++k) bind_arguments_first(k, given[k] ? &bound[k] : nullptr);
         for (std::size_t k = 0; k < nparams; ++k) bind_param(k, given[k] ? &bound[k] : nullptr);
         if (uses_caller) {
             value u = value::undefined(undefined_form::hint, "No caller defined");

@@ -192,6 +192,7 @@ inline parsed_template environment::parse(std::string_view source, std::string n
     detail::link_members(t.prog_);
     detail::link_print_chains(t.prog_);
     detail::mark_loops_using_loop(t.prog_, t.special_.loop);
+    detail::mark_defaults_naming_params(t.prog_);
     // Like Jinja2, an unknown filter or test is a parse error, except in an `if` or an inline
     // if-expression (see detail::name_checker), where it fails when it is used.
     const detail::unknown_name unknown = detail::find_unknown_name(
