@@ -827,11 +827,11 @@ def usage_checks(program, templates, tmp):
     try:
         r = run(program, [two, "--usage", "--models", catalog, "First?"], env)
         # 2,500 input tokens of which 1,000 cached, 100 output tokens:
-        # (1500 * 2.0 + 1000 * 0.5 + 100 * 8.0) / 1e6 dollars
+        # (1500 * 2.0 + 1000 * 0.5 + 100 * 8.0) / 1e6 dollars, printed with six decimals below a cent
         cost = (1500 * 2.0 + 1000 * 0.5 + 100 * 8.0) / 1e6
         check(r.returncode == 0 and r.stdout == "One.\nTwo.\n", f"usage run: {r.returncode} {r.stdout!r} {r.stderr!r}")
         check(r.stderr == "usage: priced-model: 2 requests, 2,500 input tokens (1,000 cached), 100 output tokens "
-                          f"(40 reasoning); ${cost:.4f}\nusage: prices as published on 2026-01-02\n",
+                          f"(40 reasoning); ${cost:.6f}\nusage: prices as published on 2026-01-02\n",
               f"usage lines {r.stderr!r}")
         # a model the catalog has no price for, through --model; then a run that fails
         r = run(program, [two, "--usage", "--models", catalog, "--model", "unpriced-model", "First?"], env)
