@@ -116,7 +116,7 @@ def check_completed_run(label, program, tmp, set_path, env_extra, pid_file=None)
     history = os.path.join(tmp, label + "-history.json")
     env = clean_env(OPENAI_API_KEY="key-0123456789", OPENAI_BASE_URL=base + "/v1", **env_extra)
     try:
-        r = run(program, [set_path, "--history", history, "Say hi"], env)
+        r = run(program, [set_path, "--history", history, "--model", "gpt-4o-mini", "Say hi"], env)
     finally:
         stop_fake_server(fake)
     check(r.returncode == 0, f"{label}: exit {r.returncode}: {r.stderr}")
@@ -174,7 +174,19 @@ def main():
     check("[everything] Starting default (STDIO) server..." in r.stderr.splitlines(),
           f"stdio: the server's stderr is not forwarded with its name: {r.stderr!r}")
 
-    # any tool under the prefix when `tools` is not given; the prefix of the set's choosing
+    # a tool the set does not allow is no function of the run: the model is told so
+    script = model_script(tmp, "not-allowed.json", ("everything_get-tiny-image", {}))
+    history = os.path.join(tmp, "not-allowed-history.json")
+    r = run(program, [stdio_set, "--history", history, "--provider", "scripted", "--script", script, "x"], clean_env())
+    check(r.returncode == 0, f"not allowed: exit {r.returncode} {r.stderr!r}")
+    try:
+        tool = [m for m in json.load(open(history)) if m.get("role") == "tool"]
+        check(len(tool) == 1 and tool[0]["content"].startswith("Error: there is no function named "
+                                                               "'everything_get-tiny-image'"), f"not allowed: {tool!r}")
+    except (OSError, ValueError) as e:
+        failures.append(f"not allowed: no history: {e}")
+
+    # any tool under the prefix when `tools` is not given
     open_set = os.path.join(tmp, "open.yaml")
     write(open_set, set_text("  everything:\n"
                              f"    command: {stdio_server(server_js, pid_file)}\n", "[everything_echo]"))
@@ -204,7 +216,7 @@ def main():
         # an unset variable in a header: the run fails before it starts
         history = os.path.join(tmp, "unset-history.json")
         write(history, "[]\n")
-        r = run(program, [http_set, "--history", history, "x"], clean_env())
+        r = run(program, [http_set, "--history", history, "--provider", "echo", "x"], clean_env())
         check(r.returncode == 1 and r.stderr == f"error: {http_set}: MCP server 'everything', header 'X-Parley-Test' names "
                                                 "the environment variable 'PARLEY_TEST_TOKEN', which is not set\n",
               f"unset variable: {r.returncode} {r.stderr!r}")
@@ -249,7 +261,7 @@ def main():
     write(typo_set, set_text("  everything:\n"
                              f"    command: {stdio_server(server_js, pid_file)}\n", "[everything_echo, everything_ecco]"))
     r = run(program, [typo_set, "--history", history, "--provider", "echo", "x"], clean_env())
-    first = r.stderr.split("\n", 1)[0]
+    first = ([line for line in r.stderr.splitlines() if line.startswith("error: ")] or [""])[0]
     check(r.returncode == 1 and first.startswith(f"error: {typo_set}:11:36: 'functions' names 'everything_ecco', which MCP "
                                                  "server 'everything' does not offer (its tools, under the prefix "
                                                  "'everything_': echo, ") and "get-sum" in first,
