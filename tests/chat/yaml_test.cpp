@@ -441,7 +441,7 @@ TEST_CASE("mcp_servers: stdio and HTTP servers, their tools and prefixes, as the
         "templates:\n"
         "  a:\n"
         "    - role: request\n"
-        "      functions: [files_read_file, files_list_directory, everything_echo, issues, lookup]\n"
+        "      functions: [files_read_file, files_list_directory, everything_echo, everything_get-sum, issues, lookup]\n"
         "      call_function: everything_get-sum\n"
         "functions:\n"
         "  - name: lookup\n";
@@ -1121,7 +1121,7 @@ template_set tricky_set(std::mt19937& rng) {
             std::replace(name.begin(), name.end(), '=', '_');
         server.cwd = "d" + str();
     } else {
-        server.url = "https://" + str();
+        server.url = "https://h" + str();
         std::string value = str();
         value.erase(std::remove_if(value.begin(), value.end(), [](char c) { return c == '\r' || c == '\n' || c == '\0'; }),
                     value.end());
