@@ -7,6 +7,8 @@
 #   ./dev.sh gcc       only the first half of test: the gcc preset
 #   ./dev.sh deps      only install what is missing
 #   ./dev.sh sanitize  only the second half of test: the clang-asan preset
+# PARLEY_CONFIGURE_ARGS: more CMake arguments for every configure, separated by spaces (as
+# .ci/run's toolchain phase uses: -DPARLEY_BUILD_BENCHMARKS=OFF ...).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -109,9 +111,10 @@ install_missing_packages() {
     fi
 }
 
-# The npm packages some tests run against (real peers: the reference MCP server...): each folder
-# tests/NAME with a package.json and its package-lock.json is installed with npm into
-# .cache/node-peers/NAME, a cache folder made here, and again only when its lock file changes. A
+# The npm packages some tests run against (real peers: the reference MCP server, the official
+# OpenAI and Anthropic SDKs...): each folder tests/DIR given (mcp, peers/sdk) with a package.json
+# and its package-lock.json is installed with `npm ci` into .cache/node-peers/NAME (NAME: the
+# folder's last name), a cache folder made here, and again only when its lock file changes. A
 # missing peer fails the run: the tests need them.
 node_peers=.cache/node-peers
 install_node_peers() {
@@ -121,7 +124,7 @@ install_node_peers() {
         exit 1
     fi
     for name in "$@"; do
-        local from=tests/$name to=$node_peers/$name
+        local from=tests/$name to=$node_peers/${name##*/}
         mkdir -p "$to"
         if [[ ! -d $to/node_modules ]] || ! cmp -s "$from/package-lock.json" "$to/package-lock.json"; then
             echo "Installing the npm packages of $from into $to"
@@ -176,6 +179,9 @@ set_configure_args() {
         configure_args+=("-DPARLEY_SHARED_DIR=$PARLEY_SHARED_DIR")
     fi
     configure_args+=("-DPARLEY_NODE_PEERS=$PWD/$node_peers")
+    local extra
+    read -r -a extra <<<"${PARLEY_CONFIGURE_ARGS:-}"
+    configure_args+=("${extra[@]}")
 }
 
 # The travel assistant: a YAML template set run by parley::bot with two C++ functions, a template
@@ -234,21 +240,21 @@ case "${1:-}" in
     test)
         distribution_packages
         install_missing_packages
-        install_node_peers mcp tokens
+        install_node_peers mcp tokens peers/sdk
         set_configure_args warn
         run_tests gcc clang-asan
         ;;
     gcc)
         distribution_packages
         install_missing_packages
-        install_node_peers mcp tokens
+        install_node_peers mcp tokens peers/sdk
         set_configure_args warn
         run_tests gcc
         ;;
     sanitize)
         distribution_packages
         install_missing_packages
-        install_node_peers mcp tokens
+        install_node_peers mcp tokens peers/sdk
         set_configure_args warn
         run_tests clang-asan
         ;;

@@ -24,7 +24,7 @@
 // receives, sleeping until the reply and waking up).
 #include <parley/net/url.hpp>
 #include <parley/provider/chat_client.hpp>
-#include <parley/provider/openai_request.hpp>
+#include <parley/provider/openai/request.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>

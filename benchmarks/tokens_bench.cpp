@@ -31,6 +31,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -62,10 +63,12 @@ const tokenizer& loaded(const std::string& name) {
     return *slot;
 }
 
-const std::string& text_of(const std::string& name) {
-    static std::map<std::string, std::string> cache;
-    auto& slot = cache[name];
-    if (slot.empty()) slot = read(dir_from("PARLEY_TOKENS_TEXTS") / (name + ".txt"));
+// The name as a string_view: g++ 14's -Wdangling-reference takes the reference returned for a
+// temporary std::string argument (text_of("english")) as one into that temporary.
+const std::string& text_of(std::string_view name) {
+    static std::map<std::string, std::string, std::less<>> cache;
+    auto& slot = cache[std::string(name)];
+    if (slot.empty()) slot = read(dir_from("PARLEY_TOKENS_TEXTS") / (std::string(name) + ".txt"));
     return slot;
 }
 

@@ -11,8 +11,9 @@ fuzz/*_fuzz.cpp). The sources:
 - templates: tests/jinja/cases/*.jsonl, SHARED/corpus/chat-templates/*.jinja, SHARED/corpus/rasa;
 - YAML: every *.yaml / *.yml under examples/ and tests/, and the YAML texts written in
   tests/chat/yaml_test.cpp;
-- event streams: SHARED/fixtures/openai-sse/*.sse, tests/provider/anthropic-data/*.sse and the
-  streams written in tests/net/sse_test.cpp and tests/provider/*stream_test.cpp;
+- event streams: SHARED/fixtures/openai-sse/*.sse, tests/provider/openai-sse-assembled/cases/*.sse,
+  tests/provider/anthropic-data/*.sse and the streams and events written in
+  tests/net/sse_test.cpp and tests/provider/*stream_test.cpp;
 - JSON: the *.json files of tests/ and examples/, SHARED/corpus/contexts, and the texts
   written in tests/schema/{json_text,partial_json,partial,from_json}_test.cpp;
 - action lists: the texts written in tests/schema/{commands,rasa_commands}_test.cpp.
@@ -203,6 +204,16 @@ def main():
     for s in literals_of(sorted((src / "tests/provider").glob("*stream_test.cpp"))):
         if "data:" in s or "event:" in s:
             stream.add([2 if "content_block" in s or "message_start" in s else 1, 0], s)
+    for f in sorted((src / "tests/provider/openai-sse-assembled/cases").glob("*.sse")):
+        for cut in (0, 0x5A):
+            stream.add([1, cut], f.read_bytes())
+    # the Responses API's events written in its stream test, as one stream and one by one
+    responses_events = [s for s in literals_of([src / "tests/provider/responses_stream_test.cpp"])
+                        if '"type":"response.' in s or '"type":"error"' in s]
+    if responses_events:
+        stream.add([3, 0], "".join(f"data: {e}\n\n" for e in responses_events))
+        for e in responses_events:
+            stream.add([3, 0], f"data: {e}\n\n")
 
     # ---- tokenizers ----
     tok = corpus(out, "fuzz-tokens")

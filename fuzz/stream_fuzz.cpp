@@ -1,18 +1,24 @@
-// Fuzz target: a server's event stream (parley/net/sse.hpp) and the two stream assemblers over
-// it (parley/provider/openai_stream.hpp, anthropic_stream.hpp).
+// Fuzz target: a server's event stream (parley/net/sse.hpp) and the three stream assemblers
+// over it (parley/provider/openai/stream.hpp, anthropic/stream.hpp, responses/stream.hpp),
+// with their reasoning deltas and the joining of UTF-16 surrogate pairs split between events.
 //
-// Input: byte 0 chooses what reads the events (0: the SSE reader alone; 1: the OpenAI decoder;
-// 2: the Anthropic decoder; byte 0 % 3), byte 1 how the stream is cut into feeds (a pattern of
-// chunk sizes from 1 to 16 bytes, or whole); the rest is the byte stream. Checked besides
-// crashes, hangs and sanitizer reports:
+// Input: byte 0 chooses what reads the events (0: the SSE reader alone; 1: the OpenAI chat
+// completions decoder; 2: the Anthropic decoder; 3: the Responses API decoder; byte 0 % 4),
+// byte 1 how the stream is cut into feeds (a pattern of chunk sizes from 1 to 16 bytes, or
+// whole); the rest is the byte stream. Checked besides crashes, hangs and sanitizer reports:
 // - the SSE reader gives the same events, last event ID, reconnection time, failure and
 //   pending state whether the stream comes in one feed or in pieces;
 // - its buffers stay below the bound sse_reader::buffer_capacity documents;
 // - a decoder's failing event leaves no events in the output, and a failed decoder returns the
-//   same error on every later feed.
+//   same error on every later feed;
+// - every text a decoder's events carry (text, refusal, reasoning, tool call arguments) is valid
+//   UTF-8, whatever surrogates the stream splits or leaves alone, and so are the texts of the
+//   reply assembled once the stream is done.
 #include <parley/net/sse.hpp>
-#include <parley/provider/anthropic_stream.hpp>
-#include <parley/provider/openai_stream.hpp>
+#include <parley/provider/anthropic/stream.hpp>
+#include <parley/provider/detail/wire.hpp>
+#include <parley/provider/openai/stream.hpp>
+#include <parley/provider/responses/stream.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -73,6 +79,29 @@ fuzz_sse_outcome read_sse(std::string_view stream, unsigned cut) {
     return r;
 }
 
+/// True when `s` is well-formed UTF-8 (no surrogates, no overlong forms).
+bool valid_utf8(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t n = parley::detail::wire::utf8_sequence(s, i);
+        if (n == 0) return false;
+        i += n;
+    }
+    return true;
+}
+
+/// Checks the texts of an assembled reply.
+void check_reply_texts(const parley::chat_reply& reply) {
+    for (const auto& c : reply.choices) {
+        check(valid_utf8(c.message.text()));
+        if (c.message.refusal) check(valid_utf8(*c.message.refusal));
+        for (const auto& r : c.message.reasoning) {
+            check(valid_utf8(r.text));
+            for (const auto& s : r.summary) check(valid_utf8(s));
+        }
+        for (const auto& t : c.message.tool_calls) check(valid_utf8(t.function.arguments));
+    }
+}
+
 template <class Feed>
 void decode_events(const std::vector<fuzz_sse_event>& events, Feed feed) {
     std::vector<parley::stream_event> out;
@@ -85,6 +114,7 @@ void decode_events(const std::vector<fuzz_sse_event>& events, Feed feed) {
             if (first_error) check(err->message == first_error->message && err->code == first_error->code);
             else first_error = err;
         }
+        for (std::size_t i = before; i < out.size(); ++i) check(valid_utf8(out[i].text));
     }
 }
 
@@ -92,7 +122,7 @@ void decode_events(const std::vector<fuzz_sse_event>& events, Feed feed) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 2) return 0;
-    const unsigned mode = data[0] % 3;
+    const unsigned mode = data[0] % 4;
     const unsigned cut = data[1];
     const std::string_view stream(reinterpret_cast<const char*>(data) + 2, size - 2);
 
@@ -104,15 +134,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         decode_events(whole.events, [&](const fuzz_sse_event& e, std::vector<parley::stream_event>& out) {
             return decoder.feed(e.data, out);
         });
+        const bool done = decoder.done() && !decoder.failed();
         const parley::chat_reply reply = decoder.take_reply();
-        static_cast<void>(reply);
+        if (done) check_reply_texts(reply);
     } else if (mode == 2) {
         parley::anthropic::stream_decoder decoder;
         decode_events(whole.events, [&](const fuzz_sse_event& e, std::vector<parley::stream_event>& out) {
             return decoder.feed(e.event, e.data, out);
         });
+        const bool done = decoder.done() && !decoder.failed();
         const parley::chat_reply reply = decoder.take_reply();
-        static_cast<void>(reply);
+        if (done) check_reply_texts(reply);
+    } else if (mode == 3) {
+        parley::responses::stream_decoder decoder;
+        decode_events(whole.events, [&](const fuzz_sse_event& e, std::vector<parley::stream_event>& out) {
+            return decoder.feed(e.event, e.data, out);
+        });
+        const bool done = decoder.done() && !decoder.failed();
+        const parley::chat_reply reply = decoder.take_reply();
+        if (done) check_reply_texts(reply);
     }
     return 0;
 }

@@ -2,7 +2,7 @@
 // constexpr builders. Both render the same requests; the program prints the weather assistant's.
 #include <parley/chat.hpp>
 #include <parley/chat/yaml.hpp>
-#include <parley/provider/openai_request.hpp>
+#include <parley/provider/openai/request.hpp>
 
 #include <boost/describe/class.hpp>
 #include <boost/json/parse.hpp>

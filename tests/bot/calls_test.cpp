@@ -931,7 +931,7 @@ TEST_CASE("extract: a refusal counts as a reply that does not fit; a reply witho
     scripted s;
     parley::chat_reply refused = parley::text_reply("");
     refused.choices[0].message.content = std::monostate{};
-    refused.choices[0].refusal = "I cannot help with that.";
+    refused.choices[0].message.refusal = "I cannot help with that.";
     s.script->push(refused);
     s.script->push_text(good_pie);
     parley::extract_options<food> opt;
@@ -941,8 +941,10 @@ TEST_CASE("extract: a refusal counts as a reply that does not fit; a reply witho
     const auto requests = s.script->requests();
     REQUIRE(requests.size() == 2);
     REQUIRE(requests[1].messages.size() == 3);
-    // the assistant message sent back holds the refusal's text (it needs a content)
-    CHECK(requests[1].messages[1] == parley::make_message(role::assistant, "I cannot help with that."));
+    // the assistant message sent back holds the refusal's text (it needs a content), and the refusal
+    parley::message refusal_sent = parley::make_message(role::assistant, "I cannot help with that.");
+    refusal_sent.refusal = "I cannot help with that.";
+    CHECK(requests[1].messages[1] == refusal_sent);
     CHECK(requests[1].messages[2].text() ==
           "Your reply does not fit the requested JSON:\nthe model refused: I cannot help with that.\n"
           "Reply again with JSON that fits.");

@@ -9,6 +9,8 @@ Runs the template set TEMPLATE_DIR/assistant.yaml (tests/bot/cli_run/) as a user
   template file's directory, arguments on standard input), the built-in calculator, a template
   switch after which the rest of the switching template is read, --history written and read back
   by a second run, --stream;
+- `--api responses`: the same loop over OpenAI's Responses API (streamed), the reasoning item
+  sent back before the function call it came with, and kept in the history;
 - with the scripted model (--provider scripted --script): a command that times out and one that
   fails, both told to the model as the function's result; a run that fails leaves the history
   file byte-identical and exits 1;
@@ -188,6 +190,65 @@ def server_checks(program, templates, tmp):
     check(log.count("/v1/chat/completions") == 7, f"the server's log: {log!r}")
 
 
+def responses_checks(program, templates, tmp):
+    """`parley run --api responses`: the bot's loop over OpenAI's Responses API, a function call
+    with the reasoning item before it sent back, and the history written as for the other APIs."""
+    script = {"steps": [
+        {"reply": {"reasoning": "The order number is given.",
+                   "tool_calls": [{"id": "call_1", "name": "lookup_order", "arguments": "{\"order\": \"A-17\"}"}]}},
+        {"reply": {"text": "Your order has shipped.", "delta_size": 4}},
+        {"reply": {"text": "Anything more?"}},
+    ]}
+    script_path = os.path.join(tmp, "script.json")
+    write_json(script_path, script)
+    record = os.path.join(tmp, "requests.jsonl")
+    server, base = start_fake_server(program, script_path, os.path.join(tmp, "server.log"), record)
+    history = os.path.join(tmp, "history.json")
+    env = clean_env(OPENAI_API_KEY="key-0123456789")
+    try:
+        r = run(program, [templates, "--template", "orders", "--api", "responses", "--base-url", base + "/v1",
+                          "--history", history, "--stream", "Where is order A-17?"], env)
+        check(r.returncode == 0, f"responses: exit {r.returncode}: {r.stderr}")
+        check(r.stdout == "Your order has shipped.\nAnything more?\n", f"responses: output {r.stdout!r}")
+    finally:
+        stop_fake_server(server)
+    bodies = [json.loads(q["body"]) for q in recorded_requests(record)]
+    targets = [q["target"] for q in recorded_requests(record)]
+    check(targets == ["/v1/responses"] * 3, f"responses: targets {targets!r}")
+    if len(bodies) == 3:
+        first, second = bodies[0], bodies[1]
+        check(first.get("instructions") == "You look orders up." and first.get("stream") is True
+              and first.get("input") == [{"role": "user", "content": "Where is order A-17?"}],
+              f"responses: the first request {first!r}")
+        names = [t.get("name") for t in first.get("tools", [])]
+        check("lookup_order" in names and all(t.get("type") == "function" for t in first.get("tools", [])),
+              f"responses: the tools {first.get('tools')!r}")
+        items = second.get("input", [])
+        kinds = [i.get("type", i.get("role")) for i in items]
+        check(kinds == ["user", "reasoning", "function_call", "function_call_output"], f"responses: input items {kinds!r}")
+        if len(items) == 4:
+            check(items[1].get("summary") == [{"type": "summary_text", "text": "The order number is given."}]
+                  and str(items[1].get("id", "")).startswith("rs_"), f"responses: the reasoning item {items[1]!r}")
+            check(items[2].get("call_id") == "call_1" and items[3].get("call_id") == "call_1"
+                  and json.loads(items[3].get("output", "{}")).get("state") == "shipped",
+                  f"responses: the call and its output {items[2:]!r}")
+    conversation = load(history) if os.path.exists(history) else []
+    roles = [m.get("role") for m in conversation]
+    check(roles == ["default-request", "system", "user", "request", "assistant", "tool", "assistant", "assistant",
+                    "assistant"], f"responses: history roles {roles!r}")
+    if len(conversation) == 9:
+        reasoning = conversation[4].get("reasoning", [])
+        check(len(reasoning) == 1 and reasoning[0].get("type") == "reasoning"
+              and reasoning[0].get("summary") == ["The order number is given."],
+              f"responses: the reasoning kept in the history {conversation[4]!r}")
+
+
+def recorded_requests(path):
+    """The requests `parley fake-server --record` wrote: method, target, status and body."""
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def scripted(tmp, name, steps):
     path = os.path.join(tmp, name)
     write_json(path, {"steps": steps})
@@ -364,7 +425,7 @@ def bad_input_checks(program, templates, tmp):
     expect([templates, "--bogus", "x"], 2, "unknown option --bogus", "unknown option")
     expect([templates, "--template"], 2, "--template needs a value", "option without a value")
     expect([templates, "--provider", "nonsense", "x"], 2,
-           "--provider must be openai, anthropic, echo or scripted, not 'nonsense'", "bad provider")
+           "--provider must be openai, responses, anthropic, echo or scripted, not 'nonsense'", "bad provider")
     expect([templates, "--provider", "scripted", "x"], 2, "--provider scripted needs --script FILE.json",
            "scripted without a script")
     r = run(program, ["--help"], env)
@@ -696,7 +757,7 @@ def single_template_checks(program, templates, tmp):
 
     bad = write_text(tmp, "bad-functions.yaml", "- name: lookup_order\n  description: x\n  parameter: {}\n")
     failing([lookup, "--functions", bad], f"error: {bad}:3:3: unknown key 'parameter' in a function definition (expected "
-                                          "name, description, parameters, command or timeout); did you mean 'parameters'?",
+                                          "name, description, parameters, strict, command or timeout); did you mean 'parameters'?",
             "a bad definition")
     not_list = write_text(tmp, "map-functions.yaml", "functions:\n  - name: f\n")
     failing([lookup, "--functions", not_list], f"error: {not_list}:1:1: a functions file is a list of function "
@@ -931,8 +992,9 @@ def templates_checks(program, templates, tmp):
 def main():
     program, template_dir = sys.argv[1], sys.argv[2]
     templates = os.path.join(template_dir, "assistant.yaml")
-    for checks in (echo_checks, server_checks, scripted_checks, kill_checks, bad_input_checks, prompt_checks, data_checks,
-                   content_parts_checks, single_template_checks, render_error_checks, failed_run_checks, usage_checks,
+    for checks in (echo_checks, server_checks, responses_checks, scripted_checks, kill_checks, bad_input_checks,
+                   prompt_checks, data_checks, content_parts_checks, single_template_checks, render_error_checks,
+                   failed_run_checks, usage_checks,
                    templates_checks):
         with tempfile.TemporaryDirectory() as tmp:
             try:

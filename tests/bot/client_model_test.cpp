@@ -4,6 +4,7 @@
 // formats of OpenAI chat completions and Anthropic Messages), plain and streamed.
 #include <parley/bot/client_model.hpp>
 #include <parley/bot/embed.hpp>
+#include <parley/bot/extract.hpp>
 #include <parley/bot/bot.hpp>
 #include <parley/chat/yaml.hpp>
 #include <parley/schema/annotations.hpp>
@@ -245,6 +246,59 @@ TEST_CASE("a bot over HTTP: Anthropic Messages, tool_use and tool_result on the 
     REQUIRE(out.size() == 7);
     CHECK(out[5].tool_call_id == "toolu_1");
     CHECK(out[6] == parley::make_message(parley::role::assistant, "Cold."));
+}
+
+TEST_CASE("a bot and extract over HTTP: the Responses API, function calls and text.format on the wire") {
+    parley::test::fake_server server;
+    server.push(parley::test::fake_step::tool_calls({{"call_r", "get_weather", R"({"city": "Oslo"})"}}));
+    server.push(parley::test::fake_step::text("Cold in Oslo."));
+    server.push(parley::test::fake_step::text(R"({"city":"Oslo","celsius":-3})"));
+    asio::io_context io;
+    parley::client_config config;
+    config.api = parley::api::responses;
+    config.base_url = server.url("/v1");
+    config.api_key = "sk-test-key-0123456789";
+    config.net = quick();
+    parley::chat_client client(io.get_executor(), config);
+    parley::bot bot = weather_bot(client);
+    const auto out = run_in(io, bot.run("weather", boost::json::parse(R"({"city": "Oslo"})"), {}));
+    REQUIRE(out.size() == 7);
+    CHECK(out[5].tool_call_id == "call_r");
+    CHECK(out[6] == parley::make_message(parley::role::assistant, "Cold in Oslo."));
+
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 2);
+    CHECK(requests[0].target == "/v1/responses");
+    const boost::json::value first = requests[0].json();
+    const boost::json::value second = requests[1].json();
+    // the Responses API's shapes: instructions, flat function tools, tool_choice by name, then auto
+    CHECK(first.at("instructions") == "Answer in one sentence.");
+    CHECK(first.at("max_output_tokens") == 100);
+    CHECK(first.at("tools").at(0).at("name") == "get_weather");
+    CHECK(first.at("tools").at(0).at("strict") == false);
+    CHECK(first.at("tool_choice") == boost::json::parse(R"({"type": "function", "name": "get_weather"})"));
+    CHECK(second.at("tool_choice") == "auto");
+    const auto& input = second.at("input").as_array();
+    REQUIRE(input.size() == 3);
+    CHECK(input[1].at("type") == "function_call");
+    CHECK(input[1].at("call_id") == "call_r");
+    CHECK(input[2].at("type") == "function_call_output");
+    CHECK(boost::json::parse(input[2].at("output").as_string()) == boost::json::parse(R"({"city": "Oslo", "celsius": -3})"));
+
+    // an ai-style call on the same client: extract<T> with a strict json_schema as text.format
+    parley::client_model model(client);
+    parley::extract_options<wire::weather> opt;
+    opt.mode = parley::extract_mode::json_schema;
+    opt.params.model = "gpt-5";
+    const auto w = run_in(io, parley::extract<wire::weather>(model, "Weather in {{ city }}?", boost::json::parse(R"({"city": "Oslo"})"), opt));
+    REQUIRE(w.has_value());
+    CHECK(w->city == "Oslo");
+    CHECK(w->celsius == -3);
+    const auto format = server.last_request().json().at("text").at("format");
+    CHECK(format.at("type") == "json_schema");
+    CHECK(format.at("name") == "weather");
+    CHECK(format.at("strict") == true);
+    CHECK(format.at("schema").at("additionalProperties") == false);
 }
 
 TEST_CASE("embed: one vector per text, in order, from one embeddings request; bad calls are errors before any request") {

@@ -53,7 +53,7 @@ parley::chat_reply reply_of(message m, std::optional<std::string> refusal = std:
     parley::chat_reply r;
     parley::reply_choice c;
     c.message = std::move(m);
-    c.refusal = std::move(refusal);
+    c.message.refusal = std::move(refusal);
     c.finish = parley::finish_reason::stop;
     r.choices.push_back(std::move(c));
     return r;
@@ -94,7 +94,10 @@ TEST_CASE("bot: tool calls without ids and an empty reply are kept so that the c
     CHECK(out[4].tool_call_id == "call_3_0");
     CHECK(out[5].tool_call_id == "call_3_1");
     CHECK(out[6] == parley::make_message(role::assistant, ""));
-    CHECK(out[9] == parley::make_message(role::assistant, "I can't help with that."));
+    // the refusal kept on the message, its text standing for the content the message needs
+    message refused = parley::make_message(role::assistant, "I can't help with that.");
+    refused.refusal = "I can't help with that.";
+    CHECK(out[9] == refused);
     CHECK_NOTHROW(parley::validate(out));
 
     // the model saw the ids its results name, and the empty reply as an empty text

@@ -4,8 +4,9 @@
     cli_chat_check.py PARLEY_PROGRAM
 
 Starts `parley fake-server` with a script, runs `parley chat` against it as a user does
-(OpenAI and Anthropic wire formats, plain, --stream and --json, a system message, a tool call),
-and checks what it prints and the request the server saw. Also checks that with nothing
+(OpenAI chat completions, the Responses API with --api responses, and Anthropic wire formats;
+plain, --stream and --json, a system message, a tool call, a refusal, reasoning), and checks what
+it prints and the requests the server saw. Also checks that with nothing
 configured the echo model answers and stderr says so, that a failed call exits 1 with the
 API's message on stderr and without the API key, and that usage errors exit 2.
 """
@@ -108,6 +109,8 @@ def main():
             log = f.read()
         check("m1" in log or "/v1/chat/completions" in log, "the server's log shows no chat request")
 
+    responses_and_refusals(program)
+
     r = run(program, ["Echo me"], clean_env())
     check(r.returncode == 0 and r.stdout == "Echo me\n", f"echo fallback: {r.returncode} {r.stdout!r}")
     check("echo" in r.stderr, f"echo fallback says nothing on stderr: {r.stderr!r}")
@@ -120,6 +123,95 @@ def main():
     check(r.returncode == 2, f"no prompt exit {r.returncode}")
     r = run(program, ["--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "x"], clean_env())
     check(r.returncode == 2 and "no model" in r.stderr, f"no model: {r.returncode} {r.stderr!r}")
+
+
+def responses_and_refusals(program):
+    """`--api responses` (plain, --stream, --json with reasoning, a tool call, the system message as
+    `instructions`) and refusals (--json and --stream) against the fake server, with the bodies it
+    recorded."""
+    refusal = "I can't help with that."
+    script = {"steps": [
+        {"reply": {"refusal": refusal}},
+        {"reply": {"refusal": refusal, "delta_size": 4}},
+        {"reply": {"text": "Hello from Responses"}},
+        {"reply": {"text": "Responses stream in pieces", "delta_size": 4}},
+        {"reply": {"text": "It is 42.", "reasoning": "Six times seven.",
+                   "usage": {"prompt": 20, "completion": 9, "reasoning": 4}}},
+        {"reply": {"tool_calls": [{"id": "call_r", "name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}]}},
+        {"reply": {"refusal": refusal}},
+    ]}
+    with tempfile.TemporaryDirectory() as tmp:
+        script_path = os.path.join(tmp, "script.json")
+        with open(script_path, "w") as f:
+            json.dump(script, f)
+        log_path = os.path.join(tmp, "requests.log")
+        record_path = os.path.join(tmp, "requests.jsonl")
+        server, base = start_fake_server(program, script_path, log_path, record_path)
+        try:
+            env = clean_env(OPENAI_API_KEY="key-1234567890abcdef")
+            chat = ["--base-url", base + "/v1", "--model", "m1"]
+            responses = ["--api", "responses", "--base-url", base + "/v1", "--model", "gpt-test"]
+
+            # a refusal is on the message: --json prints it, not `"content": null` alone
+            r = run(program, [*chat, "--json", "Do the bad thing"], env)
+            check(r.returncode == 0, f"refusal --json exit {r.returncode}: {r.stderr}")
+            try:
+                check(json.loads(r.stdout) == {"role": "assistant", "refusal": refusal}
+                      or json.loads(r.stdout) == {"role": "assistant", "content": None, "refusal": refusal},
+                      f"refusal --json output {r.stdout!r}")
+            except ValueError as error:
+                failures.append(f"refusal --json output is not JSON: {r.stdout!r} ({error})")
+            r = run(program, [*chat, "--stream", "Do the bad thing"], env)
+            check(r.returncode == 0 and r.stdout == f"[refusal] {refusal}\n",
+                  f"streamed refusal: {r.returncode} {r.stdout!r} {r.stderr!r}")
+
+            r = run(program, [*responses, "--system", "Be brief.", "Hi"], env)
+            check(r.returncode == 0 and r.stdout == "Hello from Responses\n",
+                  f"responses chat: {r.returncode} {r.stdout!r} {r.stderr!r}")
+            r = run(program, [*responses, "--stream", "Go"], env)
+            check(r.returncode == 0 and r.stdout == "Responses stream in pieces\n",
+                  f"responses --stream: {r.returncode} {r.stdout!r} {r.stderr!r}")
+            r = run(program, [*responses, "--json", "Six times seven?"], env)
+            check(r.returncode == 0, f"responses --json exit {r.returncode}: {r.stderr}")
+            try:
+                message = json.loads(r.stdout)
+                check(message.get("role") == "assistant" and message.get("content") == "It is 42.",
+                      f"responses --json message {message!r}")
+                reasoning = message.get("reasoning") or []
+                check(len(reasoning) == 1 and reasoning[0].get("type") == "reasoning"
+                      and reasoning[0].get("summary") == ["Six times seven."]
+                      and str(reasoning[0].get("id", "")).startswith("rs_"),
+                      f"responses --json reasoning {reasoning!r}")
+            except (ValueError, AttributeError) as error:
+                failures.append(f"responses --json output is not the expected message: {r.stdout!r} ({error})")
+            r = run(program, [*responses, "Weather?"], env)
+            check(r.returncode == 0 and r.stdout == '[tool call call_r] get_weather{"city":"Oslo"}\n',
+                  f"responses tool call: {r.returncode} {r.stdout!r} {r.stderr!r}")
+            r = run(program, [*responses, "Do the bad thing"], env)
+            check(r.returncode == 0 and r.stdout == f"[refusal] {refusal}\n",
+                  f"responses refusal: {r.returncode} {r.stdout!r} {r.stderr!r}")
+
+            # --provider is another name of --api: both given, naming different APIs, is a usage error
+            r = run(program, ["--api", "responses", "--provider", "openai", "--model", "m", "x"], env)
+            check(r.returncode == 2 and "--api and --provider" in r.stderr, f"--api and --provider: {r.returncode} {r.stderr!r}")
+            r = run(program, ["--api", "nonsense", "x"], env)
+            check(r.returncode == 2 and "--api must be openai, responses, anthropic or echo, not 'nonsense'" in r.stderr,
+                  f"bad --api: {r.returncode} {r.stderr!r}")
+        finally:
+            stop_fake_server(server)
+        requests = []
+        if os.path.exists(record_path):
+            with open(record_path) as f:
+                requests = [json.loads(line) for line in f if line.strip()]
+        targets = [q["target"] for q in requests]
+        check(targets == ["/v1/chat/completions"] * 2 + ["/v1/responses"] * 5, f"targets {targets!r}")
+        if len(requests) == 7:
+            first = json.loads(requests[2]["body"])
+            check(first.get("model") == "gpt-test" and first.get("instructions") == "Be brief."
+                  and first.get("input") == [{"role": "user", "content": "Hi"}] and "stream" not in first,
+                  f"the Responses request body {first!r}")
+            streamed = json.loads(requests[3]["body"])
+            check(streamed.get("stream") is True, f"the streamed Responses request body {streamed!r}")
 
 
 if __name__ == "__main__":

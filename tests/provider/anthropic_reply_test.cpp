@@ -1,6 +1,6 @@
-// Tests of parley/provider/anthropic_reply.hpp: Message objects and error bodies from Anthropic's
+// Tests of parley/provider/anthropic/reply.hpp: Message objects and error bodies from Anthropic's
 // documentation (tests/provider/anthropic-data/README.md) decoded into replies and errors.
-#include <parley/provider/anthropic_reply.hpp>
+#include <parley/provider/anthropic/reply.hpp>
 
 #include "anthropic_test_data.hpp"
 
@@ -123,6 +123,24 @@ TEST_CASE("anthropic::decode_reply: usage with cache counts, several text blocks
     REQUIRE(joined.has_value());
     CHECK(joined->text() == "27 * 453 = 12,231");
     CHECK(joined->message().tool_calls.empty());
+    // the thinking block is kept, with its signature, as the API needs it back
+    REQUIRE(joined->message().reasoning.size() == 1);
+    CHECK(joined->message().reasoning[0].type == reasoning_part::kind::thinking);
+    CHECK(joined->message().reasoning[0].text == "27 * 453 = 12,231");
+    CHECK(joined->message().reasoning[0].signature == "EqQB");
+
+    // Extended thinking, "Thinking redaction": a redacted_thinking block keeps its data
+    const auto redacted = anthropic::decode_reply(
+        200, {},
+        text_reply_with("content", boost::json::parse(R"([{"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"},)"
+                                                      R"( {"type": "thinking", "thinking": "", "signature": "Sig"},)"
+                                                      R"( {"type": "text", "text": "Done."}])")));
+    REQUIRE(redacted.has_value());
+    REQUIRE(redacted->message().reasoning.size() == 2);
+    CHECK(redacted->message().reasoning[0].type == reasoning_part::kind::redacted);
+    CHECK(redacted->message().reasoning[0].data == "EmwKAhgBEgy3va3pzix");
+    CHECK(redacted->message().reasoning[1].signature == "Sig");
+    CHECK(redacted->text() == "Done.");
 
     const auto no_text = anthropic::decode_reply(200, {}, text_reply_with("content", boost::json::array()));
     REQUIRE(no_text.has_value());
@@ -193,56 +211,58 @@ TEST_CASE("anthropic::decode_reply: malformed replies give errc::protocol saying
         return e.message;
     };
     CHECK(problem("Hi! My name is Claude.") ==
-          "expected a JSON Message object, found not valid JSON (syntax error): Hi! My name is Claude.");
-    CHECK(problem("[1, 2]") == "expected a JSON Message object, found an array");
-    CHECK(problem(R"({"type": "message", "content": "Hi"})") ==
-          "expected 'content' to be an array of content blocks, found a string (\"Hi\")");
-    CHECK(problem(R"({"type": "message"})") == "expected 'content' to be an array of content blocks, found none");
-    CHECK(problem(R"({"type": "completion", "content": []})") == "expected a reply of type 'message', found 'completion'");
-    CHECK(problem(R"({"role": "user", "content": []})") == "expected the role 'assistant', found 'user'");
-    CHECK(problem(R"({"id": 7, "content": []})") == "expected 'id' to be a string, found a number (7)");
-    CHECK(problem(R"({"content": [{"text": "Hi"}]})") ==
-          "expected content[0] to be a content block with a 'type', found an object");
+          "expected a Message object as JSON, found text that does not parse (syntax error): \"Hi! My name is Claude.\"");
+    CHECK(problem("[1, 2]") == "message: expected an object, found an array");
+    CHECK(problem(R"({"type": "message", "content": "Hi"})") == "message: content: expected an array, found a string (\"Hi\")");
+    CHECK(problem(R"({"type": "message"})") == "message: content: expected an array, found nothing");
+    CHECK(problem(R"({"type": "completion", "content": []})") ==
+          "message: type: expected \"message\", found a string (\"completion\")");
+    CHECK(problem(R"({"role": "user", "content": []})") == "message: role: expected \"assistant\", found a string (\"user\")");
+    CHECK(problem(R"({"id": 7, "content": []})") == "message: id: expected a string or null, found an integer (7)");
+    CHECK(problem(R"({"content": [{"text": "Hi"}]})") == "message: content[0].type: expected a string, found nothing");
     CHECK(problem(R"({"content": [{"type": "text", "text": null}]})") ==
-          "expected 'content[0].text' to be a string, found null (null)");
+          "message: content[0].text: expected a string, found null");
     CHECK(problem(R"({"content": [{"type": "tool_use", "id": "toolu_1", "name": "f", "input": "{}"}]})") ==
-          "expected 'content[0].input' to be an object, found a string (\"{}\")");
+          "message: content[0].input: expected an object, found a string (\"{}\")");
     CHECK(problem(R"({"content": [{"type": "tool_use", "id": "toolu_1", "input": {}}]})") ==
-          "expected 'content[0].name' to be a string, found none");
-    CHECK(problem(R"({"content": [], "stop_reason": 1})") == "expected 'stop_reason' to be a string or null, found a number (1)");
+          "message: content[0].name: expected a string, found nothing");
+    CHECK(problem(R"({"content": [{"type": "thinking", "thinking": "hmm"}]})") ==
+          "message: content[0].signature: expected a string, found nothing");
+    CHECK(problem(R"({"content": [], "stop_reason": 1})") == "message: stop_reason: expected a string or null, found an integer (1)");
     CHECK(problem(R"({"content": [], "usage": {"input_tokens": -3, "output_tokens": 1}})") ==
-          "expected 'usage.input_tokens' to be a token count (an integer from 0 to 10^18), found a number (-3)");
+          "message: usage.input_tokens: expected a token count (an integer from 0 to 10^18), found an integer (-3)");
     CHECK(problem(R"({"content": [], "usage": {"input_tokens": 1, "output_tokens": "many"}})") ==
-          "expected 'usage.output_tokens' to be a token count (an integer from 0 to 10^18), found a string (\"many\")");
+          "message: usage.output_tokens: expected a token count (an integer from 0 to 10^18), found a string (\"many\")");
 }
 
 TEST_CASE("anthropic::decode_reply: limits") {
     const std::string tool_use = read_data("message-tool-use.json");
-    anthropic::decode_limits one_block;
+    reply_limits one_block;
     one_block.max_content_blocks = 1;
     CHECK(failure(anthropic::decode_reply(200, {}, tool_use, one_block)).message ==
-          "the reply has 2 content blocks, more than the limit of 1");
+          "message: content: expected at most max_content_blocks (1) content blocks, found 2");
 
-    anthropic::decode_limits few_bytes;
+    reply_limits few_bytes;
     few_bytes.max_assembled_bytes = 60;  // the text (56 bytes) fits, the tool call does not
     const auto e = failure(anthropic::decode_reply(200, {}, tool_use, few_bytes));
     CHECK(e.code == make_error_code(errc::protocol));
-    CHECK(e.message == "the reply's text and tool arguments exceed the limit of 60 bytes");
+    CHECK(e.message ==
+          "expected a reply of at most max_assembled_bytes (60 bytes of text, reasoning and tool calls), found more");
     few_bytes.max_assembled_bytes = 56 + 29 + 11 + 49;  // text, id, name and arguments exactly
     CHECK(anthropic::decode_reply(200, {}, tool_use, few_bytes).has_value());
     few_bytes.max_assembled_bytes -= 1;
     CHECK_FALSE(anthropic::decode_reply(200, {}, tool_use, few_bytes).has_value());
 
-    anthropic::decode_limits small_body;
+    reply_limits small_body;
     small_body.max_body_bytes = 100;
     CHECK(failure(anthropic::decode_reply(200, {}, tool_use, small_body)).message ==
-          "the reply body has " + std::to_string(tool_use.size()) + " bytes, more than the limit of 100");
+          "expected a reply body of at most max_body_bytes (100 bytes), found " + std::to_string(tool_use.size()));
 
     std::string deep = R"({"content": [{"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": )";
     for (int i = 0; i < 100; ++i) deep += "[";
     for (int i = 0; i < 100; ++i) deep += "]";
     deep += "}}]}";
     const auto too_deep = failure(anthropic::decode_reply(200, {}, deep));
-    CHECK(too_deep.message.rfind("expected a JSON Message object, found JSON nested deeper than the limit of 64 levels: ", 0) == 0);
+    CHECK(too_deep.message == "expected a Message object, found JSON nested deeper than max_json_depth (64)");
     CHECK(too_deep.message.size() < 400);
 }

@@ -1,8 +1,8 @@
-// Tests of parley/provider/anthropic_request.hpp: the Messages API request body, checked against
+// Tests of parley/provider/anthropic/request.hpp: the Messages API request body, checked against
 // the request examples of Anthropic's documentation (tests/provider/anthropic-data/README.md).
-#include <parley/provider/anthropic_request.hpp>
+#include <parley/provider/anthropic/request.hpp>
 
-#include <parley/provider/anthropic_reply.hpp>
+#include <parley/provider/anthropic/reply.hpp>
 
 #include "anthropic_test_data.hpp"
 
@@ -261,7 +261,25 @@ TEST_CASE("anthropic::encode_request: parameters the Messages API does not have 
           "'logit_bias' is not supported by the Anthropic Messages API");
     CHECK(refused([](request_params& p) { p.seed = 7; }) == "'seed' is not supported by the Anthropic Messages API");
     CHECK(refused([](request_params& p) { p.response_format = boost::json::object{{"type", "json_object"}}; }) ==
-          "'response_format' is not supported by the Anthropic Messages API (force a function call to get structured output)");
+          "'response_format' of type json_object is not supported by the Anthropic Messages API (ask for a json_schema, or "
+          "force a function call to get structured output)");
+    CHECK(refused([](request_params& p) { p.logprobs = true; }) == "'logprobs' is not supported by the Anthropic Messages API");
+    CHECK(refused([](request_params& p) { p.verbosity = "low"; }) == "'verbosity' is not supported by the Anthropic Messages API");
+    CHECK(refused([](request_params& p) { p.store = true; }) == "'store' is not supported by the Anthropic Messages API");
+    CHECK(refused([](request_params& p) { p.metadata = std::vector<std::pair<std::string, std::string>>{{"a", "b"}}; }) ==
+          "'metadata' is not supported by the Anthropic Messages API");
+    CHECK(refused([](request_params& p) { p.reasoning_effort = "minimal"; }) ==
+          "'reasoning_effort' is \"minimal\", but the Anthropic Messages API takes \"low\", \"medium\", \"high\", "
+          "\"xhigh\" or \"max\"");
+    CHECK(refused([](request_params& p) { p.service_tier = "flex"; }) ==
+          "'service_tier' is \"flex\", but the Anthropic Messages API takes \"auto\" or \"standard_only\"");
+    CHECK(refused([](request_params& p) {
+              p.max_tokens = 2048;
+              p.thinking = thinking_config{"enabled", 2048, {}};
+          }) == "the thinking budget (2048 tokens) must be below max_tokens (2048)");
+    CHECK(refused([](request_params& p) { p.extra = boost::json::object{{"messages", boost::json::array()}}; }) ==
+          "'extra' may not set 'model', 'messages', 'input', 'stream' or 'tools' (parley builds them from the request), "
+          "found 'messages'");
     CHECK(refused([](request_params& p) { p.n = 2; }) ==
           "'n' is 2, but the Anthropic Messages API returns one choice (n must be 1)");
     CHECK(refused([](request_params& p) { p.temperature = 1.5; }) ==
@@ -274,6 +292,74 @@ TEST_CASE("anthropic::encode_request: parameters the Messages API does not have 
           "the request has no model: set 'model' in a default-request or request message");
     CHECK_THROWS_WITH_AS(anthropic::encode_request(with_model(), false, {0}),
                          "encode_options::default_max_tokens must be at least 1, found 0", parley::error);
+}
+
+TEST_CASE("anthropic::encode_request: extended thinking, effort, structured output, top_k, cache_control, user") {
+    // Messages API reference: thinking {type: enabled, budget_tokens}, output_config {effort,
+    // format {type: json_schema, schema}}, top_k, service_tier, metadata {user_id}, cache_control
+    chat_request r = with_model();
+    r.params.max_completion_tokens = 16000;
+    r.params.thinking = thinking_config{"enabled", 10000, std::string("summarized")};
+    r.params.reasoning_effort = "high";
+    r.params.response_format = boost::json::parse(R"({"type":"json_schema","json_schema":{"name":"w","strict":true,)"
+                                                  R"("schema":{"type":"object","properties":{}}}})")
+                                   .as_object();
+    r.params.top_k = 40;
+    r.params.service_tier = "standard_only";
+    r.params.user = "user-123";
+    r.params.cache_control = prompt_cache_control{"ephemeral", std::string("1h")};
+    r.params.extra = boost::json::parse(R"({"inference_geo": "us"})").as_object();
+    CHECK(encoded(r) == R"({"model":"m","max_tokens":16000,"messages":[{"role":"user","content":"Hello"}],"top_k":40,)"
+                        R"("thinking":{"type":"enabled","budget_tokens":10000,"display":"summarized"},)"
+                        R"("output_config":{"effort":"high","format":{"type":"json_schema","schema":{"type":"object",)"
+                        R"("properties":{}}}},"service_tier":"standard_only","metadata":{"user_id":"user-123"},)"
+                        R"("cache_control":{"type":"ephemeral","ttl":"1h"},"inference_geo":"us"})");
+    r.params.thinking = thinking_config{"adaptive", {}, {}};
+    CHECK(anthropic::encode_request(r, false).at("thinking") == boost::json::parse(R"({"type":"adaptive"})"));
+}
+
+TEST_CASE("anthropic::encode_request: thinking blocks go back first, with their signatures; strict tools, any, one at a time") {
+    // Extended thinking, "Preserving thinking blocks": with tool use, the assistant turn of the
+    // call is sent back with its thinking (and redacted_thinking) blocks as they came
+    message assistant;
+    assistant.role = role::assistant;
+    assistant.reasoning = {{reasoning_part::kind::thinking, "I need the weather.", "EqQBsig", {}, {}, {}},
+                           {reasoning_part::kind::redacted, {}, {}, "EmwKAhgB", {}, {}},
+                           {reasoning_part::kind::text, "an OpenAI-compatible server's reasoning: not sent", {}, {}, {}, {}}};
+    assistant.tool_calls = {call("toolu_1", "get_weather", R"({"location":"Paris"})")};
+    chat_request r = with_model({make_message(role::user, "Weather in Paris?"), assistant, tool_result("toolu_1", "15 C")});
+    r.functions = {get_weather()};
+    r.functions[0].strict = true;
+    r.params.functions = std::vector<std::string>{"get_weather"};
+    r.params.call_function = "+";
+    r.params.parallel_tool_calls = false;
+    const auto body = anthropic::encode_request(r, false);
+    CHECK(body.at("messages").at(1) ==
+          boost::json::parse(R"({"role":"assistant","content":[{"type":"thinking","thinking":"I need the weather.",)"
+                             R"("signature":"EqQBsig"},{"type":"redacted_thinking","data":"EmwKAhgB"},)"
+                             R"({"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"location":"Paris"}}]})"));
+    CHECK(body.at("tools").at(0).at("strict") == true);
+    CHECK(body.at("tool_choice") == boost::json::parse(R"({"type":"any","disable_parallel_tool_use":true})"));
+    r.params.call_function.reset();
+    CHECK(anthropic::encode_request(r, false).at("tool_choice") ==
+          boost::json::parse(R"({"type":"auto","disable_parallel_tool_use":true})"));
+    r.params.call_function = "";
+    CHECK(anthropic::encode_request(r, false).at("tool_choice") == boost::json::parse(R"({"type":"none"})"));
+    // a refusal without content is sent as the assistant's text
+    message refusal;
+    refusal.role = role::assistant;
+    refusal.refusal = "I can't.";
+    CHECK(anthropic::encode_request(with_model({make_message(role::user, "x"), refusal}), false).at("messages").at(1) ==
+          boost::json::parse(R"({"role":"assistant","content":"I can't."})"));
+}
+
+TEST_CASE("anthropic::encode_request: the reply decoded from a thinking stream goes back as the API wants it") {
+    const auto reply = anthropic::decode_reply(200, {}, read_data("stream-thinking.message.json"));
+    REQUIRE(reply.has_value());
+    chat_request r = with_model({make_message(role::user, "What is 27 * 453?"), reply->message(), make_message(role::user, "Why?")});
+    const auto sent = boost::json::value(anthropic::encode_request(r, false).at("messages").at(1));
+    const auto original = read_json("stream-thinking.message.json").at("content");
+    CHECK(sent.at("content") == original);
 }
 
 TEST_CASE("anthropic::encode_request: messages the Messages API cannot carry are refused") {

@@ -1,9 +1,9 @@
-// Tests of parley/provider/anthropic_stream.hpp: the documented example streams of Anthropic's
+// Tests of parley/provider/anthropic/stream.hpp: the documented example streams of Anthropic's
 // Streaming Messages page (tests/provider/anthropic-data/README.md) fed event by event, the
 // assembled reply checked field by field and against decode_reply of the same message.
-#include <parley/provider/anthropic_stream.hpp>
+#include <parley/provider/anthropic/stream.hpp>
 
-#include <parley/provider/anthropic_reply.hpp>
+#include <parley/provider/anthropic/reply.hpp>
 
 #include "anthropic_test_data.hpp"
 
@@ -42,6 +42,7 @@ std::string lines(const std::vector<stream_event>& events) {
         switch (e.type) {
         case stream_event::kind::text: s += "text[" + std::to_string(e.choice) + "] '" + e.text + "'"; break;
         case stream_event::kind::refusal: s += "refusal '" + e.text + "'"; break;
+        case stream_event::kind::reasoning: s += "reasoning '" + e.text + "'"; break;
         case stream_event::kind::tool_call:
             s += "tool_call[" + std::to_string(e.choice) + "] #" + std::to_string(e.tool_index);
             if (!e.id.empty() || !e.name.empty()) s += " " + e.id + " " + e.name;
@@ -73,7 +74,7 @@ chat_reply non_streamed(const std::string& body) {
     return *r;
 }
 
-std::string protocol_problem(const std::vector<sse_event>& events, anthropic::decode_limits limits = {}) {
+std::string protocol_problem(const std::vector<sse_event>& events, reply_limits limits = {}) {
     anthropic::stream_decoder d({}, 200, limits);
     const auto r = feed_all(d, events);
     REQUIRE(r.error);
@@ -196,10 +197,19 @@ TEST_CASE("anthropic::stream_decoder: the documented stream with extended thinki
     anthropic::stream_decoder d(stream_headers());
     const auto r = feed_all(d, read_sse("stream-thinking.sse"));
     REQUIRE_FALSE(r.error);
-    // thinking blocks and their thinking and signature deltas are skipped; no usage was sent
-    CHECK(lines(r.events) == "text[0] '27 * 453 = 12,231'\nfinish stop end_turn\ndone\n");
+    // each thinking delta is a reasoning event, the signature delta completes the block; no usage was sent
+    CHECK(lines(r.events) == "reasoning 'Let me solve this step by step:\n\n1. First break down 27 * 453'\n"
+                             "reasoning '\n2. 453 = 400 + 50 + 3'\n"
+                             "reasoning '\n3. 27 * 400 = 10,800'\n"
+                             "reasoning '\n4. 27 * 50 = 1,350'\n"
+                             "reasoning '\n5. 27 * 3 = 81'\n"
+                             "reasoning '\n6. 10,800 + 1,350 + 81 = 12,231'\n"
+                             "text[0] '27 * 453 = 12,231'\nfinish stop end_turn\ndone\n");
     CHECK(d.reply().text() == "27 * 453 = 12,231");
     CHECK_FALSE(d.reply().usage);
+    REQUIRE(d.reply().message().reasoning.size() == 1);
+    CHECK(d.reply().message().reasoning[0].type == reasoning_part::kind::thinking);
+    CHECK(d.reply().message().reasoning[0].signature == "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds...");
     CHECK(d.reply() == non_streamed(read_data("stream-thinking.message.json")));
 }
 
@@ -248,39 +258,38 @@ TEST_CASE("anthropic::stream_decoder: unexpected or malformed events give errc::
     const sse_event stop_block{"content_block_stop", R"({"type":"content_block_stop","index":0})"};
     const sse_event stop{"message_stop", R"({"type":"message_stop"})"};
 
-    CHECK(protocol_problem({text_delta}) == "event 'content_block_delta': expected message_start first");
-    CHECK(protocol_problem({start, text_delta}) == "event 'content_block_delta': content block 0 has not started");
+    CHECK(protocol_problem({text_delta}) == "content_block_delta: expected message_start first");
+    CHECK(protocol_problem({start, text_delta}) == "content_block_delta: index: content block 0 has not started");
     CHECK(protocol_problem({start, text_block, stop_block, text_delta}) ==
-          "event 'content_block_delta': content block 0 has stopped");
+          "content_block_delta: index: content block 0 has stopped");
     CHECK(protocol_problem({start, tool_block, text_delta}) ==
-          "event 'content_block_delta': a text_delta for content block 0, which is not a text block");
+          "content_block_delta: delta.type: a text_delta for content block 0, which is not a text block");
     CHECK(protocol_problem({start, {"content_block_start", R"({"type":"content_block_start","index":1,)"
                                                            R"("content_block":{"type":"text","text":""}})"}}) ==
-          "event 'content_block_start': expected 'index' to be 0 (the next content block), found a number (1)");
+          "content_block_start: index: expected 0 (the next content block), found an integer (1)");
     CHECK(protocol_problem({start, {"content_block_start", R"({"type":"content_block_start","index":0,)"
                                                            R"("content_block":{"type":"tool_use","name":"f","input":{}}})"}}) ==
-          "event 'content_block_start': expected 'content_block.id' to be a string, found none");
+          "content_block_start: content_block.id: expected a string, found nothing");
     CHECK(protocol_problem({start, text_block, {"content_block_delta", R"({"type":"content_block_delta","index":"0",)"
                                                                       R"("delta":{"type":"text_delta","text":"Hi"}})"}}) ==
-          "event 'content_block_delta': expected 'index' to be a content block index, found a string (\"0\")");
+          "content_block_delta: index: expected a content block index, found a string (\"0\")");
     CHECK(protocol_problem({start, text_block, {"content_block_delta", R"({"type":"content_block_delta","index":0,)"
                                                                       R"("delta":{"type":"text_delta"}})"}}) ==
-          "event 'content_block_delta': expected 'delta.text' to be a string, found none");
+          "content_block_delta: delta.text: expected a string, found nothing");
     CHECK(protocol_problem({start, {"message_delta", "{oops"}}) ==
-          "event 'message_delta': expected JSON data, found not valid JSON (syntax error): {oops");
+          "message_delta: expected JSON data as JSON, found text that does not parse (syntax error): \"{oops\"");
     CHECK(protocol_problem({start, {"content_block_stop", text_block.data}}) ==
-          "event 'content_block_stop': the data is of type 'content_block_start'");
-    CHECK(protocol_problem({start, start}) == "event 'message_start': a second message_start");
-    CHECK(protocol_problem({start, stop, text_block}) == "event 'content_block_start': the stream continues after message_stop");
+          "content_block_stop: type: expected \"content_block_stop\", found a string (\"content_block_start\")");
+    CHECK(protocol_problem({start, start}) == "message_start: a second message_start");
+    CHECK(protocol_problem({start, stop, text_block}) == "content_block_start: the stream continues after message_stop");
     CHECK(protocol_problem({{"message_start", R"({"type":"message_start"})"}}) ==
-          "event 'message_start': expected 'message' to be an object, found none");
+          "message_start: message: expected an object, found nothing");
     CHECK(protocol_problem({start, {"message_delta", R"({"type":"message_delta","delta":{"stop_reason":7}})"}}) ==
-          "event 'message_delta': expected 'delta.stop_reason' to be a string or null, found a number (7)");
+          "message_delta: delta.stop_reason: expected a string or null, found an integer (7)");
     CHECK(protocol_problem({start, {"message_delta", R"({"type":"message_delta","delta":{},"usage":{"output_tokens":-1}})"}}) ==
-          "event 'message_delta': expected 'usage.output_tokens' to be a token count (an integer from 0 to 10^18), found a "
-          "number (-1)");
+          "message_delta: usage.output_tokens: expected a token count (an integer from 0 to 10^18), found an integer (-1)");
     CHECK(protocol_problem({{"", R"({"index": 0})"}}) ==
-          "event '(unnamed)': an event without a name needs a 'type' in its data, found {\"index\": 0}");
+          "(unnamed event): an event without a name needs a 'type' in its data, found {\"index\": 0}");
 
     // a ping after message_stop is still fine
     anthropic::stream_decoder d;
@@ -293,31 +302,30 @@ TEST_CASE("anthropic::stream_decoder: unexpected or malformed events give errc::
 
 TEST_CASE("anthropic::stream_decoder: limits") {
     const auto events = read_sse("stream-tool-use.sse");
-    anthropic::decode_limits one_block;
+    reply_limits one_block;
     one_block.max_content_blocks = 1;
     CHECK(protocol_problem(events, one_block) ==
-          "event 'content_block_start': the reply has more content blocks than the limit of 1");
+          "content_block_start: expected at most max_content_blocks (1) content blocks, found more");
 
     // the text is 52 bytes; the tool call's id does not fit in 60
-    anthropic::decode_limits few_bytes;
+    reply_limits few_bytes;
     few_bytes.max_assembled_bytes = 60;
     CHECK(protocol_problem(events, few_bytes) ==
-          "event 'content_block_start': the reply's text and tool arguments exceed the limit of 60 bytes");
+          "expected a reply of at most max_assembled_bytes (60 bytes of text, reasoning and tool calls), found more");
     few_bytes.max_assembled_bytes = 100;  // text, id and name fit; the arguments do not
     CHECK(protocol_problem(events, few_bytes) ==
-          "event 'content_block_delta': the reply's text and tool arguments exceed the limit of 100 bytes");
+          "expected a reply of at most max_assembled_bytes (100 bytes of text, reasoning and tool calls), found more");
 
-    anthropic::decode_limits small_events;
+    reply_limits small_events;
     small_events.max_body_bytes = 100;
-    CHECK(protocol_problem(events, small_events) == "event 'message_start': the data has " +
-                                                        std::to_string(events[0].data.size()) +
-                                                        " bytes, more than the limit of 100");
+    CHECK(protocol_problem(events, small_events) ==
+          "message_start: expected data of at most max_body_bytes (100 bytes), found " + std::to_string(events[0].data.size()));
 
     std::string deep = R"({"type":"message_delta","delta":{},"extra":)";
     for (int i = 0; i < 70; ++i) deep += "[";
     for (int i = 0; i < 70; ++i) deep += "]";
     deep += "}";
     const std::string problem = protocol_problem({start, {"message_delta", deep}});
-    CHECK(problem.rfind("event 'message_delta': expected JSON data, found JSON nested deeper than the limit of 64 levels: ", 0) == 0);
+    CHECK(problem == "message_delta: expected JSON data, found JSON nested deeper than max_json_depth (64)");
     CHECK(problem.size() < 400);
 }

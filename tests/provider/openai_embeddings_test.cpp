@@ -1,6 +1,6 @@
-// Tests of parley/provider/openai_embeddings.hpp: the request body, replies with float and base64
+// Tests of parley/provider/openai/embeddings.hpp: the request body, replies with float and base64
 // vectors, ordering by index, errors and limits.
-#include <parley/provider/openai_embeddings.hpp>
+#include <parley/provider/openai/embeddings.hpp>
 
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
@@ -79,7 +79,7 @@ TEST_CASE("openai::decode_embedding_reply: base64 vectors, order by index") {
 }
 
 TEST_CASE("openai::decode_embedding_reply: errors and limits") {
-    auto failure = [](std::string_view body, const openai::reply_limits& l = {}) {
+    auto failure = [](std::string_view body, const reply_limits& l = {}) {
         auto r = openai::decode_embedding_reply(200, {}, body, l);
         REQUIRE_FALSE(r.has_value());
         return r.error();
@@ -104,7 +104,7 @@ TEST_CASE("openai::decode_embedding_reply: errors and limits") {
     CHECK(failure(R"({"data":[{"index":0}]})").message ==
           "embeddings list: data[0].embedding: expected an array of numbers or a base64 string, found nothing");
 
-    openai::reply_limits l;
+    reply_limits l;
     l.max_embeddings = 1;
     CHECK(failure(R"({"data":[{"embedding":[1]},{"embedding":[2]}]})", l).message ==
           "embeddings list: data: expected at most max_embeddings (1), found 2");

@@ -1,11 +1,11 @@
-// Tests of parley/provider/openai_reply_sax.hpp: decode_reply's fast path (no DOM) against its
+// Tests of parley/provider/openai/reply_sax.hpp: decode_reply's fast path (no DOM) against its
 // DOM path (detail::decode_reply_dom), member by member, on every chat.completion body the other
 // provider tests and the recorded fixtures use, on edge bodies written here, and on bodies
 // generated at random; where the fast path gives up, decode_reply must give the DOM path's
 // result or error exactly.
-#include <parley/provider/openai_reply_sax.hpp>
+#include <parley/provider/openai/reply_sax.hpp>
 
-#include <parley/provider/openai_reply.hpp>
+#include <parley/provider/openai/reply.hpp>
 
 #include <boost/json/serialize.hpp>
 #include <doctest/doctest.h>
@@ -68,7 +68,7 @@ void check_same_reply(const chat_reply& a, const chat_reply& b) {
         }
         CHECK(x.message.tool_call_id == y.message.tool_call_id);
         CHECK(x.message == y.message);
-        CHECK(x.refusal == y.refusal);
+        CHECK(x.message.refusal == y.message.refusal);
         CHECK(x.finish == y.finish);
         CHECK(x.finish_text == y.finish_text);
         CHECK(x.logprobs == y.logprobs);
@@ -100,7 +100,7 @@ void check_same_error(const call_error& a, const call_error& b) {
 /// Decodes `body` by both paths and by decode_reply; checks that a reply of the fast path is the
 /// DOM path's and that decode_reply gives the DOM path's reply or error. True when the fast path
 /// took the body.
-bool check_body(std::string_view body, const openai::reply_limits& limits = {}) {
+bool check_body(std::string_view body, const reply_limits& limits = {}) {
     CAPTURE(body);
     const auto dom = openai::detail::decode_reply_dom(200, some_headers(), body, limits);
     chat_reply fast;
@@ -172,7 +172,7 @@ TEST_CASE("decode_reply_sax: the bodies of the other tests and of the fixtures")
     std::size_t bodies = 0, taken = 0;
     // every raw literal of the reply and stream tests (chat.completion bodies, malformed ones,
     // chunks, and whatever else they hold: the DOM path's error must come out for those)
-    for (const char* test : {"openai_reply_test.cpp", "openai_stream_test.cpp", "openai_wire_test.cpp"})
+    for (const char* test : {"openai_reply_test.cpp", "openai_stream_test.cpp", "openai_common_test.cpp"})
         for (const auto& body : raw_literals(read_file(source_dir() / "tests" / "provider" / test))) {
             ++bodies;
             taken += check_body(body) ? 1 : 0;
@@ -274,7 +274,7 @@ TEST_CASE("decode_reply_sax: edge bodies it takes") {
     for (const auto& body : bodies) CHECK(check_body(body));
 
     // limits that are reached but not passed
-    openai::reply_limits l;
+    reply_limits l;
     l.max_choices = 2;
     CHECK(check_body(R"({"choices":[{"index":1,"message":{}},{"index":0,"message":{}}]})", l));
     l = {};
@@ -283,6 +283,31 @@ TEST_CASE("decode_reply_sax: edge bodies it takes") {
     l = {};
     l.max_json_depth = 4;
     CHECK(check_body(R"({"choices":[{"message":{}}]})", l));
+}
+
+TEST_CASE("decode_reply_sax: the reasoning of OpenAI-compatible servers, as the DOM path reads it") {
+    const std::string head = R"({"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant",)";
+    const std::string tail = R"(},"finish_reason":"stop"}]})";
+    // DeepSeek, vLLM and llama.cpp: reasoning_content
+    CHECK(check_body(head + R"("content":"42","reasoning_content":"Six times seven.")" + tail));
+    // OpenRouter and newer vLLM: reasoning
+    CHECK(check_body(head + R"("content":"42","reasoning":"Six times seven.")" + tail));
+    CHECK_FALSE(check_body(head + R"("content":"42","reasoning_content":null,"reasoning":null)" + tail));
+    CHECK(check_body(head + R"("content":"42","reasoning_content":"")" + tail));
+    // both: the DOM prefers reasoning_content (the fast path leaves it the body); a reasoning that
+    // is not text is no reasoning text; a reasoning_content that is not text is an error
+    CHECK_FALSE(check_body(head + R"("content":"42","reasoning":"b","reasoning_content":"a")" + tail));
+    CHECK(check_body(head + R"("content":"42","reasoning":{"effort":"low"})" + tail));
+    CHECK(check_body(head + R"("content":"42","reasoning":[1,{"a":[]}])" + tail));
+    CHECK_FALSE(check_body(head + R"("content":"42","reasoning_content":7)" + tail));
+    const auto both = openai::decode_reply(200, {}, head + R"("content":"42","reasoning":"b","reasoning_content":"a")" + tail);
+    REQUIRE(both.has_value());
+    CHECK(both->message().reasoning_text() == "a");
+    const auto one = openai::decode_reply(200, {}, head + R"("content":"42","reasoning_content":"Six times seven.")" + tail);
+    REQUIRE(one.has_value());
+    REQUIRE(one->message().reasoning.size() == 1);
+    CHECK(one->message().reasoning[0].type == reasoning_part::kind::text);
+    CHECK(one->message().reasoning[0].text == "Six times seven.");
 }
 
 TEST_CASE("decode_reply_sax: bodies it leaves to the DOM path") {
@@ -332,7 +357,7 @@ TEST_CASE("decode_reply_sax: bodies it leaves to the DOM path") {
     };
     for (const auto& body : bodies) CHECK_FALSE(check_body(body));
 
-    openai::reply_limits l;
+    reply_limits l;
     l.max_choices = 2;
     CHECK_FALSE(check_body(R"({"choices":[{"message":{}},{"message":{}},{"message":{}}]})", l));
     CHECK_FALSE(check_body(R"({"choices":[{"index":2,"message":{}}]})", l));
@@ -528,7 +553,7 @@ TEST_CASE("decode_reply_sax: bodies generated at random give the DOM path's repl
     constexpr std::size_t count = 3000;
     for (std::size_t i = 0; i < count; ++i) {
         const std::string body = gen.body();
-        openai::reply_limits limits;
+        reply_limits limits;
         if (i % 10 == 0) {
             limits.max_choices = 3;
             limits.max_tool_calls = 2;

@@ -1,7 +1,7 @@
-// Tests of parley/provider/openai_reply.hpp: decode_reply on the chat.completion objects of the
+// Tests of parley/provider/openai/reply.hpp: decode_reply on the chat.completion objects of the
 // OpenAI API reference (text, tool calls, log probabilities), refusals, legacy function calls,
 // errors and malformed bodies; reply_to_json written back.
-#include <parley/provider/openai_reply.hpp>
+#include <parley/provider/openai/reply.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -168,7 +168,7 @@ TEST_CASE("openai::decode_reply: the API reference's text reply") {
     REQUIRE(r.choices.size() == 1);
     CHECK(r.message().role == role::assistant);
     CHECK(r.text().rfind("The image shows a wooden boardwalk", 0) == 0);
-    CHECK_FALSE(r.choices[0].refusal);
+    CHECK_FALSE(r.choices[0].message.refusal);
     CHECK(r.choices[0].finish == finish_reason::stop);
     CHECK(r.choices[0].finish_text == "stop");
     CHECK(r.choices[0].logprobs.is_null());
@@ -224,7 +224,7 @@ TEST_CASE("openai::decode_reply: refusal, legacy function call, several choices,
         {"index":1,"message":{"role":"assistant","content":null,"function_call":{"name":"lookup","arguments":"{\"q\":1}"}},"finish_reason":"function_call"}]})");
     REQUIRE(r.choices.size() == 3);
     CHECK(r.choices[0].index == 0);
-    CHECK(r.choices[0].refusal == "I can't help with that.");
+    CHECK(r.choices[0].message.refusal == "I can't help with that.");
     CHECK(r.choices[1].message.function_call == function_call{"lookup", R"({"q":1})"});
     CHECK(r.choices[1].finish == finish_reason::function_call);
     CHECK(r.choices[2].message.has_text());  // "" is kept as the API wrote it
@@ -286,7 +286,7 @@ TEST_CASE("openai::decode_reply: errors") {
         }
     }
     SUBCASE("limits") {
-        openai::reply_limits l;
+        reply_limits l;
         l.max_choices = 1;
         auto r = openai::decode_reply(200, {}, R"({"choices":[{"message":{}},{"message":{}}]})", l);
         REQUIRE_FALSE(r.has_value());

@@ -1,6 +1,6 @@
-// Tests of parley/provider/openai_request.hpp: the chat-completions body from rendered messages,
+// Tests of parley/provider/openai/request.hpp: the chat-completions body from rendered messages,
 // parameters and function definitions.
-#include <parley/provider/openai_request.hpp>
+#include <parley/provider/openai/request.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -64,6 +64,133 @@ TEST_CASE("openai::encode_request: errors") {
     p.call_function = "get_weather";
     CHECK_THROWS_WITH_AS(openai::encode_request(p, {}, weather()),
                          "'call_function' forces 'get_weather', but the request lists no functions", parley::error);
+}
+
+TEST_CASE("openai::encode_request: the fields of today's models, under the API's names and in its shapes") {
+    chat_request r;
+    r.params.model = "gpt-5";
+    r.messages = {make_message(role::user, "Hi")};
+    request_params& p = r.params;
+    p.max_completion_tokens = 4096;
+    p.logprobs = true;
+    p.top_logprobs = 5;
+    p.reasoning_effort = "minimal";
+    p.verbosity = "low";
+    p.prediction = "the old text";
+    p.service_tier = "priority";
+    p.store = false;
+    p.metadata = std::vector<std::pair<std::string, std::string>>{{"team", "search"}, {"run", "7"}};
+    p.user = "user-1";
+    p.safety_identifier = "hash-of-user-1";
+    p.prompt_cache_key = "tenant-42";
+    p.prompt_cache_retention = "24h";
+    CHECK(openai::encode_request_text(r, false) ==
+          R"({"model":"gpt-5","messages":[{"role":"user","content":"Hi"}],"max_completion_tokens":4096,"logprobs":true,)"
+          R"("top_logprobs":5,"reasoning_effort":"minimal","verbosity":"low","prediction":{"type":"content",)"
+          R"("content":"the old text"},"service_tier":"priority","store":false,"metadata":{"team":"search","run":"7"},)"
+          R"("user":"user-1","safety_identifier":"hash-of-user-1","prompt_cache_key":"tenant-42","prompt_cache_retention":"24h"})");
+    // max_tokens as max_completion_tokens for the reasoning models (encode_options)
+    request_params old;
+    old.model = "o3";
+    old.max_tokens = 100;
+    openai::encode_options o;
+    o.max_completion_tokens = true;
+    CHECK(boost::json::serialize(openai::encode_request(old, {make_message(role::user, "x")}, {}, o)) ==
+          R"({"model":"o3","messages":[{"role":"user","content":"x"}],"max_completion_tokens":100})");
+}
+
+TEST_CASE("openai::encode_request: strict tools, \"+\" as tool_choice required, parallel_tool_calls") {
+    chat_request r;
+    r.params.model = "gpt-4o";
+    r.messages = {make_message(role::user, "Oslo?")};
+    r.functions = weather();
+    r.functions[0].strict = true;
+    r.functions[0].parameters["additionalProperties"] = false;
+    r.functions[1].strict = true;
+    r.params.functions = std::vector<std::string>{"get_weather", "ping"};
+    r.params.call_function = "+";
+    r.params.parallel_tool_calls = false;
+    CHECK(openai::encode_request_text(r, false) ==
+          R"({"model":"gpt-4o","messages":[{"role":"user","content":"Oslo?"}],"tools":[{"type":"function","function":)"
+          R"({"name":"get_weather","description":"Weather of a city.","parameters":{"type":"object","properties":)"
+          R"({"city":{"type":"string"}},"required":["city"],"additionalProperties":false},"strict":true}},)"
+          R"({"type":"function","function":{"name":"ping","parameters":{"type":"object","properties":{},"required":[],)"
+          R"("additionalProperties":false},"strict":true}}],"tool_choice":"required","parallel_tool_calls":false})");
+    // without functions there is nothing to call in parallel
+    r.params.functions.reset();
+    r.params.call_function.reset();
+    CHECK(openai::encode_request_text(r, false) == R"({"model":"gpt-4o","messages":[{"role":"user","content":"Oslo?"}]})");
+    r.params.call_function = "+";
+    CHECK_THROWS_WITH_AS(openai::encode_request_text(r, false),
+                         "'call_function' '+' makes the model call a function, but the request lists no functions", parley::error);
+    r.params.functions = std::vector<std::string>{"get_weather"};
+    openai::encode_options legacy;
+    legacy.legacy_functions = true;
+    CHECK_THROWS_WITH_AS(openai::encode_request_text(r, false, legacy),
+                         "'call_function' \"+\" (the model calls one of the functions) has no legacy form: turn "
+                         "legacy_functions off",
+                         parley::error);
+}
+
+TEST_CASE("openai::encode_request: refusals and reasoning of assistant messages, extra merged last") {
+    chat_request r;
+    r.params.model = "deepseek-reasoner";
+    message refused;
+    refused.role = role::assistant;
+    refused.refusal = "I can't.";
+    message thought = make_message(role::assistant, "42");
+    thought.reasoning = {{reasoning_part::kind::text, "Six times seven.", {}, {}, {}, {}}};
+    r.messages = {make_message(role::user, "x"), refused, thought};
+    CHECK(openai::encode_request_text(r, false) ==
+          R"({"model":"deepseek-reasoner","messages":[{"role":"user","content":"x"},{"role":"assistant","content":null,)"
+          R"("refusal":"I can't."},{"role":"assistant","content":"42"}]})");
+    openai::encode_options send;
+    send.send_reasoning = true;
+    CHECK(boost::json::value(openai::encode_request(r, false, send).at("messages").at(2)) ==
+          boost::json::parse(R"({"role":"assistant","content":"42","reasoning_content":"Six times seven."})"));
+    r.params.temperature = 0.5;
+    r.params.extra = boost::json::parse(R"({"top_k": 40, "temperature": 0.25, "chat_template_kwargs": {"thinking": true}})").as_object();
+    CHECK(openai::encode_request_text(r, true) ==
+          R"({"model":"deepseek-reasoner","messages":[{"role":"user","content":"x"},{"role":"assistant","content":null,)"
+          R"("refusal":"I can't."},{"role":"assistant","content":"42"}],"temperature":2.5E-1,"stream":true,)"
+          R"("stream_options":{"include_usage":true},"top_k":40,"chat_template_kwargs":{"thinking":true}})");
+    r.params.extra = boost::json::object{{"stream", false}};
+    CHECK_THROWS_WITH_AS(openai::encode_request_text(r, true),
+                         "'extra' may not set 'model', 'messages', 'input', 'stream' or 'tools' (parley builds them from "
+                         "the request), found 'stream'",
+                         parley::error);
+}
+
+TEST_CASE("openai::encode_request: fields the chat completions API does not have are refused, by name") {
+    auto refused = [](auto set) {
+        chat_request r;
+        r.params.model = "m";
+        set(r.params);
+        try {
+            openai::encode_request_text(r, false);
+        } catch (const parley::error& e) {
+            CHECK(e.code() == make_error_code(errc::chat_invalid));
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(refused([](request_params& p) { p.top_k = 40; }) ==
+          "'top_k' is not supported by the OpenAI chat completions API (send it in 'extra' to a compatible server that "
+          "takes it)");
+    CHECK(refused([](request_params& p) { p.thinking = thinking_config{"enabled", 2048, {}}; }) ==
+          "'thinking' is not supported by the OpenAI chat completions API (send it in 'extra' to a compatible server "
+          "that takes it)");
+    CHECK(refused([](request_params& p) { p.cache_control = prompt_cache_control{}; }).rfind("'cache_control' is not", 0) == 0);
+    CHECK(refused([](request_params& p) { p.reasoning_summary = "auto"; }).rfind("'reasoning_summary' is not", 0) == 0);
+    CHECK(refused([](request_params& p) { p.truncation = "auto"; }).rfind("'truncation' is not", 0) == 0);
+    CHECK(refused([](request_params& p) { p.service_tier = "standard_only"; }) ==
+          "'service_tier' is \"standard_only\", but the OpenAI chat completions API takes \"auto\", \"default\", "
+          "\"flex\", \"scale\" or \"priority\"");
+    CHECK(refused([](request_params& p) {
+              p.max_tokens = 10;
+              p.max_completion_tokens = 20;
+          }) == "set 'max_tokens' or 'max_completion_tokens', not both (they are the same limit)");
+    CHECK(refused([](request_params& p) { p.top_logprobs = 3; }) == "'top_logprobs' needs 'logprobs': true");
 }
 
 TEST_CASE("openai::encode_request: a chat_request, streamed, with content parts and a strict response format") {

@@ -1,10 +1,10 @@
-// Tests of parley/provider/openai_stream.hpp: the recorded OpenAI streams
+// Tests of parley/provider/openai/stream.hpp: the recorded OpenAI streams
 // (../shared/fixtures/openai-sse) assembled as the official openai SDK assembles them
 // (tests/provider/openai-sse-assembled), the events, errors inside a stream and the limits.
-#include <parley/provider/openai_stream.hpp>
+#include <parley/provider/openai/stream.hpp>
 
 #include <parley/net/sse.hpp>
-#include <parley/provider/openai_reply.hpp>
+#include <parley/provider/openai/reply.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -22,7 +22,7 @@ using namespace parley;
 
 namespace {
 
-std::string read_file(const std::filesystem::path& p) {
+std::string read_recording(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
     REQUIRE_MESSAGE(in, "cannot open " << p.string());
     std::ostringstream s;
@@ -54,7 +54,7 @@ struct decoded {
     std::vector<stream_event> events;
 };
 
-decoded decode_all(const std::vector<std::string>& events, const openai::reply_limits& limits = {}) {
+decoded decode_all(const std::vector<std::string>& events, const reply_limits& limits = {}) {
     http_headers h;
     h.add("x-request-id", "req_1");
     openai::stream_decoder d(h, 200, limits);
@@ -72,7 +72,7 @@ decoded decode_all(const std::vector<std::string>& events, const openai::reply_l
 
 // The texts the events give, per choice and tool index, as the assembled reply has them.
 void check_events_reproduce(const decoded& d) {
-    std::map<std::size_t, std::string> text, refusal;
+    std::map<std::size_t, std::string> text, refusal, reasoning;
     std::map<std::pair<std::size_t, std::size_t>, std::string> args, names, ids;
     std::map<std::size_t, std::string> finish, fn_args, fn_name;
     std::size_t usage = 0, done = 0;
@@ -80,6 +80,7 @@ void check_events_reproduce(const decoded& d) {
         switch (e.type) {
         case stream_event::kind::text: text[e.choice] += e.text; break;
         case stream_event::kind::refusal: refusal[e.choice] += e.text; break;
+        case stream_event::kind::reasoning: reasoning[e.choice] += e.text; break;
         case stream_event::kind::tool_call:
             args[{e.choice, e.tool_index}] += e.text;
             if (!e.name.empty()) names[{e.choice, e.tool_index}] = e.name;
@@ -99,7 +100,8 @@ void check_events_reproduce(const decoded& d) {
     CHECK(usage == (d.reply.usage ? 1u : 0u));
     for (const auto& c : d.reply.choices) {
         CHECK(text[c.index] == c.message.text());
-        CHECK(refusal[c.index] == c.refusal.value_or(""));
+        CHECK(refusal[c.index] == c.message.refusal.value_or(""));
+        CHECK(reasoning[c.index] == c.message.reasoning_text());
         CHECK(finish[c.index] == c.finish_text);
         CHECK(fn_args[c.index] == (c.message.function_call ? c.message.function_call->arguments : ""));
         CHECK(fn_name[c.index] == (c.message.function_call ? c.message.function_call->name : ""));
@@ -111,20 +113,20 @@ void check_events_reproduce(const decoded& d) {
     }
 }
 
-std::vector<std::string> recording(const char* name) { return sse_data(read_file(recordings() / name)); }
+std::vector<std::string> recording(const char* name) { return sse_data(read_recording(recordings() / name)); }
 
 // Decodes `sse` and compares the assembled reply with the SDK's (`golden`); true when equal.
 void check_against_sdk(const std::filesystem::path& sse, const std::filesystem::path& golden) {
-    const auto events = sse_data(read_file(sse));
+    const auto events = sse_data(read_recording(sse));
     REQUIRE(events.size() > 2);
     CHECK(events.back() == "[DONE]");
     const decoded d = decode_all(events);
-    const boost::json::value expected = boost::json::parse(read_file(golden));
+    const boost::json::value expected = boost::json::parse(read_recording(golden));
     const boost::json::value mine = openai::reply_to_json(d.reply);
     CHECK_MESSAGE(mine == expected, "parley:\n" << boost::json::serialize(mine) << "\nSDK:\n" << boost::json::serialize(expected));
     check_events_reproduce(d);
     // read in pieces of 7 bytes through a fresh decoder: the same events and reply
-    const decoded pieces = decode_all(sse_data(read_file(sse), 7));
+    const decoded pieces = decode_all(sse_data(read_recording(sse), 7));
     CHECK(pieces.reply == d.reply);
     CHECK(pieces.events == d.events);
 }
@@ -149,8 +151,9 @@ TEST_CASE("openai::stream_decoder assembles every recording as the official SDK 
 
 TEST_CASE("openai::stream_decoder assembles the hand-written streams as the official SDK does") {
     // tool names replaced by later deltas, a legacy function call, "" content only and no usage,
-    // choices arriving out of order with log probabilities starting in a later chunk
-    CHECK(check_folder(goldens() / "cases", goldens() / "cases") == 4);
+    // choices arriving out of order with log probabilities starting in a later chunk, surrogate
+    // pairs split between chunks (in content and in tool call arguments)
+    CHECK(check_folder(goldens() / "cases", goldens() / "cases") == 5);
 }
 
 TEST_CASE("openai::stream_decoder: what the recordings exercise, spelled out") {
@@ -187,11 +190,11 @@ TEST_CASE("openai::stream_decoder: what the recordings exercise, spelled out") {
     SUBCASE("refusal with log probabilities: the refusal tokens spell the refusal") {
         const auto d = decode_all(recording("refusal-logprobs.sse"));
         const auto& c = d.reply.choices.at(0);
-        REQUIRE(c.refusal);
+        REQUIRE(c.message.refusal);
         CHECK(std::holds_alternative<std::monostate>(c.message.content));
         std::string spelled;
         for (const auto& t : c.logprobs.at("refusal").as_array()) spelled += t.at("token").as_string();
-        CHECK(spelled == *c.refusal);
+        CHECK(spelled == *c.message.refusal);
         CHECK(c.logprobs.at("content").is_null());
     }
     SUBCASE("length cut-off") {
@@ -268,6 +271,51 @@ TEST_CASE("openai::stream_decoder: legacy function_call, tool calls without inde
     for (const auto& e : ev)
         if (e.type == stream_event::kind::function_call) ++fn_events;
     CHECK(fn_events == 3);
+}
+
+TEST_CASE("openai::stream_decoder: reasoning deltas of OpenAI-compatible servers") {
+    // DeepSeek's reasoning model streams reasoning_content deltas before the content; the client
+    // concatenates them (DeepSeek API docs, "Reasoning Model", streaming example)
+    const std::string head = R"({"id":"c1","object":"chat.completion.chunk","created":1,"model":"deepseek-reasoner","choices":[)";
+    auto chunk = [&](std::string delta, std::string finish = "null") {
+        return head + R"({"index":0,"delta":)" + delta + R"(,"logprobs":null,"finish_reason":)" + finish + "}]}";
+    };
+    const auto d = decode_all({chunk(R"({"role":"assistant","content":null,"reasoning_content":""})"),
+                               chunk(R"({"content":null,"reasoning_content":"Six"})"),
+                               chunk(R"({"content":null,"reasoning_content":" times seven."})"),
+                               chunk(R"({"content":"42","reasoning_content":null})"), chunk("{}", R"("stop")"), "[DONE]"});
+    REQUIRE(d.reply.choices.size() == 1);
+    const message& m = d.reply.message();
+    REQUIRE(m.reasoning.size() == 1);
+    CHECK(m.reasoning[0].type == reasoning_part::kind::text);
+    CHECK(m.reasoning[0].text == "Six times seven.");
+    CHECK(m.text() == "42");
+    REQUIRE(d.events.size() == 5);
+    CHECK(d.events[0].type == stream_event::kind::reasoning);
+    CHECK(d.events[0].text == "Six");
+    CHECK(d.events[1].type == stream_event::kind::reasoning);
+    CHECK(d.events[2].type == stream_event::kind::text);
+    check_events_reproduce(d);
+    // OpenRouter's `reasoning` text the same way
+    const auto r = decode_all({chunk(R"({"role":"assistant","reasoning":"Hmm"})"), chunk(R"({"content":"ok"})", R"("stop")"), "[DONE]"});
+    CHECK(r.reply.message().reasoning_text() == "Hmm");
+    CHECK(boost::json::value(openai::reply_to_json(r.reply).at("choices").at(0).at("message").at("reasoning_content")) == "Hmm");
+}
+
+TEST_CASE("openai::stream_decoder: a lone surrogate left at the end becomes U+FFFD") {
+    const std::string head = R"({"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[)";
+    const auto d = decode_all({head + R"({"index":0,"delta":{"role":"assistant","content":"x\ud83d"},"finish_reason":null}]})",
+                               head + R"({"index":0,"delta":{},"finish_reason":"stop"}]})", "[DONE]"});
+    CHECK(d.reply.text() == "x\xEF\xBF\xBD");
+    // the event of the first half waits for a second half that never comes
+    REQUIRE(d.events.size() >= 1);
+    CHECK(d.events[0].type == stream_event::kind::text);
+    CHECK(d.events[0].text == "x");
+    // a lone low surrogate, and one in the middle of a text
+    const auto m = decode_all({head + R"({"index":0,"delta":{"role":"assistant","content":"\ude00a\ud83db"},"finish_reason":"stop"}]})",
+                               "[DONE]"});
+    CHECK(m.reply.text() == "\xEF\xBF\xBD" "a\xEF\xBF\xBD" "b");
+    CHECK(m.events[0].text == "\xEF\xBF\xBD" "a\xEF\xBF\xBD" "b");
 }
 
 TEST_CASE("openai::stream_decoder: an error object inside the stream") {
@@ -354,7 +402,7 @@ TEST_CASE("openai::stream_decoder: malformed chunks are protocol errors naming w
 TEST_CASE("openai::stream_decoder: limits") {
     std::vector<stream_event> ev;
     SUBCASE("choices") {
-        openai::reply_limits l;
+        reply_limits l;
         l.max_choices = 2;
         openai::stream_decoder d({}, 200, l);
         CHECK_FALSE(d.feed(chunk(R"([{"index":1,"delta":{"content":"b"}},{"index":0,"delta":{"content":"a"}}])"), ev));
@@ -366,7 +414,7 @@ TEST_CASE("openai::stream_decoder: limits") {
         CHECK(err->message == "chat.completion.chunk: choices[0].index: expected a choice index below max_choices (2), found 2");
     }
     SUBCASE("tool calls") {
-        openai::reply_limits l;
+        reply_limits l;
         l.max_tool_calls = 1;
         openai::stream_decoder d({}, 200, l);
         const auto err = d.feed(chunk(R"([{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f"}},{"index":1,"id":"b","function":{"name":"g"}}]}}])"), ev);
@@ -375,7 +423,7 @@ TEST_CASE("openai::stream_decoder: limits") {
               "chat.completion.chunk: choices[0].delta.tool_calls[1].index: expected a tool call index below max_tool_calls (1), found 1");
     }
     SUBCASE("assembled bytes") {
-        openai::reply_limits l;
+        reply_limits l;
         l.max_assembled_bytes = 10;
         openai::stream_decoder d({}, 200, l);
         CHECK_FALSE(d.feed(chunk(R"([{"index":0,"delta":{"content":"12345"}}])"), ev));
@@ -386,7 +434,7 @@ TEST_CASE("openai::stream_decoder: limits") {
         CHECK(ev.size() == 2);
     }
     SUBCASE("JSON depth") {
-        openai::reply_limits l;
+        reply_limits l;
         l.max_json_depth = 8;
         openai::stream_decoder d({}, 200, l);
         const auto err = d.feed(std::string(20, '[') + std::string(20, ']'), ev);

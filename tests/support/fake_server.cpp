@@ -158,6 +158,8 @@ struct request_info {
     std::vector<std::string> inputs;  // embeddings
     std::size_t dimensions = 0;       // embeddings, from the request
     bool base64 = false;              // embeddings: encoding_format "base64"
+    bool anthropic_client = false;    // the request carries Anthropic's header fields (models)
+    bool encrypted_reasoning = false;  // Responses API: include asks for reasoning.encrypted_content
 };
 
 /// An encoded body; for a stream, where each event ends.
@@ -176,7 +178,7 @@ struct reply_names {
 std::size_t completion_tokens(const fake_reply& r) {
     std::size_t bytes = 0;
     for (const auto& c : r.choices) {
-        bytes += c.text.size() + c.refusal.size();
+        bytes += c.text.size() + c.refusal.size() + c.reasoning.size();
         for (const auto& t : c.tool_calls) bytes += t.arguments.size() + t.name.size();
     }
     return std::max<std::size_t>(1, (bytes + 3) / 4);
@@ -215,6 +217,10 @@ std::string openai_completion(const fake_reply& r, const reply_names& names, con
             out += "null";
         else
             append_json_string(out, c.refusal);
+        if (!c.reasoning.empty()) {  // as DeepSeek, vLLM and llama.cpp send it
+            out += ",\"reasoning_content\":";
+            append_json_string(out, c.reasoning);
+        }
         if (!c.tool_calls.empty()) {
             out += ",\"tool_calls\":[";
             for (std::size_t k = 0; k < c.tool_calls.size(); ++k) {
@@ -264,6 +270,7 @@ encoded_body openai_stream(const fake_reply& r, const reply_names& names, const 
         const bool content_null = c.text.empty() && (!c.tool_calls.empty() || !c.refusal.empty());
         d.push_back(std::string("{\"role\":\"assistant\",\"content\":") + (content_null ? "null" : "\"\"") +
                     ",\"refusal\":" + (c.refusal.empty() ? "null" : "\"\"") + "}");
+        for (auto p : pieces_of(c.reasoning, r.delta_size)) d.push_back("{\"reasoning_content\":" + json_string(p) + "}");
         for (auto p : pieces_of(c.refusal, r.delta_size)) d.push_back("{\"refusal\":" + json_string(p) + "}");
         for (auto p : pieces_of(c.text, r.delta_size)) d.push_back("{\"content\":" + json_string(p) + "}");
         for (std::size_t k = 0; k < c.tool_calls.size(); ++k) {
@@ -314,7 +321,21 @@ std::string anthropic_usage(const fake_usage& u, std::size_t output_tokens) {
     const std::size_t cache = u.cached + u.cache_write;
     return "{\"input_tokens\":" + std::to_string(u.prompt > cache ? u.prompt - cache : 0) +
            ",\"cache_creation_input_tokens\":" + std::to_string(u.cache_write) +
-           ",\"cache_read_input_tokens\":" + std::to_string(u.cached) + ",\"output_tokens\":" + std::to_string(output_tokens) + "}";
+           ",\"cache_read_input_tokens\":" + std::to_string(u.cached) +
+           ",\"cache_creation\":{\"ephemeral_5m_input_tokens\":" + std::to_string(u.cache_write) +
+           ",\"ephemeral_1h_input_tokens\":0},\"output_tokens\":" + std::to_string(output_tokens) +
+           ",\"output_tokens_details\":{\"thinking_tokens\":" + std::to_string(std::min(u.reasoning, output_tokens)) +
+           "},\"server_tool_use\":null,\"service_tier\":\"standard\",\"inference_geo\":null,\"speed\":null}";
+}
+
+/// The signature of a thinking block: the real API's is opaque; this one is the text's FNV-1a
+/// hash in hexadecimal behind a fixed prefix, so that a test can tell blocks apart.
+std::string thinking_signature(std::string_view text) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return std::string("EqfakeSig") + hex;
 }
 
 /// An Anthropic message object (the first choice only).
@@ -325,7 +346,13 @@ std::string anthropic_message(const fake_reply& r, const reply_names& names, con
     std::string out = "{\"id\":" + json_string(names.id) + ",\"type\":\"message\",\"role\":\"assistant\",\"model\":" +
                       json_string(names.model) + ",\"content\":[";
     bool first = true;
+    if (!c.reasoning.empty()) {
+        out += "{\"type\":\"thinking\",\"thinking\":" + json_string(c.reasoning) +
+               ",\"signature\":" + json_string(thinking_signature(c.reasoning)) + "}";
+        first = false;
+    }
     if (!c.text.empty() || c.tool_calls.empty()) {
+        if (!first) out += ',';
         out += "{\"type\":\"text\",\"text\":" + json_string(c.text) + "}";
         first = false;
     }
@@ -336,7 +363,8 @@ std::string anthropic_message(const fake_reply& r, const reply_names& names, con
         out += "{\"type\":\"tool_use\",\"id\":" + json_string(tool_call_id(t, "toolu_fake_", k)) +
                ",\"name\":" + json_string(t.name) + ",\"input\":" + anthropic_input(t.arguments) + "}";
     }
-    out += "],\"stop_reason\":" + json_string(anthropic_stop(c)) + ",\"stop_sequence\":null,\"usage\":" +
+    out += "],\"stop_reason\":" + json_string(anthropic_stop(c)) +
+           ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null,\"diagnostics\":null,\"usage\":" +
            anthropic_usage(u, u.completion) + "}";
     return out;
 }
@@ -360,7 +388,8 @@ encoded_body anthropic_stream(const fake_reply& r, const reply_names& names, con
     };
     event("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":" + json_string(names.id) +
                                ",\"type\":\"message\",\"role\":\"assistant\",\"model\":" + json_string(names.model) +
-                               ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":" +
+                               ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"stop_details\":null,"
+                               "\"container\":null,\"diagnostics\":null,\"usage\":" +
                                anthropic_usage(u, 1) + "}}");
     std::size_t index = 0;
     auto block_start = [&](const std::string& block) {
@@ -376,6 +405,13 @@ encoded_body anthropic_stream(const fake_reply& r, const reply_names& names, con
         event("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":" + std::to_string(index) + "}");
         ++index;
     };
+    if (!c.reasoning.empty()) {
+        block_start("{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}");
+        for (auto p : pieces_of(c.reasoning, r.delta_size))
+            delta("{\"type\":\"thinking_delta\",\"thinking\":" + json_string(p) + "}");
+        delta("{\"type\":\"signature_delta\",\"signature\":" + json_string(thinking_signature(c.reasoning)) + "}");
+        block_stop();
+    }
     if (!c.text.empty() || c.tool_calls.empty()) {
         block_start("{\"type\":\"text\",\"text\":\"\"}");
         for (auto p : pieces_of(c.text, r.delta_size)) delta("{\"type\":\"text_delta\",\"text\":" + json_string(p) + "}");
@@ -391,9 +427,151 @@ encoded_body anthropic_stream(const fake_reply& r, const reply_names& names, con
         block_stop();
     }
     event("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":" + json_string(anthropic_stop(c)) +
-                               ",\"stop_sequence\":null},\"usage\":{\"output_tokens\":" + std::to_string(u.completion) +
-                               "}}");
+                               ",\"stop_sequence\":null,\"stop_details\":null,\"container\":null},\"usage\":" +
+                               anthropic_usage(u, u.completion) + "}");
     event("message_stop", "{\"type\":\"message_stop\"}");
+    return body;
+}
+
+/// The Responses API's status and incomplete_details for a choice's finish reason.
+std::pair<std::string, std::string> responses_status(const fake_choice& c) {
+    const std::string f = openai_finish(c);
+    if (f == "length") return {"incomplete", "{\"reason\":\"max_output_tokens\"}"};
+    if (f == "content_filter") return {"incomplete", "{\"reason\":\"content_filter\"}"};
+    return {"completed", "null"};
+}
+
+std::string base64(std::string_view bytes);
+
+/// The output items of a Response for a choice (ids numbered from the reply's id): a reasoning
+/// item (with its encrypted_content when the request asked for it), a message with an
+/// output_text or a refusal part, function_call items. `done`: the items as they end (as
+/// `response.completed` and `response.output_item.done` write them); else as
+/// `response.output_item.added` writes them.
+std::vector<std::string> responses_items(const fake_choice& c, const reply_names& names, const request_info& info, bool done) {
+    std::vector<std::string> items;
+    const std::string status = done ? "\"completed\"" : "\"in_progress\"";
+    auto id = [&](std::string_view prefix) { return json_string(std::string(prefix) + names.id + "_" + std::to_string(items.size())); };
+    if (!c.reasoning.empty()) {
+        std::string item = "{\"id\":" + id("rs_") + ",\"type\":\"reasoning\",\"summary\":[";
+        if (done) item += "{\"type\":\"summary_text\",\"text\":" + json_string(c.reasoning) + "}";
+        item += "]";
+        if (info.encrypted_reasoning) item += ",\"encrypted_content\":" + json_string("gAAAAfake" + base64(c.reasoning));
+        items.push_back(item + "}");
+    }
+    if (!c.text.empty() || !c.refusal.empty() || c.tool_calls.empty()) {
+        std::string item = "{\"id\":" + id("msg_") + ",\"type\":\"message\",\"status\":" + status +
+                           ",\"role\":\"assistant\",\"content\":[";
+        if (done) {
+            if (!c.refusal.empty()) item += "{\"type\":\"refusal\",\"refusal\":" + json_string(c.refusal) + "}";
+            else item += "{\"type\":\"output_text\",\"text\":" + json_string(c.text) + ",\"annotations\":[],\"logprobs\":[]}";
+        }
+        items.push_back(item + "]}");
+    }
+    for (std::size_t k = 0; k < c.tool_calls.size(); ++k) {
+        const auto& t = c.tool_calls[k];
+        items.push_back("{\"id\":" + id("fc_") + ",\"type\":\"function_call\",\"status\":" + status +
+                        ",\"arguments\":" + json_string(done ? t.arguments : std::string()) +
+                        ",\"call_id\":" + json_string(tool_call_id(t, "call_fake_", k)) + ",\"name\":" + json_string(t.name) + "}");
+    }
+    return items;
+}
+
+/// A Response object (the first choice only): `status` "in_progress" (without output and usage)
+/// or as the choice ends.
+std::string responses_object(const fake_reply& r, const reply_names& names, const request_info& info, bool done) {
+    static const fake_choice none{};
+    const fake_choice& c = r.choices.empty() ? none : r.choices.front();
+    const auto [status, incomplete] = responses_status(c);
+    const fake_usage u = usage_of(r, info);
+    std::string out = "{\"id\":" + json_string(names.id) + ",\"object\":\"response\",\"created_at\":" +
+                      std::to_string(names.created) + ",\"status\":" + json_string(done ? status : "in_progress") +
+                      ",\"background\":false,\"error\":null,\"incomplete_details\":" + (done ? incomplete : "null") +
+                      ",\"instructions\":null,\"max_output_tokens\":null,\"model\":" + json_string(names.model) + ",\"output\":[";
+    if (done) {
+        const auto items = responses_items(c, names, info, true);
+        for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + items[i];
+    }
+    out += "],\"parallel_tool_calls\":true,\"previous_response_id\":null,\"reasoning\":{\"effort\":null,\"summary\":null},"
+           "\"service_tier\":\"default\",\"store\":true,\"temperature\":1.0,\"text\":{\"format\":{\"type\":\"text\"},"
+           "\"verbosity\":\"medium\"},\"tool_choice\":\"auto\",\"tools\":[],\"top_p\":1.0,\"truncation\":\"disabled\",\"usage\":";
+    if (done) {
+        out += "{\"input_tokens\":" + std::to_string(u.prompt) + ",\"input_tokens_details\":{\"cached_tokens\":" +
+               std::to_string(u.cached) + "},\"output_tokens\":" + std::to_string(u.completion) +
+               ",\"output_tokens_details\":{\"reasoning_tokens\":" + std::to_string(u.reasoning) +
+               "},\"total_tokens\":" + std::to_string(u.prompt + u.completion) + "}";
+    } else {
+        out += "null";
+    }
+    return out + ",\"user\":null,\"metadata\":{}}";
+}
+
+/// The semantic events of a streamed Response, as the API sends them: response.created and
+/// response.in_progress; per output item output_item.added, its parts and deltas (reasoning
+/// summary text, output_text or refusal, function call arguments) and their .done events,
+/// output_item.done; then response.completed (or response.incomplete). Every event has its
+/// `type` and a `sequence_number`.
+encoded_body responses_stream(const fake_reply& r, const reply_names& names, const request_info& info) {
+    static const fake_choice none{};
+    const fake_choice& c = r.choices.empty() ? none : r.choices.front();
+    encoded_body body;
+    std::string& out = body.bytes;
+    std::size_t sequence = 0;
+    auto event = [&](std::string_view type, const std::string& members) {
+        out += "event: ";
+        out += type;
+        out += "\ndata: {\"type\":\"";
+        out += type;
+        out += "\",\"sequence_number\":" + std::to_string(sequence++) + "," + members + "}\n\n";
+        body.event_ends.push_back(out.size());
+    };
+    event("response.created", "\"response\":" + responses_object(r, names, info, false));
+    event("response.in_progress", "\"response\":" + responses_object(r, names, info, false));
+    const auto added = responses_items(c, names, info, false);
+    const auto finished = responses_items(c, names, info, true);
+    for (std::size_t i = 0; i < added.size(); ++i) {
+        const std::string index = "\"output_index\":" + std::to_string(i);
+        const boost::json::value item = boost::json::parse(finished[i]);
+        const std::string item_id = "\"item_id\":" + json_string(std::string(item.at("id").as_string()));
+        const boost::json::string& type = item.at("type").as_string();
+        event("response.output_item.added", index + ",\"item\":" + added[i]);
+        if (type == "reasoning") {
+            const std::string part = ",\"summary_index\":0";
+            event("response.reasoning_summary_part.added",
+                  item_id + "," + index + part + ",\"part\":{\"type\":\"summary_text\",\"text\":\"\"}");
+            for (auto p : pieces_of(c.reasoning, r.delta_size))
+                event("response.reasoning_summary_text.delta", item_id + "," + index + part + ",\"delta\":" + json_string(p));
+            event("response.reasoning_summary_text.done", item_id + "," + index + part + ",\"text\":" + json_string(c.reasoning));
+            event("response.reasoning_summary_part.done",
+                  item_id + "," + index + part + ",\"part\":{\"type\":\"summary_text\",\"text\":" + json_string(c.reasoning) + "}");
+        } else if (type == "message") {
+            const std::string at = item_id + "," + index + ",\"content_index\":0";
+            if (!c.refusal.empty()) {
+                event("response.content_part.added", at + ",\"part\":{\"type\":\"refusal\",\"refusal\":\"\"}");
+                for (auto p : pieces_of(c.refusal, r.delta_size)) event("response.refusal.delta", at + ",\"delta\":" + json_string(p));
+                event("response.refusal.done", at + ",\"refusal\":" + json_string(c.refusal));
+                event("response.content_part.done", at + ",\"part\":{\"type\":\"refusal\",\"refusal\":" + json_string(c.refusal) + "}");
+            } else {
+                event("response.content_part.added",
+                      at + ",\"part\":{\"type\":\"output_text\",\"text\":\"\",\"annotations\":[],\"logprobs\":[]}");
+                for (auto p : pieces_of(c.text, r.delta_size))
+                    event("response.output_text.delta", at + ",\"delta\":" + json_string(p) + ",\"logprobs\":[]");
+                event("response.output_text.done", at + ",\"text\":" + json_string(c.text) + ",\"logprobs\":[]");
+                event("response.content_part.done", at + ",\"part\":{\"type\":\"output_text\",\"text\":" + json_string(c.text) +
+                                                        ",\"annotations\":[],\"logprobs\":[]}");
+            }
+        } else {
+            const std::string args(item.at("arguments").as_string());
+            for (auto p : pieces_of(args, r.delta_size))
+                event("response.function_call_arguments.delta", item_id + "," + index + ",\"delta\":" + json_string(p));
+            event("response.function_call_arguments.done", item_id + "," + index + ",\"name\":" +
+                                                               json_string(std::string(item.at("name").as_string())) +
+                                                               ",\"arguments\":" + json_string(args));
+        }
+        event("response.output_item.done", index + ",\"item\":" + finished[i]);
+    }
+    const bool complete = responses_status(c).first == "completed";
+    event(complete ? "response.completed" : "response.incomplete", "\"response\":" + responses_object(r, names, info, true));
     return body;
 }
 
@@ -479,7 +657,21 @@ std::string embeddings_list(const fake_reply* r, const request_info& info) {
     return out;
 }
 
-std::string models_list() {
+/// The models list: OpenAI's `{"object": "list", "data": [{"id", "object": "model", "created",
+/// "owned_by"}]}`, or for an Anthropic client (a request with `anthropic-version`) Anthropic's
+/// `{"data": [{"type": "model", "id", "display_name", "created_at"}], "has_more", "first_id",
+/// "last_id"}`.
+std::string models_list(bool anthropic) {
+    if (anthropic) {
+        static const char* const claude[][2] = {{"claude-sonnet-4-5", "Claude Sonnet 4.5"},
+                                                {"claude-3-5-sonnet-latest", "Claude Sonnet 3.5"}};
+        std::string out = "{\"data\":[";
+        for (std::size_t i = 0; i < std::size(claude); ++i)
+            out += std::string(i ? "," : "") + "{\"type\":\"model\",\"id\":" + json_string(claude[i][0]) +
+                   ",\"display_name\":" + json_string(claude[i][1]) + ",\"created_at\":\"2025-09-29T00:00:00Z\"}";
+        return out + "],\"has_more\":false,\"first_id\":" + json_string(claude[0][0]) +
+               ",\"last_id\":" + json_string(claude[std::size(claude) - 1][0]) + "}";
+    }
     static const char* const ids[][2] = {{"gpt-4o", "system"},
                                          {"gpt-4o-mini", "system"},
                                          {"text-embedding-3-small", "system"},
@@ -496,55 +688,87 @@ std::string models_list() {
     return out + "]}";
 }
 
+/// True for the routes of Anthropic's API.
+bool anthropic_route(fake_route route) { return route == fake_route::anthropic || route == fake_route::count_tokens; }
+
+/// The error type the real API gives a status: Anthropic's (invalid_request_error,
+/// authentication_error, permission_error, not_found_error, request_too_large, rate_limit_error,
+/// api_error, overloaded_error) or OpenAI's (invalid_request_error for 4xx, `requests` for a rate
+/// limit, server_error for 5xx).
 std::string error_type_for(unsigned status, fake_route route) {
-    switch (status) {
-    case 400: return "invalid_request_error";
-    case 401: return "authentication_error";
-    case 403: return "permission_error";
-    case 404: return "not_found_error";
-    case 408: return "timeout_error";
-    case 413: return "request_too_large";
-    case 429: return "rate_limit_error";
-    case 500: return route == fake_route::anthropic ? "api_error" : "server_error";
-    case 529:
-    case 503: return "overloaded_error";
-    default: return status >= 500 ? "api_error" : "invalid_request_error";
+    if (anthropic_route(route)) {
+        switch (status) {
+        case 401: return "authentication_error";
+        case 403: return "permission_error";
+        case 404: return "not_found_error";
+        case 408: return "timeout_error";
+        case 413: return "request_too_large";
+        case 429: return "rate_limit_error";
+        case 529: return "overloaded_error";
+        default: return status >= 500 ? "api_error" : "invalid_request_error";
+        }
     }
+    if (status == 429) return "requests";
+    return status >= 500 ? "server_error" : "invalid_request_error";
 }
 
-/// The error object of a route: OpenAI's {"error": {...}} or Anthropic's {"type": "error", ...}.
-std::string error_body(fake_route route, const std::string& type, const std::string& message) {
-    if (route == fake_route::anthropic)
+/// The error code OpenAI gives a status (null for most).
+std::string error_code_for(unsigned status) {
+    if (status == 401) return "\"invalid_api_key\"";
+    if (status == 429) return "\"rate_limit_exceeded\"";
+    return "null";
+}
+
+/// The error object of a route: OpenAI's {"error": {"message", "type", "param", "code"}} or
+/// Anthropic's {"type": "error", "error": {"type", "message"}, "request_id"}.
+std::string error_body(fake_route route, const std::string& type, const std::string& message, const std::string& request_id,
+                       const std::string& code = "null") {
+    if (anthropic_route(route))
         return "{\"type\":\"error\",\"error\":{\"type\":" + json_string(type) + ",\"message\":" + json_string(message) +
-               "}}";
-    return "{\"error\":{\"message\":" + json_string(message) + ",\"type\":" + json_string(type) +
-           ",\"param\":null,\"code\":null}}";
+               "},\"request_id\":" + json_string(request_id) + "}";
+    return "{\"error\":{\"message\":" + json_string(message) + ",\"type\":" + json_string(type) + ",\"param\":null,\"code\":" +
+           code + "}}";
 }
 
-std::string status_error_body(fake_route route, unsigned status, const fake_error& e) {
+/// The default body of a status reply: the route's error object with the real API's type (and
+/// code) and message where the API's is known (Anthropic's "Overloaded", OpenAI's invalid key
+/// and rate limit), else "fake server: STATUS REASON".
+std::string status_error_body(fake_route route, unsigned status, const fake_error& e, const std::string& request_id) {
     const std::string type = e.type.empty() ? error_type_for(status, route) : e.type;
     std::string message = e.message;
     if (message.empty()) {
-        const auto reason = boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(status));
-        message = "fake server: " + std::to_string(status) + " " + std::string(reason.data(), reason.size());
+        if (anthropic_route(route) && status == 529) {
+            message = "Overloaded";
+        } else if (!anthropic_route(route) && status == 401) {
+            message = "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.";
+        } else if (!anthropic_route(route) && status == 429) {
+            message = "Rate limit reached for requests. Please try again later.";
+        } else {
+            const auto reason = boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(status));
+            message = "fake server: " + std::to_string(status) + " " + std::string(reason.data(), reason.size());
+        }
     }
-    return error_body(route, type, message);
+    return error_body(route, type, message, request_id, e.type.empty() ? error_code_for(status) : "null");
 }
 
 /// The error event that ends a stream: `data: {"error": ...}` or Anthropic's `event: error`.
-std::string error_event(fake_route route, const fake_error& e) {
+std::string error_event(fake_route route, const fake_error& e, const std::string& request_id) {
     if (route == fake_route::anthropic)
         return "event: error\ndata: " +
-               error_body(route, e.type.empty() ? "overloaded_error" : e.type, e.message.empty() ? "Overloaded" : e.message) +
+               error_body(route, e.type.empty() ? "overloaded_error" : e.type, e.message.empty() ? "Overloaded" : e.message,
+                          request_id) +
                "\n\n";
-    return "data: " +
-           error_body(route, e.type.empty() ? "server_error" : e.type,
-                      e.message.empty() ? "The server had an error while processing your request." : e.message) +
-           "\n\n";
+    const std::string message = e.message.empty() ? "The server had an error while processing your request." : e.message;
+    if (route == fake_route::responses)  // the API's `error` event
+        return "event: error\ndata: {\"type\":\"error\",\"code\":" + json_string(e.type.empty() ? "server_error" : e.type) +
+               ",\"message\":" + json_string(message) + ",\"param\":null,\"sequence_number\":0}\n\n";
+    return "data: " + error_body(route, e.type.empty() ? "server_error" : e.type, message, request_id) + "\n\n";
 }
 
 /// The event that replaces a good one in malformed_json's stream variant.
 std::string malformed_event(fake_route route) {
+    if (route == fake_route::responses)
+        return "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\n\n";
     if (route == fake_route::anthropic)
         return "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\"\n\n";
     return "data: {\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\n\n";
@@ -580,7 +804,8 @@ std::string text_of(const boost::json::value* content) {
             const auto& o = part.get_object();
             const auto* type = o.if_contains("type");
             const auto* text = o.if_contains("text");
-            if (type && type->is_string() && type->get_string() == "text" && text && text->is_string())
+            if (type && type->is_string() && (type->get_string() == "text" || type->get_string() == "input_text") && text &&
+                text->is_string())
                 out += std::string_view(text->get_string());
         }
     return out;
@@ -727,7 +952,11 @@ public:
             else if (name == "anthropic") s.route = fake_route::anthropic;
             else if (name == "embeddings") s.route = fake_route::embeddings;
             else if (name == "models") s.route = fake_route::models;
-            else fail(at + ".route", "must be \"openai\", \"anthropic\", \"embeddings\" or \"models\", not \"" + name + "\"");
+            else if (name == "responses") s.route = fake_route::responses;
+            else if (name == "count_tokens") s.route = fake_route::count_tokens;
+            else
+                fail(at + ".route", "must be \"openai\", \"responses\", \"anthropic\", \"embeddings\", \"models\" or "
+                                    "\"count_tokens\", not \"" + name + "\"");
         }
         if (const auto* r = o.if_contains("reply")) s.reply = reply(*r, at + ".reply");
         if (const auto* r = o.if_contains("replay")) {
@@ -813,10 +1042,11 @@ private:
     fake_reply reply(const boost::json::value& v, const std::string& at) {
         const auto& o = object(v, at);
         keys(o, at,
-             {"text", "refusal", "tool_calls", "finish", "choices", "usage", "model", "delta_size", "embeddings",
+             {"text", "refusal", "reasoning", "tool_calls", "finish", "choices", "usage", "model", "delta_size", "embeddings",
               "dimensions"});
         fake_reply r;
-        const bool single = o.contains("text") || o.contains("refusal") || o.contains("tool_calls") || o.contains("finish");
+        const bool single = o.contains("text") || o.contains("refusal") || o.contains("reasoning") || o.contains("tool_calls") ||
+                            o.contains("finish");
         if (const auto* c = o.if_contains("choices")) {
             if (single) fail(at, "give 'choices' or the fields of one choice (text, tool_calls, finish), not both");
             const auto& list = array(*c, at, ".choices");
@@ -859,10 +1089,12 @@ private:
 
     fake_choice choice(const boost::json::value& v, const std::string& at, bool inside_reply) {
         const auto& o = object(v, at);
-        if (!inside_reply) keys(o, at, {"text", "refusal", "tool_calls", "finish"});
+        if (!inside_reply) keys(o, at, {"text", "refusal", "reasoning", "tool_calls", "finish"});
         fake_choice c;
+        c.default_text = !o.contains("text") && !o.contains("refusal") && !o.contains("reasoning") && !o.contains("tool_calls");
         if (const auto* t = o.if_contains("text")) c.text = string(*t, at + ".text");
         if (const auto* t = o.if_contains("refusal")) c.refusal = string(*t, at + ".refusal");
+        if (const auto* t = o.if_contains("reasoning")) c.reasoning = string(*t, at + ".reasoning");
         if (const auto* t = o.if_contains("finish")) c.finish = string(*t, at + ".finish");
         if (const auto* t = o.if_contains("tool_calls")) {
             const auto& list = array(*t, at, ".tool_calls");
@@ -969,7 +1201,9 @@ std::optional<fake_route> fake_route_of_path(std::string_view target) {
         return target.size() >= s.size() && target.substr(target.size() - s.size()) == s;
     };
     if (ends("/chat/completions")) return fake_route::openai;
+    if (ends("/messages/count_tokens")) return fake_route::count_tokens;
     if (ends("/messages")) return fake_route::anthropic;
+    if (ends("/responses")) return fake_route::responses;
     if (ends("/embeddings")) return fake_route::embeddings;
     if (ends("/models")) return fake_route::models;
     return std::nullopt;
@@ -1192,17 +1426,23 @@ struct fake_server::impl {
                 (void)bn;
                 ec = bec;
             }
+            // a request refused before it is read whole has an id of its own too
+            const header_list refused_id{{"x-request-id", "req_fake_refused_" + std::to_string(requests_.load() + 1)}};
             if (ec == http::error::body_limit) {
-                co_await write_simple(stream, 413, "{\"error\":{\"message\":\"request too large\",\"type\":\"request_too_large\"}}",
-                                      false);
+                co_await write_simple(stream, 413,
+                                      "{\"error\":{\"message\":\"request too large\",\"type\":\"invalid_request_error\","
+                                      "\"param\":null,\"code\":null}}",
+                                      false, "application/json", refused_id);
                 close(stream);
                 co_return;
             }
             if (ec) {
                 if (ec.category() == http::make_error_code(http::error::bad_target).category() &&
                     ec != http::error::end_of_stream && ec != http::error::partial_message)
-                    co_await write_simple(stream, 400, "{\"error\":{\"message\":\"bad request\",\"type\":\"invalid_request_error\"}}",
-                                          false);
+                    co_await write_simple(stream, 400,
+                                          "{\"error\":{\"message\":\"bad request\",\"type\":\"invalid_request_error\","
+                                          "\"param\":null,\"code\":null}}",
+                                          false, "application/json", refused_id);
                 close(stream);
                 co_return;
             }
@@ -1270,8 +1510,8 @@ struct fake_server::impl {
 
     template <class Stream>
     awaitable<bool> write_simple(Stream& stream, unsigned status, std::string_view body, bool keep,
-                                 std::string_view content_type = "application/json") {
-        std::string msg = fake_server_detail::response_head(status, content_type, body.size(), keep, {}, {});
+                                 std::string_view content_type = "application/json", const header_list& fields = {}) {
+        std::string msg = fake_server_detail::response_head(status, content_type, body.size(), keep, fields, {});
         msg += body;
         auto [ec, n] = co_await boost::asio::async_write(stream, boost::asio::buffer(msg), tuple_awaitable);
         (void)n;
@@ -1293,7 +1533,7 @@ struct fake_server::impl {
         std::lock_guard lock(script_mutex_);
         for (auto it = queue_.begin(); it != queue_.end(); ++it) {
             const auto& want = (*it)->step.route;
-            if (want ? *want == route : route != fake_route::models) {
+            if (want ? *want == route : route != fake_route::models && route != fake_route::count_tokens) {
                 entry_ptr e = *it;
                 queue_.erase(it);
                 if (repeat_) queue_.push_back(e);
@@ -1345,6 +1585,7 @@ struct fake_server::impl {
                 info.base64 = true;
             return {};
         }
+        if (route == fake_route::responses) return inspect_responses(o, info);
         const auto* messages = o.if_contains("messages");
         if (!messages || !messages->is_array() || messages->get_array().empty())
             return "'messages' must be a non-empty array";
@@ -1356,6 +1597,7 @@ struct fake_server::impl {
                 return "messages: role must be 'user' or 'assistant' (the system prompt is the top-level 'system'), not '" +
                        std::string(role->get_string()) + "'";
         }
+        if (route == fake_route::count_tokens) return {};
         if (route == fake_route::anthropic) {
             const auto* max_tokens = o.if_contains("max_tokens");
             if (!max_tokens || !max_tokens->is_int64() || max_tokens->get_int64() < 1)
@@ -1380,11 +1622,64 @@ struct fake_server::impl {
         return {};
     }
 
+    /// inspect() of a Responses API request: `input` a string or an array of input items (messages
+    /// with a role, function_call, function_call_output and reasoning items of the shapes the API
+    /// takes), `stream`, and `include` (reasoning.encrypted_content).
+    static std::string inspect_responses(const boost::json::object& o, fake_server_detail::request_info& info) {
+        const auto* input = o.if_contains("input");
+        if (!input) return "'input' is required";
+        if (input->is_string()) {
+            info.echo_text = std::string(input->get_string());
+        } else if (input->is_array()) {
+            const auto& items = input->get_array();
+            for (std::size_t i = 0; i < items.size(); ++i) {
+                const std::string at = "input[" + std::to_string(i) + "]";
+                if (!items[i].is_object()) return at + " must be an object";
+                const auto& item = items[i].get_object();
+                const auto* type = item.if_contains("type");
+                const auto* role = item.if_contains("role");
+                auto is_string = [&](std::string_view key) {
+                    const auto* v = item.if_contains(key);
+                    return v && v->is_string();
+                };
+                if (!type || *type == "message") {
+                    if (!role || !role->is_string() ||
+                        (*role != "user" && *role != "assistant" && *role != "system" && *role != "developer"))
+                        return at + ": a message needs a role of user, assistant, system or developer";
+                    const auto* content = item.if_contains("content");
+                    if (!content || !(content->is_string() || content->is_array())) return at + ": 'content' must be a string or an array";
+                    if (*role == "user") info.echo_text = fake_server_detail::text_of(content);
+                } else if (*type == "function_call") {
+                    if (!is_string("call_id") || !is_string("name") || !is_string("arguments"))
+                        return at + ": a function_call needs string 'call_id', 'name' and 'arguments'";
+                } else if (*type == "function_call_output") {
+                    const auto* output = item.if_contains("output");
+                    if (!is_string("call_id") || !output || !(output->is_string() || output->is_array()))
+                        return at + ": a function_call_output needs a string 'call_id' and an 'output'";
+                } else if (*type == "reasoning") {
+                    const auto* summary = item.if_contains("summary");
+                    if (!is_string("id") || !summary || !summary->is_array())
+                        return at + ": a reasoning item needs a string 'id' and a 'summary' array";
+                } else {
+                    return at + ": unknown input item type " + boost::json::serialize(*type);
+                }
+            }
+        } else {
+            return "'input' must be a string or an array of input items";
+        }
+        if (const auto* s = o.if_contains("stream"); s && s->is_bool()) info.stream = s->get_bool();
+        if (const auto* include = o.if_contains("include"); include && include->is_array())
+            for (const auto& x : include->get_array())
+                if (x == "reasoning.encrypted_content") info.encrypted_reasoning = true;
+        return {};
+    }
+
     /// The body of a chat reply, encoded once per step and request shape.
     std::shared_ptr<const fake_server_detail::encoded_body> encode(const entry_ptr& entry, const fake_reply& reply,
                                                                    const fake_server_detail::request_info& info) {
         namespace d = fake_server_detail;
-        d::script_entry::cache_key key{info.route, info.stream, info.include_usage, reply.model.empty() ? info.model : ""};
+        d::script_entry::cache_key key{info.route, info.stream, info.include_usage || info.encrypted_reasoning,
+                                       reply.model.empty() ? info.model : ""};
         if (entry) {
             std::lock_guard lock(entry->cache_mutex);
             for (const auto& [k, v] : entry->cache)
@@ -1392,13 +1687,19 @@ struct fake_server::impl {
         }
         d::reply_names names;
         const std::string number = entry ? entry->id : "e" + std::to_string(++echoes_);
-        names.id = (info.route == fake_route::anthropic ? "msg_fake_" : "chatcmpl-fake-") + number;
+        names.id = (info.route == fake_route::anthropic   ? "msg_fake_"
+                    : info.route == fake_route::responses ? "resp_fake_"
+                                                          : "chatcmpl-fake-") +
+                   number;
         names.model = reply.model.empty() ? info.model : reply.model;
         names.created = entry ? entry->created : static_cast<std::int64_t>(std::time(nullptr));
         auto body = std::make_shared<d::encoded_body>();
         if (info.route == fake_route::anthropic)
             *body = info.stream ? d::anthropic_stream(reply, names, info)
                                 : d::encoded_body{d::anthropic_message(reply, names, info), {}};
+        else if (info.route == fake_route::responses)
+            *body = info.stream ? d::responses_stream(reply, names, info)
+                                : d::encoded_body{d::responses_object(reply, names, info, true), {}};
         else
             *body = info.stream ? d::openai_stream(reply, names, info)
                                 : d::encoded_body{d::openai_completion(reply, names, info), {}};
@@ -1416,29 +1717,49 @@ struct fake_server::impl {
         namespace http = boost::beast::http;
         namespace d = fake_server_detail;
         const auto route = fake_route_of_path(req.target());
-        auto simple = [&](unsigned status, fake_route r, std::string type, std::string message) -> awaitable<bool> {
+        // An Anthropic client sends anthropic-version: its replies (a models list, an error of a
+        // path that is not a route) take Anthropic's shapes
+        const bool anthropic_client = !req["anthropic-version"].empty();
+        const fake_route shape = route ? (*route == fake_route::models && anthropic_client ? fake_route::anthropic : *route)
+                                       : (anthropic_client ? fake_route::anthropic : fake_route::openai);
+        // every reply carries the request's id, as the real APIs' do
+        const std::string request_id = "req_fake_" + std::to_string(requests_.load());
+        const header_list id_field{{d::anthropic_route(shape) ? "request-id" : "x-request-id", request_id}};
+        auto simple = [&](unsigned status, std::string type, std::string message, std::string code = "null") -> awaitable<bool> {
             remember(std::move(record), status, want_record);
-            co_return co_await write_simple(stream, status, d::error_body(r, type, message), keep);
+            co_return co_await write_simple(stream, status, d::error_body(shape, type, message, request_id, code), keep,
+                                            "application/json", id_field);
         };
         if (!route)
-            co_return co_await simple(404, fake_route::openai, "not_found_error",
-                                      "Unknown request URL: " + std::string(req.method_string()) + " " +
-                                          std::string(req.target()));
+            co_return co_await simple(404, anthropic_client ? "not_found_error" : "invalid_request_error",
+                                      "Invalid URL (" + std::string(req.method_string()) + " " + std::string(req.target()) +
+                                          ")");
         const bool is_get = *route == fake_route::models;
         if (req.method() != (is_get ? http::verb::get : http::verb::post))
-            co_return co_await simple(405, *route, "invalid_request_error",
+            co_return co_await simple(405, "invalid_request_error",
                                       "Method " + std::string(req.method_string()) + " is not allowed here");
         if (!options_.api_key.empty()) {
-            const bool ok = *route == fake_route::anthropic
-                                ? req["x-api-key"] == options_.api_key
-                                : req[http::field::authorization] == "Bearer " + options_.api_key;
-            if (!ok) co_return co_await simple(401, *route, "authentication_error", "invalid api key");
+            const bool ok = d::anthropic_route(shape) ? req["x-api-key"] == options_.api_key
+                                                      : req[http::field::authorization] == "Bearer " + options_.api_key;
+            if (!ok) {
+                if (d::anthropic_route(shape)) co_return co_await simple(401, "authentication_error", "invalid x-api-key");
+                co_return co_await simple(401, "invalid_request_error",
+                                          "Incorrect API key provided. You can find your API key at "
+                                          "https://platform.openai.com/account/api-keys.",
+                                          "\"invalid_api_key\"");
+            }
         }
-        if (*route == fake_route::anthropic && req["anthropic-version"].empty())
-            co_return co_await simple(400, *route, "invalid_request_error", "anthropic-version: header is required");
+        if (d::anthropic_route(*route) && !anthropic_client)
+            co_return co_await simple(400, "invalid_request_error", "anthropic-version: header is required");
         d::request_info info;
+        info.anthropic_client = anthropic_client;
         if (std::string problem = inspect(*route, req.body(), info); !problem.empty())
-            co_return co_await simple(400, *route, "invalid_request_error", problem);
+            co_return co_await simple(400, "invalid_request_error", problem);
+        if (*route == fake_route::count_tokens) {  // the tokens the request's messages would take
+            remember(std::move(record), 200, want_record);
+            co_return co_await write_simple(stream, 200, "{\"input_tokens\":" + std::to_string(info.prompt_tokens) + "}", keep,
+                                            "application/json", id_field);
+        }
 
         const entry_ptr entry = take_step(*route);
         static const fake_step no_step{};
@@ -1468,7 +1789,7 @@ struct fake_server::impl {
         const std::string_view event_stream = "text/event-stream; charset=utf-8";
         if (step.status) {
             status = step.status;
-            own(step.body ? *step.body : d::status_error_body(*route, status, step.error));
+            own(step.body ? *step.body : d::status_error_body(shape, status, step.error, request_id));
         } else if (step.fault == fake_fault::wrong_content_type) {
             content_type = "text/html; charset=utf-8";
             own(std::string(d::html_body));
@@ -1477,7 +1798,7 @@ struct fake_server::impl {
             chunked = true;
             body = std::shared_ptr<const d::encoded_body>(entry, &entry->replay);
         } else if (*route == fake_route::models) {
-            own(d::models_list());
+            own(d::models_list(anthropic_client));
         } else if (*route == fake_route::embeddings) {
             own(d::embeddings_list(step.reply ? &*step.reply : nullptr, info));
         } else {
@@ -1485,7 +1806,13 @@ struct fake_server::impl {
             const fake_reply* reply = step.reply ? &*step.reply : nullptr;
             if (!reply || reply->choices.empty()) {
                 if (reply) echo = *reply;
-                echo.choices.assign(info.route == fake_route::openai ? info.n : 1, fake_choice{info.echo_text, {}, {}, {}});
+                echo.choices.assign(info.route == fake_route::openai ? info.n : 1, fake_choice{info.echo_text, {}, {}, {}, {}, true});
+                reply = &echo;
+            } else if (std::any_of(reply->choices.begin(), reply->choices.end(), [](const fake_choice& c) { return c.default_text; })) {
+                // a choice that scripts only its finish reason takes the default reply's text
+                echo = *reply;
+                for (auto& c : echo.choices)
+                    if (c.default_text) c.text = info.echo_text;
                 reply = &echo;
             }
             const bool event_variant = step.variant.empty() ? info.stream : step.variant == "event";
@@ -1495,7 +1822,8 @@ struct fake_server::impl {
                 own(d::error_body(*route,
                                   step.error.type.empty() ? d::error_type_for(500, *route) : step.error.type,
                                   step.error.message.empty() ? "The server had an error while processing your request."
-                                                             : step.error.message));
+                                                             : step.error.message,
+                                  request_id));
             } else {
                 if (step.fault == fake_fault::malformed_json && !info.stream) info.stream = true;
                 body = encode(reply == &echo ? nullptr : entry, *reply, info);
@@ -1508,7 +1836,7 @@ struct fake_server::impl {
                     std::string bytes = body->bytes.substr(0, cut);
                     std::vector<std::size_t> new_ends(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(keep_events));
                     if (step.fault == fake_fault::error_event) {
-                        bytes += d::error_event(*route, step.error);
+                        bytes += d::error_event(*route, step.error, request_id);
                         new_ends.push_back(bytes.size());
                     } else {
                         bytes += d::malformed_event(*route);
@@ -1526,12 +1854,9 @@ struct fake_server::impl {
 
         const std::string& bytes = body->bytes;
         const std::size_t total = cuts ? std::min(*step.after_bytes, bytes.size()) : bytes.size();
-        const std::string request_id = "req_fake_" + std::to_string(requests_.load());
-        const header_list defaults{
-            {*route == fake_route::anthropic ? "request-id" : "x-request-id", request_id}};
         const bool close_after = cuts || step.fault == fake_fault::close_idle;
         out = d::response_head(status, content_type, chunked ? std::nullopt : std::optional<std::size_t>(bytes.size()),
-                               keep, defaults, step.headers);
+                               keep, id_field, step.headers);
         const auto sizes = d::piece_sizes(total, step.chunking, body->event_ends);
         const bool one_write = !step.chunking.active() && step.chunk_delay.count() == 0;
         std::size_t at = 0;

@@ -1,7 +1,8 @@
 // tests/support/fake_server.hpp: a fake OpenAI / Anthropic model server for tests, benchmarks and
 // `parley fake-server`. Boost.Beast HTTP/1.1 on loopback (optionally TLS), keep-alive, answers
 // from a script of steps: replies encoded in the wire format of the route they are answered on
-// (chat completions, Anthropic Messages, embeddings; JSON or server-sent events), recorded SSE
+// (chat completions, the Responses API, Anthropic Messages, embeddings; JSON or server-sent
+// events), recorded SSE
 // files replayed byte for byte, HTTP errors and faults (slow headers, stalls, disconnects,
 // malformed JSON, error events, wrong content type, connections closed while idle). It records
 // every request and can act as an HTTP CONNECT proxy. It shares no code with parley's clients:
@@ -35,10 +36,12 @@ namespace parley::test {
 
 /// The routes the server answers (matched on the end of the path, so any base path works).
 enum class fake_route {
-    openai,      ///< POST .../chat/completions
-    anthropic,   ///< POST .../messages
-    embeddings,  ///< POST .../embeddings
-    models,      ///< GET .../models
+    openai,        ///< POST .../chat/completions
+    anthropic,     ///< POST .../messages
+    embeddings,    ///< POST .../embeddings
+    models,        ///< GET .../models
+    responses,     ///< POST .../responses
+    count_tokens,  ///< POST .../messages/count_tokens
 };
 
 /// One tool (function) call of a scripted reply. `arguments` is the JSON text of the arguments as
@@ -58,6 +61,10 @@ struct fake_choice {
     std::vector<fake_tool_call> tool_calls;
     std::string finish;
     std::string refusal;  ///< OpenAI's `refusal` (content is then null); not sent on Anthropic
+    /// the model's reasoning: `reasoning_content` (chat completions), a thinking block with a
+    /// signature (Anthropic), a reasoning item with a summary (Responses API)
+    std::string reasoning;
+    bool default_text = false;  ///< no text, refusal, tool call or reasoning was scripted: the default reply's text
 };
 
 /// Token counts of a scripted reply (prompt = input tokens, completion = output tokens).
@@ -81,13 +88,13 @@ struct fake_reply {
     /// A reply of one choice with this text.
     static fake_reply with_text(std::string text, std::string finish = {}) {
         fake_reply r;
-        r.choices.push_back({std::move(text), {}, std::move(finish), {}});
+        r.choices.push_back({std::move(text), {}, std::move(finish), {}, {}, false});
         return r;
     }
     /// A reply of one choice calling these tools.
     static fake_reply with_tool_calls(std::vector<fake_tool_call> calls) {
         fake_reply r;
-        r.choices.push_back({{}, std::move(calls), {}, {}});
+        r.choices.push_back({{}, std::move(calls), {}, {}, {}, false});
         return r;
     }
 };

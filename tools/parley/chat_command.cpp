@@ -18,17 +18,19 @@
 namespace parley_cli {
 
 const char* const chat_usage =
-    "usage: parley chat [--base-url URL] [--model NAME] [--provider openai|anthropic|echo] [--system TEXT]\n"
+    "usage: parley chat [--base-url URL] [--model NAME] [--api openai|responses|anthropic|echo] [--system TEXT]\n"
     "                   [--stream] [--json] [--ca-file PEM] [--usage] [--models FILE] PROMPT\n"
     "\n"
     "Sends PROMPT as one user message and prints the model's reply.\n"
-    "  --provider NAME  the wire API: openai (and compatible servers), anthropic, or echo (in process)\n"
+    "  --api NAME       the wire API: openai (chat completions, and compatible servers), responses\n"
+    "                   (OpenAI's Responses API), anthropic, or echo (in process); --provider is another\n"
+    "                   name for it\n"
     "  --base-url URL   the API's base URL (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the\n"
     "                   official one)\n"
     "  --model NAME     the model (default: PARLEY_MODEL)\n"
     "  --system TEXT    a system message sent before the prompt\n"
     "  --stream         print the reply as it arrives\n"
-    "  --json           print the whole reply message as JSON\n"
+    "  --json           print the whole reply message as JSON (content, refusal, reasoning, calls)\n"
     "  --ca-file PEM    also trust the CAs in this file (a corporate or test CA)\n"
     "  --usage          print the tokens and the cost of the call on standard error\n"
     "  --models FILE    a model catalog (JSON: context windows and prices) over the built-in one\n"
@@ -45,7 +47,7 @@ void print_calls(const parley::message& m) {
 }  // namespace
 
 int chat_main(const std::vector<std::string>& args) {
-    std::optional<std::string> base_url, model, provider, system, ca_file, models_file;
+    std::optional<std::string> base_url, model, provider, api, system, ca_file, models_file;
     bool stream = false, json = false, usage = false;
     std::vector<std::string> prompt;
     std::optional<parley::api> which;
@@ -54,6 +56,7 @@ int chat_main(const std::vector<std::string>& args) {
                          .value("--base-url", base_url)
                          .value("--model", model)
                          .value("--provider", provider)
+                         .value("--api", api)
                          .value("--system", system)
                          .value("--ca-file", ca_file)
                          .flag("--stream", stream)
@@ -67,7 +70,7 @@ int chat_main(const std::vector<std::string>& args) {
         }
         prompt = std::move(*words);
         if (prompt.size() != 1) throw usage_error("give exactly one PROMPT (quote it)");
-        which = provider_option(provider, false);
+        which = api_option(api, provider, false);
     } catch (const usage_error& e) {
         std::cerr << "error: " << e.what() << "\n" << chat_usage;
         return 2;
@@ -91,14 +94,18 @@ int chat_main(const std::vector<std::string>& args) {
         parley::blocking_client client(std::move(config));
         boost::system::result<parley::chat_reply, parley::call_error> reply;
         if (stream && !json) {
-            reply = client.stream(std::move(request), [](const parley::stream_event& e) {
+            bool printed = false;
+            reply = client.stream(std::move(request), [&printed](const parley::stream_event& e) {
                 if (e.type == parley::stream_event::kind::text && e.choice == 0) {
                     std::cout << e.text;
                     std::cout.flush();
+                    printed = printed || !e.text.empty();
                 }
             });
             if (reply) {
-                std::cout << '\n';
+                const auto& refusal = reply->message().refusal;
+                if (printed || !refusal) std::cout << '\n';
+                if (refusal) std::cout << "[refusal] " << *refusal << '\n';
                 print_calls(reply->message());
             }
         } else {
@@ -107,7 +114,7 @@ int chat_main(const std::vector<std::string>& args) {
                 if (json) std::cout << boost::json::serialize(parley::message_to_json(reply->message())) << '\n';
                 else {
                     if (!reply->text().empty()) std::cout << reply->text() << '\n';
-                    if (const auto& refusal = reply->choices.front().refusal) std::cout << "[refusal] " << *refusal << '\n';
+                    if (const auto& refusal = reply->message().refusal) std::cout << "[refusal] " << *refusal << '\n';
                     print_calls(reply->message());
                 }
             }

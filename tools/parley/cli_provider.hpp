@@ -1,5 +1,5 @@
 // The model options the commands that call models share (`parley chat`, `parley run`):
-// --provider, --base-url, --ca-file and the environment of the official SDKs.
+// --api (or --provider), --base-url, --ca-file and the environment of the official SDKs.
 #ifndef PARLEY_TOOLS_CLI_PROVIDER_HPP
 #define PARLEY_TOOLS_CLI_PROVIDER_HPP
 
@@ -14,14 +14,24 @@
 namespace parley_cli {
 
 /// The API `--provider NAME` names (nothing without the option). Throws usage_error for a name
-/// that is not one of openai, anthropic, echo (and scripted when `scripted_allowed`).
-inline std::optional<parley::api> provider_option(const std::optional<std::string>& name, bool scripted_allowed) {
+/// that is not one of openai, responses, anthropic, echo (and scripted when `scripted_allowed`).
+inline std::optional<parley::api> provider_option(const std::optional<std::string>& name, bool scripted_allowed,
+                                                  std::string_view option = "--provider") {
     if (!name) return std::nullopt;
     const std::optional<parley::api> which = parley::api_from_name(*name);
     if (!which || (*which == parley::api::scripted && !scripted_allowed))
-        throw usage_error(std::string("--provider must be openai, anthropic") + (scripted_allowed ? ", echo or scripted" : " or echo") +
-                          ", not '" + *name + "'");
+        throw usage_error(std::string(option) + " must be openai, responses, anthropic" +
+                          (scripted_allowed ? ", echo or scripted" : " or echo") + ", not '" + *name + "'");
     return which;
+}
+
+/// The API of `--api NAME` or its other name `--provider NAME` (nothing without either).
+/// Throws usage_error as provider_option, and when both are given with different names.
+inline std::optional<parley::api> api_option(const std::optional<std::string>& api, const std::optional<std::string>& provider,
+                                             bool scripted_allowed) {
+    if (api && provider && *api != *provider)
+        throw usage_error("--api and --provider name the same thing: give one (found '" + *api + "' and '" + *provider + "')");
+    return api ? provider_option(api, scripted_allowed, "--api") : provider_option(provider, scripted_allowed);
 }
 
 /// The client configuration of the options and the environment: the provider's API (else OpenAI
@@ -39,7 +49,7 @@ inline parley::client_config client_config_of(std::optional<parley::api> which, 
     }
     if (config.api == parley::api::echo && !which)
         std::cerr << "parley: no API configured (OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, "
-                     "ANTHROPIC_BASE_URL, --provider, --base-url): "
+                     "ANTHROPIC_BASE_URL, --api, --base-url): "
                   << fallback << " answers\n";
     if (ca_file) config.net.tls.ca_file = *ca_file;
     return config;

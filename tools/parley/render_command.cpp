@@ -5,7 +5,7 @@
 #include <parley/chat.hpp>
 #include <parley/chat/pretty_json.hpp>
 #include <parley/chat/yaml.hpp>
-#include <parley/provider/openai_request.hpp>
+#include <parley/provider/openai/request.hpp>
 
 #include <iostream>
 #include <optional>

@@ -68,7 +68,7 @@ namespace parley_cli {
 const char* const run_usage =
     "usage: parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE|JSON] [--set KEY=VALUE]...\n"
     "                  [--functions FILE] [--image FILE_OR_URL]... [--detail low|high|auto] [--history FILE]\n"
-    "                  [--base-url URL] [--model NAME] [--provider openai|anthropic|echo|scripted]\n"
+    "                  [--base-url URL] [--model NAME] [--api openai|responses|anthropic|echo|scripted]\n"
     "                  [--script FILE.json] [--stream] [--ca-file PEM] [--context-window N] [--usage]\n"
     "                  [--models FILE] [PROMPT...|-]\n"
     "\n"
@@ -93,8 +93,9 @@ const char* const run_usage =
     "  --detail LEVEL    the images' detail: low, high or auto\n"
     "  --history FILE    the conversation so far (a JSON array of messages), read when the file\n"
     "                    exists and replaced atomically with the whole conversation after the run\n"
-    "  --provider NAME   the wire API: openai (and compatible servers), anthropic, or in process\n"
-    "                    echo or scripted (with --script)\n"
+    "  --api NAME        the wire API: openai (chat completions, and compatible servers), responses\n"
+    "                    (OpenAI's Responses API), anthropic, or in process echo or scripted (with\n"
+    "                    --script); --provider is another name for it\n"
     "  --base-url URL    the API's base URL (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL)\n"
     "  --model NAME      the model of every request, in place of the templates' (PARLEY_MODEL:\n"
     "                    the model of requests that name none)\n"
@@ -694,7 +695,9 @@ std::shared_ptr<parley::scripted_model> script_from_file(const std::string& file
                     call.id.empty() ? "call_" + std::to_string(i + 1) + "_" + std::to_string(t + 1) : call.id,
                     parley::function_call{call.name, call.arguments}});
             }
-            if (!from.refusal.empty()) choice.refusal = from.refusal;
+            if (!from.refusal.empty()) choice.message.refusal = from.refusal;
+            if (!from.reasoning.empty())
+                choice.message.reasoning.push_back({parley::reasoning_part::kind::text, from.reasoning, {}, {}, {}, {}});
             const std::string& f = from.finish;
             choice.finish = f.empty() ? (from.tool_calls.empty() ? parley::finish_reason::stop : parley::finish_reason::tool_calls)
                             : f == "stop" || f == "end_turn" || f == "stop_sequence" ? parley::finish_reason::stop
@@ -757,7 +760,7 @@ private:
 }  // namespace
 
 int run_main(const std::vector<std::string>& args) {
-    std::optional<std::string> name, data_option, functions_file, detail, history_file, base_url, model, provider, script, ca_file,
+    std::optional<std::string> name, data_option, functions_file, detail, history_file, base_url, model, provider, api, script, ca_file,
         window_option, models_file;
     std::vector<std::string> sets, images;
     bool stream = false, usage = false;
@@ -776,6 +779,7 @@ int run_main(const std::vector<std::string>& args) {
                           .value("--base-url", base_url)
                           .value("--model", model)
                           .value("--provider", provider)
+                          .value("--api", api)
                           .value("--script", script)
                           .value("--ca-file", ca_file)
                           .value("--context-window", window_option)
@@ -789,7 +793,7 @@ int run_main(const std::vector<std::string>& args) {
         }
         words = std::move(*parsed);
         if (words.empty()) throw usage_error("give the template file");
-        which = provider_option(provider, true);
+        which = api_option(api, provider, true);
         if (which == parley::api::scripted && !script) throw usage_error("--provider scripted needs --script FILE.json");
         if (script && which != parley::api::scripted) throw usage_error("--script goes with --provider scripted");
         if (detail && *detail != "low" && *detail != "high" && *detail != "auto")

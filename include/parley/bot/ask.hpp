@@ -176,7 +176,7 @@ boost::asio::awaitable<boost::system::result<R, extraction_failure>> ask(
             co_return failure;
         }
         message answer = std::move(reply->choices.front().message);
-        const std::optional<std::string>& refusal = reply->choices.front().refusal;
+        const std::optional<std::string> refusal = answer.refusal;
         std::string shown;
         reading<R> r;
         auto read_whole = [&] {

@@ -238,6 +238,14 @@ public:
         return *this;
     }
 
+    /// Registers a C++ function with its parameters in the strict form, sent with
+    /// `"strict": true` (see function_registry::add_strict). Not while a run is under way.
+    template <class F>
+    bot& add_strict_function(std::string name, std::string description, F f) {
+        functions_.add_strict(std::move(name), std::move(description), std::move(f));
+        return *this;
+    }
+
     /// Registers a C++ function under a definition given as it is, taking its arguments as a
     /// boost::json::value (see function_registry::add); for instance a function the template
     /// set defines: `bot.add_function(*bot.templates().function("lookup"), handler)`.
@@ -336,7 +344,7 @@ public:
                 if (!reply) throw call_exception(reply.error());
                 // as a history keeps it: an empty reply has the empty text (a refusal its text), calls have ids
                 conversation.push_back(
-                    reply_for_history(reply->message(), conversation.size(), reply->choices.front().refusal));
+                    reply_for_history(reply->message(), conversation.size()));
                 const std::vector<detail::bot_engine::pending_call> calls =
                     detail::bot_engine::calls_of(conversation.back());
                 if (calls.empty()) break;  // step 5: on with the template

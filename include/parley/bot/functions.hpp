@@ -189,13 +189,15 @@ boost::asio::awaitable<function_outcome> invoke(std::shared_ptr<F> f, std::strin
     co_return out;
 }
 
-/// The definition of a function whose parameters are `Args` (a described struct, or nothing).
-template <class Args>
+/// The definition of a function whose parameters are `Args` (a described struct, or nothing);
+/// with `Strict`, in the strict form (strict_function_signature), marked strict.
+template <class Args, bool Strict = false>
 function_definition definition_of(std::string name, std::string description) {
     function_definition d;
+    d.strict = Strict;
     if constexpr (std::tuple_size_v<Args> == 1) {
         using arg = std::remove_cvref_t<std::tuple_element_t<0, Args>>;
-        boost::json::object signature = function_signature<arg>(name);
+        boost::json::object signature = Strict ? strict_function_signature<arg>(name) : function_signature<arg>(name);
         if (description.empty())
             if (const auto* own = signature.if_contains("description"); own && own->is_string())
                 description = std::string(own->as_string());
@@ -204,6 +206,10 @@ function_definition definition_of(std::string name, std::string description) {
         check_function_name(name);
         d.parameters["type"] = "object";
         d.parameters["properties"] = boost::json::object();
+        if (Strict) {
+            d.parameters["required"] = boost::json::array();
+            d.parameters["additionalProperties"] = false;
+        }
     }
     d.name = std::move(name);
     d.description = std::move(description);
@@ -224,15 +230,20 @@ public:
     /// the built-in botSwitchTemplate.
     template <class F>
     void add(std::string name, std::string description, F f) {
+        add_described<false>(std::move(name), std::move(description), std::move(f));
+    }
+
+    /// Registers `f` as `add` does, with the parameters in the strict form
+    /// (strict_function_signature: every member required, no other properties): the definition
+    /// is strict, and the wire APIs hold the model's arguments to it (`"strict": true`). The
+    /// struct must have a strict schema (no maps, no boost::json::value members).
+    template <class F>
+    void add_strict(std::string name, std::string description, F f) {
         using args = typename detail::bot_engine::callable<std::decay_t<F>>::args;
-        check_new(name);
-        registered_function r;
-        r.definition = detail::bot_engine::definition_of<args>(name, std::move(description));
-        auto shared = std::make_shared<std::decay_t<F>>(std::move(f));
-        r.invoke = [shared, name](std::string arguments) {
-            return detail::bot_engine::invoke(shared, name, std::move(arguments));
-        };
-        functions_.push_back(std::move(r));
+        if constexpr (std::tuple_size_v<args> == 1)
+            static_assert(detail::strict_expressible_v<std::remove_cvref_t<std::tuple_element_t<0, args>>>,
+                          "add_strict needs parameters with a strict schema (no maps, no boost::json::value members): use add");
+        add_described<true>(std::move(name), std::move(description), std::move(f));
     }
 
     /// Registers `f` under a definition given as it is (written by hand, or read from a template
@@ -241,7 +252,8 @@ public:
     /// JSON, is a bad call the model is told about) or nothing, and returns what `add` accepts.
     /// The arguments are not checked against `definition.parameters`: `f` throws
     /// function_failure to tell the model what is wrong. Throws parley::error
-    /// (errc::invalid_argument) as `add` does.
+    /// (errc::invalid_argument) as `add` does, and for a strict definition whose parameters are
+    /// not in the strict form.
     template <class F>
     void add(function_definition definition, F f) {
         using args = typename detail::bot_engine::callable<std::decay_t<F>>::args;
@@ -249,6 +261,10 @@ public:
                           std::is_same_v<std::remove_cvref_t<std::tuple_element_t<0, args>>, boost::json::value>,
                       "a function registered with its own definition takes its arguments as a boost::json::value");
         check_new(definition.name);
+        if (definition.strict)
+            if (const std::string problem = detail::strict_schema_problem(definition.parameters); !problem.empty())
+                throw error(errc::invalid_argument,
+                            "function '" + definition.name + "' is strict, but its parameters at " + problem);
         registered_function r;
         r.definition = std::move(definition);
         auto shared = std::make_shared<std::decay_t<F>>(std::move(f));
@@ -258,6 +274,21 @@ public:
         functions_.push_back(std::move(r));
     }
 
+private:
+    template <bool Strict, class F>
+    void add_described(std::string name, std::string description, F f) {
+        using args = typename detail::bot_engine::callable<std::decay_t<F>>::args;
+        check_new(name);
+        registered_function r;
+        r.definition = detail::bot_engine::definition_of<args, Strict>(name, std::move(description));
+        auto shared = std::make_shared<std::decay_t<F>>(std::move(f));
+        r.invoke = [shared, name](std::string arguments) {
+            return detail::bot_engine::invoke(shared, name, std::move(arguments));
+        };
+        functions_.push_back(std::move(r));
+    }
+
+public:
     /// The function named `name`, or null.
     const registered_function* find(std::string_view name) const noexcept {
         for (const auto& f : functions_)

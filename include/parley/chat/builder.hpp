@@ -151,7 +151,8 @@ inline constexpr function_def function_def_of{function_name<T>, detail::descript
 
 /// The same with the parameters of strict_function_signature<T>() (OpenAI's strict form: every
 /// member required, no other properties); `parameters` holds strict_json_schema_text<T>. The
-/// definition itself has no strict flag (function_definition has none).
+/// runtime definition is strict (function_definition::strict): the wire APIs are sent
+/// `"strict": true`.
 template <class T>
 inline constexpr function_def strict_function_def_of{function_name<T>, detail::description_of<T>(),
                                                      strict_json_schema_text<T>, &detail::strict_signature_of<T>};
@@ -234,6 +235,8 @@ public:
                         if (it.signature) {
                             boost::json::object signature = it.signature();
                             f.parameters = std::move(signature["parameters"].as_object());
+                            const auto* strict = signature.if_contains("strict");
+                            f.strict = strict && strict->is_bool() && strict->get_bool();
                         } else {
                             boost::json::value v = boost::json::parse(it.parameters);
                             if (!v.is_object())

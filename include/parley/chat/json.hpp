@@ -3,6 +3,7 @@
 #ifndef PARLEY_CHAT_JSON_HPP
 #define PARLEY_CHAT_JSON_HPP
 
+#include <parley/chat/detail/request_fields_json.hpp>
 #include <parley/chat/message.hpp>
 #include <parley/chat/rules.hpp>
 #include <parley/error.hpp>
@@ -51,6 +52,7 @@ inline void write_params(boost::json::object& o, const request_params& p) {
         o["functions"] = std::move(a);
     }
     if (p.call_function) o["call_function"] = *p.call_function;
+    detail::for_each_request_field(p, [&](std::string_view key, boost::json::value v) { o[key] = std::move(v); });
 }
 
 /// A message as a JSON object. An assistant message without content has `"content": null`
@@ -94,6 +96,8 @@ inline boost::json::object message_to_json(const message& m, boost::json::storag
     }
     if (m.tool_call_id) o["tool_call_id"] = *m.tool_call_id;
     if (m.is_error) o["is_error"] = true;
+    if (m.refusal) o["refusal"] = *m.refusal;
+    if (!m.reasoning.empty()) o["reasoning"] = detail::reasoning_to_json(m.reasoning, sp);
     write_params(o, m.params);
     return o;
 }
@@ -216,6 +220,13 @@ struct chat_json_reader {
             p.functions = std::move(names);
         } else if (key == "call_function") {
             p.call_function = string(v);
+        } else {
+            try {
+                request_field_reader().read(p, key, v);
+            } catch (const field_value_error& e) {
+                path += e.pointer;
+                fail(e.message);
+            }
         }
         return true;
     }
@@ -356,6 +367,15 @@ struct chat_json_reader {
                 }
             } else if (key == "tool_call_id") {
                 m.tool_call_id = string(val);
+            } else if (key == "refusal") {
+                m.refusal = string(val);
+            } else if (key == "reasoning") {
+                try {
+                    m.reasoning = reasoning_from_json(val);
+                } catch (const field_value_error& e) {
+                    path += e.pointer;
+                    fail(e.message);
+                }
             }
         }
         if (const rule_violation broken = check(m)) {

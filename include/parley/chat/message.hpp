@@ -82,6 +82,25 @@ struct function_call {
     friend bool operator==(const function_call&, const function_call&) = default;
 };
 
+/// A piece of a model's reasoning, kept on its assistant message as the API returned it: to be
+/// shown, stored in histories, and sent back where the API needs it (Anthropic's thinking blocks,
+/// the Responses API's reasoning items).
+struct reasoning_part {
+    enum class kind : std::uint8_t {
+        text,  ///< reasoning text of an OpenAI-compatible server (`reasoning_content` or `reasoning`)
+        thinking,  ///< an Anthropic `thinking` block: `text` and its `signature`
+        redacted,  ///< an Anthropic `redacted_thinking` block: `data`, encrypted
+        item,  ///< a Responses API reasoning item: `id`, `summary`, `text` (its reasoning text), `data` (encrypted_content)
+    };
+    kind type = kind::text;
+    std::string text;  ///< the reasoning text (empty for a redacted block)
+    std::string signature;  ///< thinking: the signature the API checks when the block is sent back
+    std::string data;  ///< redacted: the encrypted thinking; item: the encrypted_content
+    std::string id;  ///< item: the reasoning item's id
+    std::vector<std::string> summary;  ///< item: the summary's texts, in order
+    friend bool operator==(const reasoning_part&, const reasoning_part&) = default;
+};
+
 /// A tool call of an assistant message (`type` is always "function").
 struct tool_call {
     std::string id;
@@ -105,6 +124,8 @@ struct message {
     /// tool and function only: the result reports a failure (the function could not do what was
     /// asked, or its arguments were wrong); sent as Anthropic's `is_error`.
     bool is_error = false;
+    std::optional<std::string> refusal;  ///< assistant only: the model's refusal (OpenAI), instead of content
+    std::vector<reasoning_part> reasoning;  ///< assistant only: the model's reasoning, in the order received
     request_params params;  ///< default-request and request only
 
     /// True when the content is a string.
@@ -115,6 +136,17 @@ struct message {
     std::string_view text() const noexcept {
         if (auto* s = std::get_if<std::string>(&content)) return *s;
         return {};
+    }
+    /// The text of the reasoning parts, one after the other (a Responses item's summary when it
+    /// has no reasoning text); empty when there is none.
+    std::string reasoning_text() const {
+        std::string s;
+        for (const auto& r : reasoning) {
+            if (!r.text.empty()) s += r.text;
+            else
+                for (const auto& part : r.summary) s += part;
+        }
+        return s;
     }
     /// The content parts; empty when the content is not a list of parts.
     const std::vector<content_part>& parts() const noexcept {

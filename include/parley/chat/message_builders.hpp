@@ -54,6 +54,7 @@ inline constexpr std::size_t max_stop_entries = 8;  ///< entries of `stop` (the 
 inline constexpr std::size_t max_logit_bias = 32;  ///< entries of `logit_bias`
 inline constexpr std::size_t max_functions = 64;  ///< names in `functions`
 inline constexpr std::size_t max_variables = 32;  ///< names in metadata `variables`
+inline constexpr std::size_t max_metadata = 16;  ///< pairs of a request's `metadata` (the rule's limit)
 
 /// A list of at most N values, written as a braced list. It remembers how many values were
 /// written, so that writing more than N is reported (not cut silently), and whether it was
@@ -180,6 +181,25 @@ struct logit_bias_entry {
 
 using name_list = list<std::string_view, max_functions>;
 
+/// One `metadata` pair of a request: `{"tier", "free"}`.
+struct metadata_entry {
+    std::string_view key = {};
+    std::string_view value = {};
+};
+
+/// Anthropic's extended thinking: `{.type = "enabled", .budget_tokens = 2048}`, `{.type = "adaptive"}`.
+struct thinking {
+    std::string_view type = {};
+    std::optional<std::int64_t> budget_tokens = {};
+    std::string_view display = {};  ///< "summarized" or "omitted"; empty leaves it unset
+};
+
+/// A prompt-cache breakpoint (Anthropic): `{}` or `{.ttl = "1h"}`.
+struct cache_control {
+    std::string_view type = "ephemeral";
+    std::string_view ttl = {};  ///< "5m" or "1h"; empty leaves it unset
+};
+
 }  // namespace builder
 
 /// A request's parameters; `default_request` and `request` are its two roles. Each member is
@@ -201,13 +221,36 @@ struct basic_request {
     /// JSON text: R"({"type": "json_object"})", or parley::strict_response_format<T>
     std::optional<std::string_view> response_format = {};
     builder::name_list functions = {};  ///< names of functions the model may call
-    std::optional<std::string_view> call_function = {};  ///< "" none, "*" auto, or a name (forced)
+    std::optional<std::string_view> call_function = {};  ///< "" none, "*" auto, "+" any one, or a name (forced)
+    std::optional<std::int64_t> max_completion_tokens = {};  ///< at least 1
+    std::optional<std::int64_t> top_k = {};  ///< at least 0
+    std::optional<bool> logprobs = {};
+    std::optional<std::int64_t> top_logprobs = {};  ///< 0 to 20
+    std::optional<bool> parallel_tool_calls = {};
+    std::optional<std::string_view> reasoning_effort = {};  ///< none, minimal, low, medium, high, xhigh or max
+    std::optional<std::string_view> reasoning_summary = {};  ///< auto, concise or detailed
+    std::optional<std::string_view> verbosity = {};  ///< low, medium or high
+    std::optional<builder::thinking> thinking = {};
+    std::optional<std::string_view> prediction = {};
+    std::optional<std::string_view> service_tier = {};  ///< auto, default, flex, scale, priority or standard_only
+    std::optional<bool> store = {};
+    builder::list<builder::metadata_entry, builder::max_metadata> metadata = {};  ///< {{"key", "value"}, ...}
+    std::optional<std::string_view> user = {};
+    std::optional<std::string_view> safety_identifier = {};
+    std::optional<std::string_view> prompt_cache_key = {};
+    std::optional<std::string_view> prompt_cache_retention = {};  ///< in_memory or 24h
+    std::optional<builder::cache_control> cache_control = {};
+    std::optional<std::string_view> truncation = {};  ///< auto or disabled
+    std::optional<std::string_view> extra = {};  ///< JSON text of an object merged into the body last
 
     /// True when no parameter is written.
     constexpr bool empty() const noexcept {
         return !model && !max_tokens && !temperature && !top_p && !stop.is_set() && !presence_penalty &&
                !frequency_penalty && !logit_bias.is_set() && !seed && !n && !response_format && !functions.is_set() &&
-               !call_function;
+               !call_function && !max_completion_tokens && !top_k && !logprobs && !top_logprobs &&
+               !parallel_tool_calls && !reasoning_effort && !reasoning_summary && !verbosity && !thinking &&
+               !prediction && !service_tier && !store && !metadata.is_set() && !user && !safety_identifier &&
+               !prompt_cache_key && !prompt_cache_retention && !cache_control && !truncation && !extra;
     }
 };
 

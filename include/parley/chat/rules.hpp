@@ -5,6 +5,7 @@
 #ifndef PARLEY_CHAT_RULES_HPP
 #define PARLEY_CHAT_RULES_HPP
 
+#include <parley/chat/detail/request_fields.hpp>
 #include <parley/chat/detail/suggest.hpp>
 #include <parley/chat/message.hpp>
 #include <parley/error.hpp>
@@ -46,14 +47,15 @@ enum class chat_rule : std::uint8_t {
     duplicate_function,  ///< a name listed twice in `functions`
     forced_function_not_listed,  ///< call_function names a function that `functions` does not list
     bad_response_format,  ///< response_format without a type of text, json_object or json_schema
+    bad_value,  ///< a value a request parameter does not take (a word not in its list, a thinking budget below 1024, ...)
     needs_content,  ///< a system, function or tool message, or an assistant message without calls, without content
     empty_field,  ///< an empty `name` or `tool_call_id` (leave it out, or give it a value)
     result_only,  ///< `is_error` (a result that reports a failure) outside a tool or function message
 };
 
 /// The keys a message may have, as written in YAML and JSON (request parameters aside).
-inline constexpr std::string_view message_keys[] = {"role", "name", "content", "function_call", "tool_calls",
-                                                    "tool_call_id"};
+inline constexpr std::string_view message_keys[] = {"role",         "name",    "content",  "function_call",
+                                                    "tool_calls",   "tool_call_id", "refusal", "reasoning"};
 
 /// The rule broken by key `key` in a message of role `r` (`none` when the key is allowed there).
 constexpr chat_rule check_key(role r, std::string_view key) noexcept {
@@ -67,7 +69,8 @@ constexpr chat_rule check_key(role r, std::string_view key) noexcept {
     if (!known) return chat_rule::unknown_key;
     if (r == role::truncate) return chat_rule::key_in_truncate;
     if (is_control(r)) return chat_rule::field_in_control;
-    if ((key == "function_call" || key == "tool_calls") && r != role::assistant) return chat_rule::assistant_only;
+    if ((key == "function_call" || key == "tool_calls" || key == "refusal" || key == "reasoning") && r != role::assistant)
+        return chat_rule::assistant_only;
     if (key == "tool_call_id" && r != role::tool) return chat_rule::tool_only;
     return chat_rule::none;
 }
@@ -120,7 +123,9 @@ constexpr param_range range_of(std::string_view name) noexcept {
     if (name == "temperature") return {0, 2};
     if (name == "top_p") return {0, 1};
     if (name == "presence_penalty" || name == "frequency_penalty") return {-2, 2};
-    if (name == "max_tokens") return {1, 1e18};
+    if (name == "max_tokens" || name == "max_completion_tokens") return {1, 1e18};
+    if (name == "top_k") return {0, 1e18};
+    if (name == "top_logprobs") return {0, 20};
     if (name == "n") return {1, 128};
     if (name == "logit_bias") return {-100, 100};
     return {-1e300, 1e300};
@@ -200,10 +205,10 @@ constexpr rule_at check_function_list(const Strings& names) noexcept {
 }
 
 /// The rule broken by `call_function` given the `functions` list (null when the request has
-/// none, and then any valid name may be forced): "" and "*" break none.
+/// none, and then any valid name may be forced): "", "*" and "+" break none.
 template <class Strings>
 constexpr chat_rule check_call_function(std::string_view call, const Strings* functions) noexcept {
-    if (call.empty() || call == "*") return chat_rule::none;
+    if (call.empty() || call == "*" || call == "+") return chat_rule::none;
     if (check_function_name(call) != chat_rule::none) return chat_rule::bad_function_name;
     if (!functions) return chat_rule::none;
     for (const auto& f : *functions)
@@ -249,7 +254,8 @@ inline std::string describe(chat_rule rule, role r, std::string_view key = {}) {
             std::string s = std::to_string(static_cast<long long>(d));
             return s;
         };
-        if (key == "max_tokens") return q + " must be at least 1";
+        if (key == "max_tokens" || key == "max_completion_tokens") return q + " must be at least 1";
+        if (key == "top_k") return q + " must be at least 0";
         return q + " must be between " + num(range.min) + " and " + num(range.max);
     }
     case chat_rule::too_many_stops: return "'stop' has at most 4 sequences";
@@ -262,6 +268,7 @@ inline std::string describe(chat_rule rule, role r, std::string_view key = {}) {
         return "'call_function' forces " + q + ", which 'functions' does not list";
     case chat_rule::bad_response_format:
         return "'response_format' needs a 'type' of \"text\", \"json_object\" or \"json_schema\"";
+    case chat_rule::bad_value: return detail::value_rule_sentence(key);
     case chat_rule::needs_content:
         if (r == role::assistant)
             return "an assistant message needs 'content' unless it has 'tool_calls' or a 'function_call'";
@@ -314,7 +321,9 @@ inline rule_violation check(const request_params& p) {
     };
     for (auto r : {number("max_tokens", p.max_tokens), number("temperature", p.temperature),
                    number("top_p", p.top_p), number("presence_penalty", p.presence_penalty),
-                   number("frequency_penalty", p.frequency_penalty), number("n", p.n)})
+                   number("frequency_penalty", p.frequency_penalty), number("n", p.n),
+                   number("max_completion_tokens", p.max_completion_tokens), number("top_k", p.top_k),
+                   number("top_logprobs", p.top_logprobs)})
         if (r) return r;
     if (p.stop) {
         if (const auto* one = std::get_if<std::string>(&*p.stop)) {
@@ -350,6 +359,7 @@ inline rule_violation check(const request_params& p) {
         if (const chat_rule broken = check_call_function(*p.call_function, listed); broken != chat_rule::none)
             return {broken, *p.call_function, "/call_function"};
     }
+    if (const std::string_view bad = detail::first_bad_value(p); !bad.empty()) return {chat_rule::bad_value, std::string(bad), pointer_step(bad)};
     return {};
 }
 
@@ -377,7 +387,8 @@ inline rule_violation check(const message& m) {
     };
     for (auto v : {key(m.name.has_value(), "name"), key(m.content.index() != 0, "content"),
                    key(m.function_call.has_value(), "function_call"), key(!m.tool_calls.empty(), "tool_calls"),
-                   key(m.tool_call_id.has_value(), "tool_call_id")})
+                   key(m.tool_call_id.has_value(), "tool_call_id"), key(m.refusal.has_value(), "refusal"),
+                   key(!m.reasoning.empty(), "reasoning")})
         if (v) return v;
     if (!m.params.empty() && (!is_control(r) || r == role::truncate)) {
         const std::string_view first = first_set_param(m.params);
@@ -427,8 +438,8 @@ inline void validate(const std::vector<message>& conversation) {
 /// A model's reply (an assistant message as a provider decoded it) as a message a history keeps:
 /// what real APIs send is kept, made to follow the rules so that the conversation can be sent
 /// again and reads back from JSON. A reply with neither content nor calls gets as its content
-/// the text of `refusal` (the reply's refusal, when the model refused), else the empty text (an
-/// empty reply); a tool call without an id (some OpenAI-compatible servers send `"id": ""`) gets
+/// the text of `refusal` (by default the reply's own `refusal`, when the model refused), else the
+/// empty text (an empty reply); a tool call without an id (some OpenAI-compatible servers send `"id": ""`) gets
 /// "call_P_K", P being `position` (the index the reply takes in its conversation) and K the
 /// call's index, so that its result can name it. Throws parley::error (errc::protocol) with
 /// describe()'s sentence when the reply breaks a rule no API may break (a call without a
@@ -436,7 +447,7 @@ inline void validate(const std::vector<message>& conversation) {
 inline message reply_for_history(message reply, std::size_t position,
                                  const std::optional<std::string>& refusal = std::nullopt) {
     if (reply.role == role::assistant && reply.content.index() == 0 && !reply.function_call && reply.tool_calls.empty())
-        reply.content = refusal.value_or(std::string());
+        reply.content = refusal ? *refusal : reply.refusal.value_or(std::string());
     for (std::size_t k = 0; k < reply.tool_calls.size(); ++k) {
         if (!reply.tool_calls[k].id.empty()) continue;
         std::string id = "call_" + std::to_string(position) + "_" + std::to_string(k);

@@ -4,6 +4,7 @@
 #define PARLEY_CHAT_TEMPLATE_SET_HPP
 
 #include <parley/chat/conversation_template.hpp>
+#include <parley/chat/detail/strict_schema.hpp>
 #include <parley/error.hpp>
 #include <parley/schema/function_signature.hpp>
 
@@ -24,6 +25,10 @@ struct function_definition {
     std::string name;
     std::string description;
     boost::json::object parameters;
+    /// The parameters follow the strict form (every property required, no other properties, as
+    /// strict_json_schema<T>() writes it): the model's arguments are held to the schema, and the
+    /// wire APIs are sent `"strict": true`.
+    bool strict = false;
     friend bool operator==(const function_definition&, const function_definition&) = default;
 };
 
@@ -96,11 +101,15 @@ public:
         templates_.push_back(std::move(t));
     }
     /// Adds a function definition; throws parley::error (errc::chat_invalid) when its name is
-    /// invalid (^[a-zA-Z0-9_-]{1,64}$) or taken, or its parameters are not an object schema.
+    /// invalid (^[a-zA-Z0-9_-]{1,64}$) or taken, or when it is strict and its parameters are not
+    /// in the strict form (detail::strict_schema_problem).
     void add(function_definition f) {
         if (!is_valid_function_name(f.name))
             throw error(errc::chat_invalid, describe(chat_rule::bad_function_name, role::assistant, f.name));
         if (function(f.name)) throw error(errc::chat_invalid, "function '" + f.name + "' is defined twice");
+        if (f.strict)
+            if (const std::string problem = detail::strict_schema_problem(f.parameters); !problem.empty())
+                throw error(errc::chat_invalid, "function '" + f.name + "' is strict, but its parameters at " + problem);
         functions_.push_back(std::move(f));
     }
 

@@ -3,9 +3,10 @@
 #ifndef PARLEY_PROVIDER_ANTHROPIC_HPP
 #define PARLEY_PROVIDER_ANTHROPIC_HPP
 
-#include <parley/provider/anthropic_json.hpp>
-#include <parley/provider/anthropic_reply.hpp>
-#include <parley/provider/anthropic_request.hpp>
-#include <parley/provider/anthropic_stream.hpp>
+#include <parley/provider/anthropic/api.hpp>
+#include <parley/provider/anthropic/common.hpp>
+#include <parley/provider/anthropic/reply.hpp>
+#include <parley/provider/anthropic/request.hpp>
+#include <parley/provider/anthropic/stream.hpp>
 
 #endif

@@ -1,18 +1,19 @@
-// parley/provider/chat_client.hpp: chat calls with co_await. One client speaks one API (OpenAI
-// chat completions and every compatible server, Anthropic Messages, or an in-process model)
-// and returns parley's replies and stream events whatever the wire format.
+// parley/provider/chat_client.hpp: chat calls with co_await. One client speaks one wire API
+// (OpenAI chat completions and every compatible server, the OpenAI Responses API, Anthropic
+// Messages, a program's own wire_api, or an in-process model) and returns parley's replies and
+// stream events whatever the wire format.
 #ifndef PARLEY_PROVIDER_CHAT_CLIENT_HPP
 #define PARLEY_PROVIDER_CHAT_CLIENT_HPP
 
 #include <parley/net/http_client.hpp>
 #include <parley/net/sse.hpp>
-#include <parley/provider/anthropic.hpp>
+#include <parley/provider/anthropic/api.hpp>
 #include <parley/provider/in_process.hpp>
-#include <parley/provider/openai_embeddings.hpp>
-#include <parley/provider/openai_reply.hpp>
-#include <parley/provider/openai_request.hpp>
-#include <parley/provider/openai_stream.hpp>
+#include <parley/provider/openai/api.hpp>
+#include <parley/provider/openai/embeddings.hpp>
 #include <parley/provider/reply.hpp>
+#include <parley/provider/responses/api.hpp>
+#include <parley/provider/wire_api.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -36,15 +37,17 @@ namespace parley {
 enum class api : std::uint8_t {
     openai,  ///< OpenAI chat completions (also Ollama, llama.cpp server, vLLM, OpenRouter, Groq...)
     anthropic,  ///< Anthropic Messages
+    responses,  ///< the OpenAI Responses API
     echo,  ///< in process: echo_model
     scripted,  ///< in process: scripted_model
 };
 
-/// "openai", "anthropic", "echo", "scripted".
+/// "openai", "anthropic", "responses", "echo", "scripted".
 constexpr std::string_view api_name(api a) noexcept {
     switch (a) {
     case api::openai: return "openai";
     case api::anthropic: return "anthropic";
+    case api::responses: return "responses";
     case api::echo: return "echo";
     case api::scripted: return "scripted";
     }
@@ -53,15 +56,15 @@ constexpr std::string_view api_name(api a) noexcept {
 
 /// The API named `name`; empty for an unknown name.
 constexpr std::optional<api> api_from_name(std::string_view name) noexcept {
-    for (api a : {api::openai, api::anthropic, api::echo, api::scripted})
+    for (api a : {api::openai, api::anthropic, api::responses, api::echo, api::scripted})
         if (api_name(a) == name) return a;
     return std::nullopt;
 }
 
 /// The base URL the official OpenAI SDKs use.
-inline constexpr std::string_view openai_base_url = "https://api.openai.com/v1";
+inline constexpr std::string_view openai_base_url = openai::base_url;
 /// The base URL the official Anthropic SDKs use.
-inline constexpr std::string_view anthropic_base_url = "https://api.anthropic.com";
+inline constexpr std::string_view anthropic_base_url = anthropic::base_url;
 
 /// Everything a chat_client needs. The API key is sent in the API's header field and never
 /// written anywhere else: a server message that quotes it has it replaced by "***".
@@ -73,13 +76,30 @@ struct client_config {
     request_params defaults;  ///< under every request's parameters (a default model, for instance)
     net::client_options net;  ///< TLS, timeouts, retries, pool, proxy
     net::sse_limits sse;  ///< bounds of a streamed reply's lines and events
-    openai::encode_options openai;
-    anthropic::encode_options anthropic;
-    openai::reply_limits openai_limits;  ///< bounds of OpenAI replies (choices, tool calls, sizes, depth)
-    anthropic::decode_limits anthropic_limits;  ///< bounds of Anthropic replies
+    openai::encode_options openai;  ///< how api::openai writes requests
+    anthropic::encode_options anthropic;  ///< how api::anthropic writes requests
+    responses::encode_options responses;  ///< how api::responses writes requests
+    reply_limits limits;  ///< bounds of every API's replies (choices, tool calls, sizes, depth)
+    /// A wire API of the program's own: when set, the client speaks it (with `base_url`,
+    /// `api_key`, `headers`...), whatever `api` says.
+    std::shared_ptr<const wire_api> wire;
     std::shared_ptr<echo_model> echo = std::make_shared<echo_model>();  ///< the model of api::echo
     std::shared_ptr<scripted_model> script = std::make_shared<scripted_model>();  ///< the model of api::scripted
 };
+
+/// The wire API of a configuration: `config.wire` when set, else parley's own for `config.api`
+/// with the configuration's options and limits; null for the in-process models.
+inline std::shared_ptr<const wire_api> wire_api_of(const client_config& config) {
+    if (config.wire) return config.wire;
+    switch (config.api) {
+    case api::openai: return std::make_shared<openai::chat_api>(config.openai, config.limits);
+    case api::anthropic: return std::make_shared<anthropic::messages_api>(config.anthropic, config.limits);
+    case api::responses: return std::make_shared<responses::responses_api>(config.responses, config.limits);
+    case api::echo:
+    case api::scripted: return nullptr;
+    }
+    return nullptr;
+}
 
 /// How config_from_environment chooses an API when no variable names one.
 struct environment_options {
@@ -92,7 +112,7 @@ struct environment_options {
 };
 
 /// A configuration from the environment variables the official SDKs read: OPENAI_API_KEY,
-/// OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL. With `which` empty, the API is
+/// OPENAI_BASE_URL (for api::openai and api::responses), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL. With `which` empty, the API is
 /// OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, else Anthropic when ANTHROPIC_API_KEY
 /// or ANTHROPIC_BASE_URL is set, else `options.fallback`. Throws parley::error
 /// (errc::invalid_argument, naming the variables) when none is set and there is no fallback.
@@ -113,7 +133,7 @@ inline client_config config_from_environment(std::optional<api> which = std::nul
                         "servers), or ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (Anthropic)");
     }
     c.api = *which;
-    if (c.api == api::openai) {
+    if (c.api == api::openai || c.api == api::responses) {
         c.api_key = env("OPENAI_API_KEY");
         c.base_url = env("OPENAI_BASE_URL");
     } else if (c.api == api::anthropic) {
@@ -148,18 +168,6 @@ inline call_error protocol_error(std::string message, int status, http_headers h
     e.headers = std::move(headers);
     e.attempts = attempts;
     return e;
-}
-
-/// The first `n` bytes of a body on one line, for messages: control characters become spaces
-/// and a UTF-8 character is never cut.
-inline std::string excerpt(std::string_view body, std::size_t n = 200) {
-    std::size_t end = std::min(n, body.size());
-    while (end > 0 && end < body.size() && (static_cast<unsigned char>(body[end]) & 0xC0) == 0x80) --end;
-    std::string s(body.substr(0, end));
-    for (char& c : s)
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
-    if (end < body.size()) s += "...";
-    return s;
 }
 
 inline stream_event done_event() {
@@ -212,15 +220,12 @@ private:
         pending_ = events_of(reply);
         reply_ = std::move(reply);
     }
-    bool decoder_done() const noexcept {
-        if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) return d->done();
-        if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) return d->done();
-        return true;
-    }
+    bool decoder_done() const noexcept { return !decoder_ || decoder_->done(); }
 
     net::http_stream http_;
     std::unique_ptr<net::sse_reader> sse_;
-    std::variant<std::monostate, openai::stream_decoder, anthropic::stream_decoder> decoder_;
+    std::unique_ptr<wire_stream_decoder> decoder_;  ///< null for a reply known whole
+    std::string_view end_mark_;  ///< the wire API's end mark, for the message of a stream cut short
     chat_reply reply_;  ///< the reply of an in-process model or of a server that did not stream
     std::vector<stream_event> pending_;
     std::size_t next_ = 0;
@@ -243,15 +248,13 @@ public:
     chat_client(executor_type ex, client_config config)
         : config_(std::move(config)),
           key_(std::make_shared<const std::string>(config_.api_key)),
+          wire_(wire_api_of(config_)),
           http_(ex, config_.net) {
-        if (config_.base_url.empty()) {
-            if (config_.api == api::openai) config_.base_url = openai_base_url;
-            if (config_.api == api::anthropic) config_.base_url = anthropic_base_url;
-        }
-        if (config_.api == api::openai || config_.api == api::anthropic) {
+        if (wire_) {
+            if (config_.base_url.empty()) config_.base_url = wire_->default_base_url();
             base_ = net::parse_url(config_.base_url);
             chat_target_ = base_;
-            chat_target_.path = net::join_path(base_.path, endpoint());
+            chat_target_.path = net::join_path(base_.path, wire_->chat_path());
             json_fields_ = common_fields(false);
             stream_fields_ = common_fields(true);
         }
@@ -280,7 +283,11 @@ public:
     /// call is retried until then, never after).
     boost::asio::awaitable<boost::system::result<chat_stream, call_error>> stream(chat_request request);
 
-    /// OpenAI embeddings (`/embeddings`). Fails with errc::invalid_argument on other APIs.
+    /// The wire API the client speaks; null for an in-process model.
+    const wire_api* wire() const noexcept { return wire_.get(); }
+
+    /// OpenAI embeddings (`/embeddings`) of api::openai and api::responses. Fails with
+    /// errc::invalid_argument on other APIs.
     boost::asio::awaitable<boost::system::result<openai::embedding_reply, call_error>> embed(openai::embedding_request request);
 
 private:
@@ -290,12 +297,7 @@ private:
         auto h = std::make_shared<http_headers>();
         h->add("Content-Type", "application/json");
         h->add("Accept", stream ? "text/event-stream" : "application/json");
-        if (config_.api == api::anthropic) {
-            if (!config_.api_key.empty()) h->add("x-api-key", config_.api_key);
-            h->add("anthropic-version", std::string(anthropic::api_version));
-        } else if (!config_.api_key.empty()) {
-            h->add("Authorization", "Bearer " + config_.api_key);
-        }
+        wire_->add_auth(*h, config_.api_key);
         for (const auto& [name, value] : config_.headers.fields()) h->add(name, value);
         return h;
     }
@@ -310,7 +312,7 @@ private:
 
     net::http_request http_request_for(std::string_view endpoint, std::string body, bool stream) const {
         net::http_request r;
-        if (endpoint == this->endpoint()) {
+        if (endpoint.empty()) {
             r.target = chat_target_;
         } else {
             r.target = base_;
@@ -330,26 +332,15 @@ private:
         r.params = std::move(p);
     }
 
-    std::string encode(const chat_request& r, bool stream) const {
-        if (config_.api == api::anthropic)
-            return boost::json::serialize(anthropic::encode_request(r, stream, config_.anthropic));
-        return openai::encode_request_text(r, stream, config_.openai);
-    }
-
-    std::string_view endpoint() const noexcept {
-        return config_.api == api::anthropic ? std::string_view("/v1/messages") : std::string_view("/chat/completions");
-    }
-
     call_error decode_error(int status, http_headers headers, std::string_view body, unsigned attempts) const {
-        call_error e = config_.api == api::anthropic
-                           ? anthropic::decode_error(status, std::move(headers), body, config_.anthropic_limits)
-                           : openai::decode_error(status, std::move(headers), body, config_.openai_limits);
+        call_error e = wire_->decode_error(status, std::move(headers), body);
         e.attempts = attempts;
         return detail::redacted(std::move(e), *key_);
     }
 
     client_config config_;
     std::shared_ptr<const std::string> key_;
+    std::shared_ptr<const wire_api> wire_;  ///< null for the in-process models
     net::url base_;
     net::url chat_target_;  ///< base_ with the chat endpoint's path
     std::shared_ptr<const http_headers> json_fields_;  ///< the common fields of a call

@@ -19,8 +19,8 @@
 
 namespace parley {
 
-/// The stream events that deliver `reply`: per choice, its text (in pieces of at most
-/// `piece_size` bytes, cut at UTF-8 character boundaries), its refusal, its tool calls (the
+/// The stream events that deliver `reply`: per choice, its reasoning text, its text (in pieces
+/// of at most `piece_size` bytes, cut at UTF-8 character boundaries), its refusal, its tool calls (the
 /// first event of each carries its id and name, the arguments follow in pieces) or legacy
 /// function call, its finish reason; then the usage (when the reply has one) and done.
 inline std::vector<stream_event> events_of(const chat_reply& reply, std::size_t piece_size = 16) {
@@ -50,14 +50,24 @@ inline std::vector<stream_event> events_of(const chat_reply& reply, std::size_t 
             e.choice = c.index;
             return e;
         };
+        for (const auto& r : c.message.reasoning) {
+            std::string text = r.text;
+            if (text.empty())
+                for (const auto& part : r.summary) text += part;
+            pieces(text, [&](std::string_view p) {
+                auto e = event(stream_event::kind::reasoning);
+                e.text = p;
+                out.push_back(std::move(e));
+            });
+        }
         if (auto text = c.message.text(); !text.empty())
             pieces(text, [&](std::string_view p) {
                 auto e = event(stream_event::kind::text);
                 e.text = p;
                 out.push_back(std::move(e));
             });
-        if (c.refusal)
-            pieces(*c.refusal, [&](std::string_view p) {
+        if (c.message.refusal)
+            pieces(*c.message.refusal, [&](std::string_view p) {
                 auto e = event(stream_event::kind::refusal);
                 e.text = p;
                 out.push_back(std::move(e));

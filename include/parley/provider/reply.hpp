@@ -33,6 +33,24 @@ struct chat_request {
     std::vector<function_definition> functions;
 };
 
+/// Limits on what a server's reply may hold, for every wire API (replies are untrusted input). A
+/// reply that goes past one is refused with errc::protocol and a message naming the limit, never
+/// followed into a crash or unbounded memory.
+struct reply_limits {
+    /// the largest non-streamed reply body, error body or data of one stream event, in bytes
+    std::size_t max_body_bytes = std::size_t{64} << 20;
+    std::size_t max_json_depth = 64;  ///< nesting of arrays and objects in one JSON text
+    std::size_t max_choices = 128;  ///< choices of a reply; a choice's index must also be below it
+    std::size_t max_tool_calls = 128;  ///< tool calls of one choice; a call's index must also be below it
+    /// content blocks (Anthropic) or output items (Responses API) of one reply
+    std::size_t max_content_blocks = 4096;
+    /// bytes a reply assembles: content, refusals, reasoning, tool call ids, names and arguments,
+    /// plus the size of every chunk that carries log probabilities
+    std::size_t max_assembled_bytes = std::size_t{32} << 20;
+    std::size_t max_embeddings = 4096;  ///< vectors in an embeddings reply
+    std::size_t max_embedding_dimensions = 65536;  ///< numbers in one embedding vector
+};
+
 /// Why a choice ended, in the OpenAI vocabulary; other APIs' reasons are mapped onto it
 /// (Anthropic's `end_turn` and `stop_sequence` are `stop`, `max_tokens` is `length`, `tool_use`
 /// is `tool_calls`). The provider's own word is kept beside it.
@@ -73,10 +91,13 @@ struct token_usage {
     std::int64_t cache_creation_tokens() const noexcept {
         return detail_count(details, "cache_creation_input_tokens").value_or(0);
     }
-    /// Completion tokens spent on reasoning (OpenAI's `completion_tokens_details.reasoning_tokens`).
+    /// Completion tokens spent on reasoning: OpenAI's `completion_tokens_details.reasoning_tokens`,
+    /// the Responses API's `output_tokens_details.reasoning_tokens`, Anthropic's
+    /// `output_tokens_details.thinking_tokens`; 0 when the reply does not say.
     std::int64_t reasoning_tokens() const noexcept {
         if (const auto n = detail_count(details, "completion_tokens_details", "reasoning_tokens")) return *n;
-        return detail_count(details, "output_tokens_details", "reasoning_tokens").value_or(0);
+        if (const auto n = detail_count(details, "output_tokens_details", "reasoning_tokens")) return *n;
+        return detail_count(details, "output_tokens_details", "thinking_tokens").value_or(0);
     }
 
     friend bool operator==(const token_usage&, const token_usage&) = default;
@@ -97,8 +118,8 @@ private:
 /// One of the model's answers (there are several when the request sets `n`).
 struct reply_choice {
     std::size_t index = 0;
-    parley::message message;  ///< role assistant: content, tool calls or a legacy function call
-    std::optional<std::string> refusal;  ///< the model's refusal text, when it refused
+    /// role assistant: content, tool calls or a legacy function call, a refusal, reasoning
+    parley::message message;
     finish_reason finish = finish_reason::none;
     std::string finish_text;  ///< the provider's own word for the reason ("end_turn", "stop", ...)
     boost::json::value logprobs;  ///< the choice's log probabilities as received; null when none
@@ -133,6 +154,7 @@ struct stream_event {
     enum class kind : std::uint8_t {
         text,  ///< `text` continues the content of choice `choice`
         refusal,  ///< `text` continues the refusal of choice `choice`
+        reasoning,  ///< `text` continues the reasoning of choice `choice` (reasoning text, a thinking block, a summary)
         tool_call,  ///< `text` continues the arguments of tool call `tool_index` of choice `choice`; the
                     ///< first event of a call also carries its `id` and `name`
         function_call,  ///< the same for a legacy function call (`name` on the first event)

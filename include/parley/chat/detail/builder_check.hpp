@@ -99,6 +99,29 @@ inline void error_call_function_forces_a_function_that_functions_does_not_list(b
 inline void error_response_format_needs_a_type_of_text_json_object_or_json_schema(builder_site at) {
     throw_rule(at, chat_rule::bad_response_format);
 }
+inline void error_max_completion_tokens_must_be_at_least_1(builder_site at) { throw_rule(at, chat_rule::out_of_range); }
+inline void error_top_k_must_be_at_least_0(builder_site at) { throw_rule(at, chat_rule::out_of_range); }
+inline void error_top_logprobs_must_be_between_0_and_20(builder_site at) { throw_rule(at, chat_rule::out_of_range); }
+inline void error_reasoning_effort_is_none_minimal_low_medium_high_xhigh_or_max(builder_site at) {
+    throw_rule(at, chat_rule::bad_value);
+}
+inline void error_reasoning_summary_is_auto_concise_or_detailed(builder_site at) { throw_rule(at, chat_rule::bad_value); }
+inline void error_verbosity_is_low_medium_or_high(builder_site at) { throw_rule(at, chat_rule::bad_value); }
+inline void error_service_tier_is_auto_default_flex_scale_priority_or_standard_only(builder_site at) {
+    throw_rule(at, chat_rule::bad_value);
+}
+inline void error_prompt_cache_retention_is_in_memory_or_24h(builder_site at) { throw_rule(at, chat_rule::bad_value); }
+inline void error_truncation_is_auto_or_disabled(builder_site at) { throw_rule(at, chat_rule::bad_value); }
+inline void error_thinking_is_enabled_with_a_budget_of_at_least_1024_or_adaptive_or_disabled(builder_site at) {
+    throw_rule(at, chat_rule::bad_value);
+}
+inline void error_cache_control_is_ephemeral_with_a_ttl_of_5m_or_1h(builder_site at) { throw_rule(at, chat_rule::bad_value); }
+inline void error_metadata_has_at_most_16_pairs_of_keys_up_to_64_and_values_up_to_512_characters(builder_site at) {
+    throw_rule(at, chat_rule::bad_value);
+}
+inline void error_extra_may_not_set_model_messages_input_stream_or_tools(builder_site at) {
+    throw_rule(at, chat_rule::bad_value);
+}
 inline void error_a_chat_rule_is_broken(builder_site at, chat_rule rule) { throw_rule(at, rule); }
 
 static_assert(max_stop_sequences == 4, "the name error_stop_has_at_most_4_sequences states the limit");
@@ -128,6 +151,9 @@ constexpr void report(chat_rule rule, builder_site at) {
         if (at.key == "frequency_penalty") return error_frequency_penalty_must_be_between_minus_2_and_2(at);
         if (at.key == "n") return error_n_must_be_between_1_and_128(at);
         if (at.key == "logit_bias") return error_a_logit_bias_must_be_between_minus_100_and_100(at);
+        if (at.key == "max_completion_tokens") return error_max_completion_tokens_must_be_at_least_1(at);
+        if (at.key == "top_k") return error_top_k_must_be_at_least_0(at);
+        if (at.key == "top_logprobs") return error_top_logprobs_must_be_between_0_and_20(at);
         return error_a_request_parameter_is_out_of_range(at);
     case chat_rule::too_many_stops: return error_stop_has_at_most_4_sequences(at);
     case chat_rule::empty_stop: return error_a_stop_sequence_cannot_be_empty(at);
@@ -139,6 +165,19 @@ constexpr void report(chat_rule rule, builder_site at) {
         return error_call_function_forces_a_function_that_functions_does_not_list(at);
     case chat_rule::bad_response_format:
         return error_response_format_needs_a_type_of_text_json_object_or_json_schema(at);
+    case chat_rule::bad_value:
+        if (at.key == "reasoning_effort") return error_reasoning_effort_is_none_minimal_low_medium_high_xhigh_or_max(at);
+        if (at.key == "reasoning_summary") return error_reasoning_summary_is_auto_concise_or_detailed(at);
+        if (at.key == "verbosity") return error_verbosity_is_low_medium_or_high(at);
+        if (at.key == "service_tier") return error_service_tier_is_auto_default_flex_scale_priority_or_standard_only(at);
+        if (at.key == "prompt_cache_retention") return error_prompt_cache_retention_is_in_memory_or_24h(at);
+        if (at.key == "truncation") return error_truncation_is_auto_or_disabled(at);
+        if (at.key == "thinking") return error_thinking_is_enabled_with_a_budget_of_at_least_1024_or_adaptive_or_disabled(at);
+        if (at.key == "cache_control") return error_cache_control_is_ephemeral_with_a_ttl_of_5m_or_1h(at);
+        if (at.key == "metadata")
+            return error_metadata_has_at_most_16_pairs_of_keys_up_to_64_and_values_up_to_512_characters(at);
+        if (at.key == "extra") return error_extra_may_not_set_model_messages_input_stream_or_tools(at);
+        return error_a_chat_rule_is_broken(at, rule);
     default: return error_a_chat_rule_is_broken(at, rule);
     }
 }
@@ -166,6 +205,7 @@ inline void error_builder_metadata_lists_at_most_32_variables(builder_site at) {
 inline void error_response_format_is_not_a_json_object(builder_site at) {
     throw_builder_error(at, "'response_format' is not a JSON object");
 }
+inline void error_extra_is_not_a_json_object(builder_site at) { throw_builder_error(at, "'extra' is not a JSON object"); }
 inline void error_the_parameters_of_a_function_are_not_a_json_object(builder_site at) {
     throw_builder_error(at, "the parameters of function '" + std::string(at.key) + "' are not a JSON object");
 }
@@ -231,6 +271,48 @@ constexpr void check_params(const basic_request<R>& p, builder_site at) {
     if (p.call_function) {
         at.key = *p.call_function;
         report(check_call_function(*p.call_function, p.functions.is_set() ? &p.functions : nullptr), at);
+    }
+    number("max_completion_tokens", p.max_completion_tokens);
+    number("top_k", p.top_k);
+    number("top_logprobs", p.top_logprobs);
+    auto word = [&](std::string_view name, const std::optional<std::string_view>& v) {
+        if (!v) return;
+        at.key = name;
+        report(is_choice(name, *v) ? chat_rule::none : chat_rule::bad_value, at);
+    };
+    word("reasoning_effort", p.reasoning_effort);
+    word("reasoning_summary", p.reasoning_summary);
+    word("verbosity", p.verbosity);
+    word("service_tier", p.service_tier);
+    word("prompt_cache_retention", p.prompt_cache_retention);
+    word("truncation", p.truncation);
+    if (p.thinking) {
+        at.key = "thinking";
+        const builder::thinking& t = *p.thinking;
+        report(thinking_ok(t.type, t.budget_tokens.has_value(), t.budget_tokens.value_or(0), !t.display.empty(), t.display)
+                   ? chat_rule::none
+                   : chat_rule::bad_value,
+               at);
+    }
+    if (p.cache_control) {
+        at.key = "cache_control";
+        report(cache_control_ok(p.cache_control->type, !p.cache_control->ttl.empty(), p.cache_control->ttl)
+                   ? chat_rule::none
+                   : chat_rule::bad_value,
+               at);
+    }
+    if (p.metadata.is_set()) {
+        at.key = "metadata";
+        if (p.metadata.written() > p.metadata.capacity()) report(chat_rule::bad_value, at);
+        for (std::size_t i = 0; i < p.metadata.size(); ++i) {
+            if (!metadata_pair_ok(p.metadata[i].key, p.metadata[i].value)) report(chat_rule::bad_value, at);
+            for (std::size_t j = 0; j < i; ++j)
+                if (p.metadata[j].key == p.metadata[i].key) report(chat_rule::bad_value, at);
+        }
+    }
+    if (p.extra) {
+        at.key = "extra";
+        if (!scan_json_object(*p.extra).is_object) error_extra_is_not_a_json_object(at);
     }
 }
 

@@ -68,6 +68,38 @@ request_params runtime_params(const basic_request<R>& b) {
     }
     if (b.functions.is_set()) p.functions = runtime_names(b.functions);
     if (b.call_function) p.call_function = std::string(*b.call_function);
+    p.max_completion_tokens = b.max_completion_tokens;
+    p.top_k = b.top_k;
+    p.logprobs = b.logprobs;
+    p.top_logprobs = b.top_logprobs;
+    p.parallel_tool_calls = b.parallel_tool_calls;
+    auto text = [](std::optional<std::string>& to, const std::optional<std::string_view>& from) {
+        if (from) to = std::string(*from);
+    };
+    text(p.reasoning_effort, b.reasoning_effort);
+    text(p.reasoning_summary, b.reasoning_summary);
+    text(p.verbosity, b.verbosity);
+    if (b.thinking)
+        p.thinking = thinking_config{std::string(b.thinking->type), b.thinking->budget_tokens, optional_text(b.thinking->display)};
+    text(p.prediction, b.prediction);
+    text(p.service_tier, b.service_tier);
+    p.store = b.store;
+    if (b.metadata.is_set()) {
+        p.metadata.emplace();
+        for (const auto& e : b.metadata) p.metadata->emplace_back(std::string(e.key), std::string(e.value));
+    }
+    text(p.user, b.user);
+    text(p.safety_identifier, b.safety_identifier);
+    text(p.prompt_cache_key, b.prompt_cache_key);
+    text(p.prompt_cache_retention, b.prompt_cache_retention);
+    if (b.cache_control)
+        p.cache_control = prompt_cache_control{std::string(b.cache_control->type), optional_text(b.cache_control->ttl)};
+    text(p.truncation, b.truncation);
+    if (b.extra) {
+        boost::json::value v = boost::json::parse(*b.extra);
+        if (!v.is_object()) throw error(errc::chat_invalid, "'extra' is not a JSON object");
+        p.extra = std::move(v.as_object());
+    }
     return p;
 }
 

@@ -3,6 +3,7 @@
 #ifndef PARLEY_CHAT_IMPL_YAML_READ_HPP
 #define PARLEY_CHAT_IMPL_YAML_READ_HPP
 
+#include <parley/chat/detail/request_fields_json.hpp>
 #include <parley/chat/impl/yaml_nodes.hpp>
 
 #include <boost/json/serialize.hpp>
@@ -273,9 +274,16 @@ private:
             }
             p.functions = std::move(names);
         } else if (key == "call_function") {
-            if (f.value.IsNull()) expected(f, "\"\" (call none), \"*\" (the model chooses) or a function name");
+            if (f.value.IsNull())
+                expected(f, "\"\" (call none), \"*\" (the model chooses), \"+\" (the model calls one) or a function name");
             p.call_function = text(f);
             mn.call_function = f.value;
+        } else {
+            try {
+                request_field_reader().read(p, key, to_json(f.value, f.depth));
+            } catch (const field_value_error& e) {
+                fail(offset(f), e.pointer.empty() ? e.message : key + e.pointer + ": " + e.message);
+            }
         }
     }
 
@@ -346,6 +354,14 @@ private:
                 m.name = text(f);
             } else if (f.name == "tool_call_id") {
                 m.tool_call_id = text(f);
+            } else if (f.name == "refusal") {
+                m.refusal = text(f);
+            } else if (f.name == "reasoning") {
+                try {
+                    m.reasoning = reasoning_from_json(to_json(f.value, f.depth));
+                } catch (const field_value_error& e) {
+                    fail(offset(f), e.pointer.empty() ? e.message : "reasoning" + e.pointer + ": " + e.message);
+                }
             } else if (f.name == "content") {
                 if (f.value.IsNull()) continue;  // no content, as `"content": null` in JSON
                 if (f.value.IsScalar()) {
@@ -502,7 +518,8 @@ private:
             std::optional<function_command> command;
             std::optional<std::size_t> timeout_at;
             double timeout = 0;
-            static constexpr std::string_view keys[] = {"name", "description", "parameters", "command", "timeout"};
+            static constexpr std::string_view keys[] = {"name", "description", "parameters", "strict", "command", "timeout"};
+            std::size_t strict_at = offset(n);
             for (const field& k : fields(n, depth + 1)) {
                 check_known(k, keys, "in a function definition");
                 if (k.name == "name") {
@@ -511,6 +528,11 @@ private:
                     has_name = true;
                 } else if (k.name == "description") {
                     def.description = text(k);
+                } else if (k.name == "strict") {
+                    const auto v = plain(k);
+                    if (!v || !std::holds_alternative<bool>(*v)) expected(k, "true or false");
+                    def.strict = std::get<bool>(*v);
+                    strict_at = offset(k);
                 } else if (k.name == "command") {
                     command.emplace();
                     command->command = text(k, "a shell command (a string)");
@@ -528,6 +550,9 @@ private:
             }
             if (!has_name) fail(offset(n), "a function definition needs a 'name'");
             if (timeout_at && !command) fail(*timeout_at, "'timeout' is the time limit of a 'command', and the function has none");
+            if (def.strict)
+                if (const std::string problem = strict_schema_problem(def.parameters); !problem.empty())
+                    fail(strict_at, "function '" + def.name + "' is strict, but its parameters at " + problem);
             const std::string name = def.name;
             try {
                 set.add(std::move(def));

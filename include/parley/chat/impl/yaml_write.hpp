@@ -3,6 +3,7 @@
 #ifndef PARLEY_CHAT_IMPL_YAML_WRITE_HPP
 #define PARLEY_CHAT_IMPL_YAML_WRITE_HPP
 
+#include <parley/chat/detail/request_fields_json.hpp>
 #include <parley/chat/detail/yaml_plain.hpp>
 #include <parley/chat/yaml.hpp>
 
@@ -291,6 +292,10 @@ public:
             string_list(*p.functions, indent + 2);
         }
         if (p.call_function) string_entry("call_function", *p.call_function, indent);
+        detail::for_each_request_field(p, [&](std::string_view k, const boost::json::value& v) {
+            entry(k, indent);
+            json_value(v, indent + 2);
+        });
     }
 
     /// A message as an item of a list at `indent` (`- role: ...`).
@@ -334,6 +339,11 @@ public:
             }
         }
         if (m.tool_call_id) string_entry("tool_call_id", *m.tool_call_id, in);
+        if (m.refusal) string_entry("refusal", *m.refusal, in);
+        if (!m.reasoning.empty()) {
+            entry("reasoning", in);
+            json_value(detail::reasoning_to_json(m.reasoning), in + 2);
+        }
         params(m.params, in);
     }
 
@@ -382,6 +392,7 @@ inline std::string dump_yaml(const template_set& set) {
                 w.entry("parameters", 4);
                 w.json_value(f.parameters, 6);
             }
+            if (f.strict) w.out += "    strict: true\n";
             if (const function_command* c = set.command(f.name)) {
                 w.string_entry("command", c->command, 4);
                 if (c->timeout > 0) w.out += "    timeout: " + detail::yaml_double(c->timeout) + '\n';

@@ -31,7 +31,7 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_reply, call_er
 // locals and temporaries in its frame, which is allocated per call.
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_reply, call_error>> chat_client::chat(chat_request request) {
     apply_defaults(request);
-    if (config_.api == api::echo || config_.api == api::scripted) co_return in_process_reply(request);
+    if (!wire_) co_return in_process_reply(request);
     auto response = co_await send_chat(request);
     co_return reply_of(std::move(response));  // a statement of its own: its temporaries stay out of the frame
 }
@@ -45,7 +45,7 @@ PARLEY_NET_DECL boost::system::result<chat_reply, call_error> chat_client::in_pr
 
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<net::http_response, call_error>> chat_client::send_chat(
     const chat_request& request) {
-    return http_.send(http_request_for(endpoint(), encode(request, false), false));
+    return http_.send(http_request_for(std::string_view(), wire_->encode(request, false), false));
 }
 
 PARLEY_NET_DECL boost::system::result<chat_reply, call_error> chat_client::reply_of(
@@ -55,13 +55,11 @@ PARLEY_NET_DECL boost::system::result<chat_reply, call_error> chat_client::reply
     if (r.status < 200 || r.status > 299) return decode_error(r.status, std::move(r.headers), r.body, r.attempts);
     if (const auto type = r.headers.get("content-type"); !detail::media_type_is(type, "application/json")) {
         std::string message = "expected a JSON reply (Content-Type application/json), found Content-Type '" +
-                              std::string(type) + "': " + detail::excerpt(r.body);
+                              std::string(type) + "': " + detail::wire::excerpt(r.body);
         return detail::redacted(detail::protocol_error(std::move(message), r.status, std::move(r.headers), r.attempts), *key_);
     }
     // One result, returned on every path below (no move of the reply on its way out).
-    auto reply = config_.api == api::anthropic
-                     ? anthropic::decode_reply(r.status, std::move(r.headers), r.body, config_.anthropic_limits)
-                     : openai::decode_reply(r.status, std::move(r.headers), r.body, config_.openai_limits);
+    auto reply = wire_->decode_reply(r.status, std::move(r.headers), r.body);
     if (!reply) {
         auto e = reply.error();
         e.attempts = r.attempts;
@@ -76,17 +74,13 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_stream, call_e
     apply_defaults(request);
     chat_stream s;
     s.key_ = key_;
-    if (config_.api == api::echo) {
-        s.deliver(config_.echo->answer(request));
+    if (!wire_) {
+        auto reply = in_process_reply(request);
+        if (!reply) co_return reply.error();
+        s.deliver(std::move(*reply));
         co_return s;
     }
-    if (config_.api == api::scripted) {
-        auto step = config_.script->answer(request);
-        if (auto* e = std::get_if<call_error>(&step)) co_return *e;
-        s.deliver(std::get<chat_reply>(std::move(step)));
-        co_return s;
-    }
-    auto opened = co_await http_.open(http_request_for(endpoint(), encode(request, true), true));
+    auto opened = co_await http_.open(http_request_for(std::string_view(), wire_->encode(request, true), true));
     if (!opened) co_return detail::redacted(opened.error(), *key_);
     auto& h = *opened;
     const int status = h.status();
@@ -100,8 +94,7 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_stream, call_e
         // A server that answered a streamed call with a whole reply: delivered as events.
         auto body = co_await h.read_all(config_.net.limits.max_body_bytes);
         if (!body) co_return detail::redacted(body.error(), *key_);
-        auto reply = config_.api == api::anthropic ? anthropic::decode_reply(status, h.headers(), *body, config_.anthropic_limits)
-                                                   : openai::decode_reply(status, h.headers(), *body, config_.openai_limits);
+        auto reply = wire_->decode_reply(status, h.headers(), *body);
         if (!reply) {
             auto e = reply.error();
             e.attempts = h.attempts();
@@ -115,12 +108,12 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_stream, call_e
         auto body = co_await h.read_all(4096);
         co_return detail::redacted(
             detail::protocol_error("expected an event stream (Content-Type text/event-stream), found Content-Type '" +
-                                       std::string(content_type) + "'" + (body ? ": " + detail::excerpt(*body) : std::string()),
+                                       std::string(content_type) + "'" + (body ? ": " + detail::wire::excerpt(*body) : std::string()),
                                    status, h.headers(), h.attempts()),
             *key_);
     }
-    if (config_.api == api::anthropic) s.decoder_.emplace<anthropic::stream_decoder>(h.headers(), status, config_.anthropic_limits);
-    else s.decoder_.emplace<openai::stream_decoder>(h.headers(), status, config_.openai_limits);
+    s.decoder_ = wire_->stream_decoder(h.headers(), status);
+    s.end_mark_ = wire_->end_mark();
     s.sse_ = std::make_unique<net::sse_reader>(config_.sse);
     s.limits_ = config_.sse;
     s.http_ = std::move(h);
@@ -129,17 +122,18 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_stream, call_e
 
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<openai::embedding_reply, call_error>> chat_client::embed(
     openai::embedding_request request) {
-    if (config_.api != api::openai) {
+    if (!wire_ || (wire_->name() != "openai" && wire_->name() != "responses")) {
         call_error e;
         e.code = make_error_code(errc::invalid_argument);
-        e.message = "embeddings need the OpenAI API; this client speaks " + std::string(api_name(config_.api));
+        e.message = "embeddings need the OpenAI API; this client speaks " +
+                    std::string(wire_ ? wire_->name() : api_name(config_.api));
         co_return e;
     }
     auto response = co_await http_.send(
         http_request_for("/embeddings", boost::json::serialize(openai::encode_embedding_request(request)), false));
     if (!response) co_return detail::redacted(response.error(), *key_);
     auto& r = *response;
-    auto reply = openai::decode_embedding_reply(r.status, std::move(r.headers), r.body, config_.openai_limits);
+    auto reply = openai::decode_embedding_reply(r.status, std::move(r.headers), r.body, config_.limits);
     if (!reply) {
         auto e = reply.error();
         e.attempts = r.attempts;
@@ -149,16 +143,13 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<openai::embedding_r
 }
 
 PARLEY_NET_DECL const chat_reply& chat_stream::reply() const noexcept {
-    if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) return d->reply();
-    if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) return d->reply();
+    if (decoder_) return decoder_->reply();
     return reply_;
 }
 
 PARLEY_NET_DECL chat_reply chat_stream::take_reply() {
-    chat_reply r;
-    if (auto* d = std::get_if<openai::stream_decoder>(&decoder_)) r = d->take_reply();
-    else if (auto* d = std::get_if<anthropic::stream_decoder>(&decoder_)) r = d->take_reply();
-    else return std::move(reply_);
+    if (!decoder_) return std::move(reply_);
+    chat_reply r = decoder_->take_reply();
     r.attempts = http_.attempts() == 0 ? 1 : http_.attempts();
     return r;
 }
@@ -167,23 +158,18 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<call_error>> chat_stream::f
     pending_.clear();
     next_ = 0;
     while (pending_.empty()) {
-        if (std::holds_alternative<std::monostate>(decoder_) || decoder_done()) co_return std::nullopt;
+        if (decoder_done()) co_return std::nullopt;
         auto bytes = co_await http_.read_some();
         if (!bytes) co_return detail::redacted(bytes.error(), *key_);
         if (bytes->empty()) {
-            // The body ended without the API's end mark ([DONE], message_stop).
-            co_return detail::protocol_error("the stream ended before its end mark (" +
-                                                 std::string(std::holds_alternative<openai::stream_decoder>(decoder_)
-                                                                 ? "data: [DONE]"
-                                                                 : "event: message_stop") +
-                                                 ")",
+            // The body ended without the API's end mark ([DONE], message_stop, ...).
+            co_return detail::protocol_error("the stream ended before its end mark (" + std::string(end_mark_) + ")",
                                              http_.status(), http_.headers(), http_.attempts());
         }
         std::optional<call_error> failure;
         const auto ec = sse_->feed(*bytes, [&](const net::sse_event& ev) {
-            if (auto* o = std::get_if<openai::stream_decoder>(&decoder_)) failure = o->feed(ev.data, pending_);
-            else failure = std::get<anthropic::stream_decoder>(decoder_).feed(ev.event, ev.data, pending_);
-            return !failure && !decoder_done();
+            failure = decoder_->feed(ev.event, ev.data, pending_);
+            return !failure && !decoder_->done();
         });
         if (failure) {
             failure->attempts = http_.attempts();

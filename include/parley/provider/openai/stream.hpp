@@ -1,9 +1,10 @@
-// parley/provider/openai_stream.hpp: a streamed chat completion, decoded one server-sent event
+// parley/provider/openai/stream.hpp: a streamed chat completion, decoded one server-sent event
 // at a time into stream_events and assembled into the chat_reply the official OpenAI SDK builds.
 #ifndef PARLEY_PROVIDER_OPENAI_STREAM_HPP
 #define PARLEY_PROVIDER_OPENAI_STREAM_HPP
 
-#include <parley/provider/openai_wire.hpp>
+#include <parley/provider/detail/utf16.hpp>
+#include <parley/provider/openai/common.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -26,6 +27,13 @@ namespace parley::openai {
 /// - content and refusal deltas are concatenated per choice; a choice's content stays null
 ///   (std::monostate) until a non-empty content delta comes, so a stream whose deltas are all
 ///   `""` or null gives null content, as the SDK's final completion has; likewise the refusal;
+/// - reasoning deltas (`reasoning_content` from DeepSeek, vLLM and llama.cpp, or a `reasoning`
+///   text) are concatenated into the choice's one reasoning part of kind text, and each gives a
+///   `reasoning` event;
+/// - a text split in the middle of a UTF-16 surrogate pair (`"\ud83d"` ending one chunk's
+///   string, `"\ude00"` beginning the next one's) is joined as the SDK's string concatenation
+///   joins it; the event of the first half waits for the second (a surrogate left alone at the
+///   end becomes U+FFFD);
 /// - tool calls are merged by their `index` within a choice: `id`, `type` and a non-empty
 ///   `function.name` replace what an earlier delta gave (the SDK keeps the last name, it does not
 ///   concatenate names), `function.arguments` are concatenated; a delta without `index` continues
@@ -68,12 +76,7 @@ public:
         try {
             feed_checked(data, out);
         } catch (const detail::wire_failure& f) {
-            call_error e;
-            e.code = make_error_code(errc::protocol);
-            e.status = reply_.status;
-            e.message = f.message;
-            e.headers = reply_.headers;
-            error_ = std::move(e);
+            error_ = detail::protocol_failure(reply_.status, reply_.headers, f.message);
         }
         if (error_) out.resize(first_new);
         return error_;
@@ -102,13 +105,15 @@ private:
             throw detail::wire_failure{"expected nothing after [DONE], found \"" + detail::excerpt(data, 60) + "\""};
         if (data.substr(0, 6) == "[DONE]") {
             done_ = true;
+            if (repaired_) seal_reply();
             stream_event ev;
             ev.type = stream_event::kind::done;
             out.push_back(std::move(ev));
             return;
         }
         detail::json_scratch scratch;  // every member read below is copied out of the DOM
-        const boost::json::value v = detail::parse_bounded(data, limits_, "a chat.completion.chunk", scratch.storage());
+        const boost::json::value v =
+            detail::parse_event(data, limits_.max_json_depth, "a chat.completion.chunk", scratch.storage(), repaired_);
         const detail::json_path root{nullptr, "chat.completion.chunk", 0};
         const auto* chunk = v.if_object();
         if (!chunk) detail::fail_at(root, "an object", v);
@@ -225,17 +230,26 @@ private:
         auto& choice = reply_.choices[pos];
         if (const auto r = detail::opt_string(d, "role", at); r && *r != "assistant")
             detail::fail_at(at.member("role"), "\"assistant\"", boost::json::value(*r));
+        // reasoning first: servers send it before the content
+        std::optional<std::string_view> reasoning = detail::opt_string(d, "reasoning_content", at);
+        if (!reasoning)
+            if (const auto* r = detail::member(d, "reasoning"); r && r->is_string()) reasoning = std::string_view(r->get_string());
+        if (reasoning && !reasoning->empty()) {
+            grow(reasoning->size());
+            auto& parts = choice.message.reasoning;
+            if (parts.empty()) parts.emplace_back();
+            emit(out, stream_event::kind::reasoning, choice.index, detail::append_piece(parts.front().text, *reasoning));
+        }
         if (const auto text = detail::opt_string(d, "content", at); text && !text->empty()) {
             grow(text->size());
-            if (auto* s = std::get_if<std::string>(&choice.message.content)) *s += *text;
-            else choice.message.content = std::string(*text);
-            emit(out, stream_event::kind::text, choice.index, *text);
+            auto* s = std::get_if<std::string>(&choice.message.content);
+            if (!s) s = &choice.message.content.emplace<std::string>();
+            emit(out, stream_event::kind::text, choice.index, detail::append_piece(*s, *text));
         }
         if (const auto text = detail::opt_string(d, "refusal", at); text && !text->empty()) {
             grow(text->size());
-            if (choice.refusal) *choice.refusal += *text;
-            else choice.refusal = std::string(*text);
-            emit(out, stream_event::kind::refusal, choice.index, *text);
+            if (!choice.message.refusal) choice.message.refusal.emplace();
+            emit(out, stream_event::kind::refusal, choice.index, detail::append_piece(*choice.message.refusal, *text));
         }
         if (const auto* fc = detail::opt_object(d, "function_call", at)) {
             const auto fat = at.member("function_call");
@@ -252,8 +266,7 @@ private:
             }
             if (args && !args->empty()) {
                 grow(args->size());
-                call.arguments += *args;
-                ev.text = std::string(*args);
+                ev.text = detail::append_piece(call.arguments, *args);
             }
             if (!ev.name.empty() || !ev.text.empty()) out.push_back(std::move(ev));
         }
@@ -312,18 +325,39 @@ private:
         }
         if (args && !args->empty()) {
             grow(args->size());
-            call.function.arguments += *args;
-            ev.text = std::string(*args);
+            ev.text = detail::append_piece(call.function.arguments, *args);
         }
         if (!ev.id.empty() || !ev.name.empty() || !ev.text.empty()) out.push_back(std::move(ev));
     }
 
-    static void emit(std::vector<stream_event>& out, stream_event::kind k, std::size_t choice, std::string_view text) {
+    static void emit(std::vector<stream_event>& out, stream_event::kind k, std::size_t choice, std::string text) {
+        if (text.empty()) return;  // half of a surrogate pair: its event comes with the other half
         stream_event ev;
         ev.type = k;
         ev.choice = choice;
-        ev.text = std::string(text);
+        ev.text = std::move(text);
         out.push_back(std::move(ev));
+    }
+
+    // After a repaired event, what is left of lone surrogates in the assembled texts is U+FFFD.
+    void seal_reply() {
+        for (auto& c : reply_.choices) {
+            if (auto* s = std::get_if<std::string>(&c.message.content)) detail::seal(*s);
+            if (c.message.refusal) detail::seal(*c.message.refusal);
+            for (auto& r : c.message.reasoning) detail::seal(r.text);
+            for (auto& t : c.message.tool_calls) {
+                detail::seal(t.id);
+                detail::seal(t.function.name);
+                detail::seal(t.function.arguments);
+            }
+            if (c.message.function_call) {
+                detail::seal(c.message.function_call->name);
+                detail::seal(c.message.function_call->arguments);
+            }
+        }
+        detail::seal(reply_.id);
+        detail::seal(reply_.model);
+        detail::seal(reply_.system_fingerprint);
     }
 
     chat_reply reply_;
@@ -333,6 +367,7 @@ private:
     std::size_t current_size_ = 0;  // size of the event being decoded, charged when it carries logprobs
     bool started_ = false;
     bool done_ = false;
+    bool repaired_ = false;  // an event was read again with its lone surrogates repaired
     std::optional<call_error> error_;
 };
 

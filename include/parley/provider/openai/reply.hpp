@@ -1,14 +1,14 @@
-// parley/provider/openai_reply.hpp: the reply side of the OpenAI chat-completions codec: a
+// parley/provider/openai/reply.hpp: the reply side of the OpenAI chat-completions codec: a
 // non-streamed reply (decode_reply), the reply written back as a chat.completion object
 // (reply_to_json); with the error decoder, the stream decoder and embeddings, which it includes.
 #ifndef PARLEY_PROVIDER_OPENAI_REPLY_HPP
 #define PARLEY_PROVIDER_OPENAI_REPLY_HPP
 
 #include <parley/chat/json.hpp>
-#include <parley/provider/openai_embeddings.hpp>
-#include <parley/provider/openai_reply_sax.hpp>
-#include <parley/provider/openai_stream.hpp>
-#include <parley/provider/openai_wire.hpp>
+#include <parley/provider/openai/common.hpp>
+#include <parley/provider/openai/embeddings.hpp>
+#include <parley/provider/openai/reply_sax.hpp>
+#include <parley/provider/openai/stream.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -54,7 +54,12 @@ inline reply_choice read_reply_choice(const boost::json::value& cv, std::size_t 
     if (const auto r = opt_string(m, "role", mat); r && *r != "assistant")
         fail_at(mat.member("role"), "\"assistant\"", boost::json::value(*r));
     if (const auto text = opt_string(m, "content", mat)) choice.message.content = std::string(*text);
-    if (const auto refusal = opt_string(m, "refusal", mat)) choice.refusal = std::string(*refusal);
+    if (const auto refusal = opt_string(m, "refusal", mat)) choice.message.refusal = std::string(*refusal);
+    // DeepSeek, vLLM and llama.cpp write `reasoning_content`; OpenRouter and newer vLLM `reasoning`
+    std::optional<std::string_view> reasoning = opt_string(m, "reasoning_content", mat);
+    if (!reasoning)
+        if (const auto* r = member(m, "reasoning"); r && r->is_string()) reasoning = std::string_view(r->get_string());
+    if (reasoning && !reasoning->empty()) choice.message.reasoning.push_back({reasoning_part::kind::text, std::string(*reasoning), {}, {}, {}, {}});
     if (const auto* fc = opt_object(m, "function_call", mat)) choice.message.function_call = read_function(*fc, mat.member("function_call"));
     if (const auto* calls = opt_array(m, "tool_calls", mat)) {
         if (calls->size() > limits.max_tool_calls)
@@ -93,7 +98,7 @@ inline boost::system::result<chat_reply, call_error> decode_reply_dom(int status
     if (status < 200 || status > 299) return decode_error(status, std::move(headers), body, limits);
     try {
         detail::json_scratch scratch;  // every member read below is copied out of the DOM
-        const boost::json::value v = detail::parse_bounded(body, limits, "a chat.completion object", scratch.storage());
+        const boost::json::value v = detail::parse_bounded(body, limits.max_json_depth, "a chat.completion object", scratch.storage());
         const detail::json_path root{nullptr, "chat.completion", 0};
         const auto* o = v.if_object();
         if (!o) detail::fail_at(root, "an object", v);
@@ -125,21 +130,18 @@ inline boost::system::result<chat_reply, call_error> decode_reply_dom(int status
         r.headers = std::move(headers);
         return r;
     } catch (const detail::wire_failure& f) {
-        call_error e;
-        e.code = make_error_code(errc::protocol);
-        e.status = status;
-        e.message = f.message;
-        e.headers = std::move(headers);
-        return e;
+        return detail::protocol_failure(status, headers, f.message);
     }
 }
 
 }  // namespace detail
 
 /// Decodes the body of a non-streamed chat-completions reply (a chat.completion object) into a
-/// chat_reply with this status and these header fields. Content, refusal, tool calls, a legacy
-/// function call, log probabilities, finish reasons and usage are kept as the API wrote them
-/// (`"content": null` is std::monostate, `""` an empty string); members parley has no place for
+/// chat_reply with this status and these header fields. Content, refusal, reasoning (the
+/// `reasoning_content` of DeepSeek, vLLM and llama.cpp, or the `reasoning` text of OpenRouter
+/// and newer servers: one reasoning part of kind text), tool calls, a legacy function call, log
+/// probabilities, finish reasons and usage are kept as the API wrote them (`"content": null` is
+/// std::monostate, `""` an empty string); members parley has no place for
 /// (`annotations`, `audio`, `service_tier`) are skipped. Choices are ordered by index.
 /// A status outside 200-299, or a body `{"error": ...}`, gives decode_error's error; a body that
 /// is not JSON, too deep, or not of that shape (a member of the wrong kind, no `choices`, a
@@ -182,8 +184,9 @@ inline boost::json::object reply_to_json(const chat_reply& r) {
         if (const auto* s = std::get_if<std::string>(&c.message.content)) m["content"] = *s;
         else if (c.message.has_parts()) m["content"] = message_to_json(c.message).at("content");
         else m["content"] = nullptr;
-        if (c.refusal) m["refusal"] = *c.refusal;
+        if (c.message.refusal) m["refusal"] = *c.message.refusal;
         else m["refusal"] = nullptr;
+        if (!c.message.reasoning.empty()) m["reasoning_content"] = c.message.reasoning_text();
         if (c.message.function_call)
             m["function_call"] = {{"name", c.message.function_call->name}, {"arguments", c.message.function_call->arguments}};
         if (!c.message.tool_calls.empty()) {

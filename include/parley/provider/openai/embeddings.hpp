@@ -1,11 +1,11 @@
-// parley/provider/openai_embeddings.hpp: the body of an OpenAI embeddings request
+// parley/provider/openai/embeddings.hpp: the body of an OpenAI embeddings request
 // (/v1/embeddings) and the decoding of its reply, with vectors given as JSON numbers or as
 // base64 float32 (`encoding_format: "base64"`).
 #ifndef PARLEY_PROVIDER_OPENAI_EMBEDDINGS_HPP
 #define PARLEY_PROVIDER_OPENAI_EMBEDDINGS_HPP
 
 #include <parley/error.hpp>
-#include <parley/provider/openai_wire.hpp>
+#include <parley/provider/openai/common.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -124,7 +124,7 @@ inline boost::system::result<embedding_reply, call_error> decode_embedding_reply
                                                                                  const reply_limits& limits = {}) {
     if (status < 200 || status > 299) return decode_error(status, std::move(headers), body, limits);
     try {
-        const boost::json::value v = detail::parse_bounded(body, limits, "an embeddings list");
+        const boost::json::value v = detail::parse_bounded(body, limits.max_json_depth, "an embeddings list");
         const detail::json_path root{nullptr, "embeddings list", 0};
         const auto* o = v.if_object();
         if (!o) detail::fail_at(root, "an object", v);
@@ -183,12 +183,7 @@ inline boost::system::result<embedding_reply, call_error> decode_embedding_reply
         r.headers = std::move(headers);
         return r;
     } catch (const detail::wire_failure& f) {
-        call_error e;
-        e.code = make_error_code(errc::protocol);
-        e.status = status;
-        e.message = f.message;
-        e.headers = std::move(headers);
-        return e;
+        return detail::protocol_failure(status, headers, f.message);
     }
 }
 

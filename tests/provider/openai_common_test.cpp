@@ -1,6 +1,6 @@
-// Tests of parley/provider/openai_wire.hpp: decode_error on the error bodies of the OpenAI API
+// Tests of parley/provider/openai/common.hpp: decode_error on the error bodies of the OpenAI API
 // and of compatible servers, bounded excerpts, redaction, JSON depth.
-#include <parley/provider/openai_wire.hpp>
+#include <parley/provider/openai/common.hpp>
 
 #include <doctest/doctest.h>
 
@@ -62,7 +62,7 @@ TEST_CASE("openai::decode_error: bodies that are not an error object") {
         const auto e = openai::decode_error(502, {}, "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n</html>");
         CHECK(e.code == errc::http_status);
         CHECK(e.status == 502);
-        CHECK(e.message == "<html>  <head><title>502 Bad Gateway</title></head>  </html>");
+        CHECK(e.message == "<html> <head><title>502 Bad Gateway</title></head> </html>");
         CHECK(e.type.empty());
     }
     SUBCASE("JSON of another shape") {

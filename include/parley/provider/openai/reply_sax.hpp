@@ -1,4 +1,4 @@
-// parley/provider/openai_reply_sax.hpp: the fast path of decode_reply: a chat.completion body
+// parley/provider/openai/reply_sax.hpp: the fast path of decode_reply: a chat.completion body
 // read by Boost.JSON's basic_parser straight into a chat_reply, without building a DOM.
 //
 // The handler takes only bodies that the DOM path (detail::decode_reply_dom) decodes without
@@ -13,7 +13,7 @@
 #ifndef PARLEY_PROVIDER_OPENAI_REPLY_SAX_HPP
 #define PARLEY_PROVIDER_OPENAI_REPLY_SAX_HPP
 
-#include <parley/provider/openai_wire.hpp>
+#include <parley/provider/openai/common.hpp>
 #include <parley/provider/reply.hpp>
 
 #include <boost/json/array.hpp>
@@ -131,6 +131,9 @@ public:
             choice().message.function_call.emplace();
             return push(frame::function_call, ec);
         case slot::call_function: return push(frame::call_function, ec);
+        case slot::reasoning:  // a `reasoning` that is not text is no reasoning text (the DOM skips it)
+            skip_depth_ = 1;
+            return true;
         case slot::usage:
         case slot::logprobs:
             values_.reset();
@@ -168,6 +171,7 @@ public:
         case slot::choices: return push(frame::choices, ec);
         case slot::tool_calls: return push(frame::tool_calls, ec);
         case slot::other:
+        case slot::reasoning:
             skip_depth_ = 1;
             return true;
         default: return give_up(ec);
@@ -211,6 +215,10 @@ public:
         slot_ = find_slot(f.kind, k);
         if (slot_ == slot::other) return true;
         if (f.has(slot_)) return give_up(ec);  // the DOM keeps the last of repeated members
+        // the DOM prefers reasoning_content to reasoning
+        if ((slot_ == slot::reasoning && f.has(slot::reasoning_content)) ||
+            (slot_ == slot::reasoning_content && f.has(slot::reasoning)))
+            return give_up(ec);
         f.seen |= bit(slot_);
         return true;
     }
@@ -240,6 +248,11 @@ public:
         switch (string_slot_) {
         case slot::role: return word_ == "assistant" ? true : give_up(ec);
         case slot::call_type: return word_ == "function" ? true : give_up(ec);
+        case slot::reasoning_content:
+        case slot::reasoning:
+            // an empty reasoning text is none, as the DOM reads it
+            if (choice().message.reasoning.back().text.empty()) choice().message.reasoning.pop_back();
+            return true;
         case slot::finish: choice().finish = finish_from_word(choice().finish_text); return true;
         default: return true;
         }
@@ -274,7 +287,7 @@ public:
             values_.push_bool(b);
             return true;
         }
-        return skip_depth_ || value_slot() == slot::other || give_up(ec);
+        return skip_depth_ || value_slot() == slot::other || value_slot() == slot::reasoning || give_up(ec);
     }
 
     bool on_null(error_code& ec) {
@@ -303,7 +316,7 @@ private:
         other,  // a member that is not read: skipped whatever it holds
         id, model, fingerprint, created, choices, usage, error,  // of the reply
         index, message, logprobs, finish,  // of a choice
-        role, content, refusal, function_call, tool_calls,  // of a message
+        role, content, refusal, function_call, tool_calls, reasoning_content, reasoning,  // of a message
         name, arguments,  // of a function call
         call_id, call_type, call_function,  // of a tool call
         choice, call,  // an element of choices, of tool_calls
@@ -348,8 +361,10 @@ private:
             switch (k.size()) {
             case 4: return is(k, "role") ? slot::role : slot::other;
             case 7: return is(k, "content") ? slot::content : is(k, "refusal") ? slot::refusal : slot::other;
+            case 9: return is(k, "reasoning") ? slot::reasoning : slot::other;
             case 10: return is(k, "tool_calls") ? slot::tool_calls : slot::other;
             case 13: return is(k, "function_call") ? slot::function_call : slot::other;
+            case 17: return is(k, "reasoning_content") ? slot::reasoning_content : slot::other;
             default: return slot::other;
             }
         case frame::function_call:
@@ -417,7 +432,9 @@ private:
         case slot::fingerprint: text_ = &reply_.system_fingerprint; break;
         case slot::finish: text_ = &choice().finish_text; break;
         case slot::content: text_ = &choice().message.content.emplace<std::string>(); break;
-        case slot::refusal: text_ = &choice().refusal.emplace(); break;
+        case slot::refusal: text_ = &choice().message.refusal.emplace(); break;
+        case slot::reasoning_content:
+        case slot::reasoning: text_ = &choice().message.reasoning.emplace_back().text; break;
         case slot::name: text_ = &function().name; break;
         case slot::arguments: text_ = &function().arguments; break;
         case slot::call_id: text_ = &choice().message.tool_calls.back().id; break;
@@ -436,6 +453,7 @@ private:
     bool number(const boost::json::value& v, error_code& ec) {
         switch (value_slot()) {
         case slot::created: return integer_of(v, reply_.created) || give_up(ec);
+        case slot::reasoning: return true;
         case slot::index: {
             std::uint64_t index = 0;
             if (!count_of(v, index) || index >= limits_.max_choices) return give_up(ec);

@@ -1,0 +1,54 @@
+// parley/provider/responses/api.hpp: the OpenAI Responses API as a wire_api (POST
+// {base}/responses, `Authorization: Bearer KEY`).
+#ifndef PARLEY_PROVIDER_RESPONSES_API_HPP
+#define PARLEY_PROVIDER_RESPONSES_API_HPP
+
+#include <parley/provider/responses/reply.hpp>
+#include <parley/provider/responses/request.hpp>
+#include <parley/provider/responses/stream.hpp>
+#include <parley/provider/wire_api.hpp>
+
+#include <boost/json/serialize.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace parley::responses {
+
+/// The Responses API with these options and limits (OpenAI's base URL by default).
+class responses_api final : public wire_api {
+public:
+    explicit responses_api(encode_options options = {}, reply_limits limits = {}) : options_(options), limits_(limits) {}
+
+    std::string_view name() const noexcept override { return "responses"; }
+    std::string_view default_base_url() const noexcept override { return "https://api.openai.com/v1"; }
+    std::string_view chat_path() const noexcept override { return "/responses"; }
+    void add_auth(http_headers& fields, const std::string& api_key) const override {
+        if (!api_key.empty()) fields.add("Authorization", "Bearer " + api_key);
+    }
+    std::string encode(const chat_request& request, bool stream) const override {
+        return boost::json::serialize(encode_request(request, stream, options_));
+    }
+    boost::system::result<chat_reply, call_error> decode_reply(int status, http_headers headers,
+                                                               std::string_view body) const override {
+        return responses::decode_reply(status, std::move(headers), body, limits_);
+    }
+    call_error decode_error(int status, http_headers headers, std::string_view body) const override {
+        return responses::decode_error(status, std::move(headers), body, limits_);
+    }
+    std::unique_ptr<wire_stream_decoder> stream_decoder(http_headers headers, int status) const override {
+        return std::make_unique<parley::detail::named_event_decoder<responses::stream_decoder>>(std::move(headers), status,
+                                                                                               limits_);
+    }
+    std::string_view end_mark() const noexcept override { return "event: response.completed"; }
+
+private:
+    encode_options options_;
+    reply_limits limits_;
+};
+
+}  // namespace parley::responses
+
+#endif
