@@ -12,6 +12,7 @@
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
@@ -338,11 +339,11 @@ TEST_CASE("errors: content parts, function calls and tool calls") {
 
 TEST_CASE("errors: the set's structure, names and functions") {
     CHECK(set_error("- role: user\n") ==
-          "1:1: a template set is a map with 'templates' and 'functions', found a list (a list of messages is a "
+          "1:1: a template set is a map with 'templates', 'functions' and 'mcp_servers', found a list (a list of messages is a "
           "single template: read it with load_template)");
-    CHECK(set_error("") == "1:1: a template set is a map with 'templates' and 'functions', found nothing");
+    CHECK(set_error("") == "1:1: a template set is a map with 'templates', 'functions' and 'mcp_servers', found nothing");
     CHECK(set_error("template:\n  a: []\n") ==
-          "1:1: unknown key 'template' at the top level of a template set (expected templates or functions); did "
+          "1:1: unknown key 'template' at the top level of a template set (expected templates, functions or mcp_servers); did "
           "you mean 'templates'?");
     CHECK(set_error("templates:\n  a:\n    mesages: []\n") ==
           "3:5: unknown key 'mesages' in a template (expected description, version, variables or messages); did "
@@ -418,6 +419,275 @@ TEST_CASE("errors: function names in requests must be defined by the set (or giv
     CHECK(set_error(forced, errc::chat_invalid, unchecked) == "no error");
     // the functions section may come before or after the templates
     CHECK(set_error("functions:\n  - name: clock\n" + forced) == "no error");
+}
+
+TEST_CASE("mcp_servers: stdio and HTTP servers, their tools and prefixes, as the set's declarations") {
+    const std::string yaml =
+        "mcp_servers:\n"
+        "  files:\n"
+        "    command: npx\n"
+        "    args: [-y, '@modelcontextprotocol/server-filesystem', /srv/data]\n"
+        "    env: {LOG_LEVEL: warn, DEPTH: 3}\n"
+        "    cwd: servers\n"
+        "    tools: [read_file, list.directory]\n"
+        "    timeout: 12.5\n"
+        "  everything:\n"
+        "    command: [node, server.js, stdio]\n"
+        "  tracker:\n"
+        "    url: https://mcp.example.com/mcp\n"
+        "    headers:\n"
+        "      Authorization: Bearer ${TRACKER_TOKEN}\n"
+        "    prefix: ''\n"
+        "templates:\n"
+        "  a:\n"
+        "    - role: request\n"
+        "      functions: [files_read_file, files_list_directory, everything_echo, everything_get-sum, issues, lookup]\n"
+        "      call_function: everything_get-sum\n"
+        "functions:\n"
+        "  - name: lookup\n";
+    const template_set set = load_template_set(yaml, "t.yaml");
+    REQUIRE(set.mcp_servers().size() == 3);
+    const mcp_server& files = set.mcp_servers()[0];
+    CHECK(files.name == "files");
+    CHECK(files.command == "npx");
+    CHECK(files.args == std::vector<std::string>{"-y", "@modelcontextprotocol/server-filesystem", "/srv/data"});
+    CHECK(files.env == std::vector<std::pair<std::string, std::string>>{{"LOG_LEVEL", "warn"}, {"DEPTH", "3"}});
+    CHECK(files.cwd == "servers");
+    CHECK(files.tools == std::vector<std::string>{"read_file", "list.directory"});
+    CHECK_FALSE(files.prefix);
+    CHECK(files.function_prefix() == "files_");
+    CHECK(files.function_name("list.directory") == "files_list_directory");
+    CHECK(files.timeout == 12.5);
+    CHECK_FALSE(files.is_http());
+    const mcp_server& everything = *set.mcp_server_named("everything");
+    CHECK(everything.command == "node");
+    CHECK(everything.args == std::vector<std::string>{"server.js", "stdio"});
+    CHECK(everything.tools.empty());
+    const mcp_server& tracker = *set.mcp_server_named("tracker");
+    CHECK(tracker.is_http());
+    CHECK(tracker.url == "https://mcp.example.com/mcp");
+    CHECK(tracker.headers == std::vector<std::pair<std::string, std::string>>{{"Authorization", "Bearer ${TRACKER_TOKEN}"}});
+    CHECK(tracker.prefix == std::optional<std::string>(""));
+    CHECK(tracker.function_prefix().empty());
+    CHECK(set.mcp_server_named("none") == nullptr);
+
+    // which server a name may come from: the listed tools exactly, else any name under the prefix
+    CHECK(set.mcp_server_for("files_read_file") == &files);
+    CHECK(set.mcp_server_for("everything_anything") == &everything);
+    CHECK(set.mcp_server_for("everything_") == &tracker);  // nothing after everything's prefix: the empty prefix's
+    CHECK(set.mcp_server_for("files_write_file") == &tracker);
+    CHECK_NOTHROW(set.check_functions());
+
+    // the round trip, and the dump's form
+    const std::string dumped = dump_yaml(set);
+    CHECK(load_template_set(dumped, "dump.yaml") == set);
+    CHECK(dump_yaml(load_template_set(dumped)) == dumped);
+    CHECK(dumped.find("mcp_servers:\n"
+                      "  files:\n"
+                      "    command: npx\n"
+                      "    args:\n"
+                      "      - '-y'\n"
+                      "      - '@modelcontextprotocol/server-filesystem'\n"
+                      "      - /srv/data\n"
+                      "    env:\n"
+                      "      LOG_LEVEL: warn\n"
+                      "      DEPTH: '3'\n"
+                      "    cwd: servers\n"
+                      "    tools:\n"
+                      "      - read_file\n"
+                      "      - list.directory\n"
+                      "    timeout: 12.5\n"
+                      "  everything:\n"
+                      "    command: node\n"
+                      "    args:\n"
+                      "      - server.js\n"
+                      "      - stdio\n"
+                      "  tracker:\n"
+                      "    url: https://mcp.example.com/mcp\n"
+                      "    headers:\n"
+                      "      Authorization: Bearer ${TRACKER_TOKEN}\n"
+                      "    prefix: ''\n") != std::string::npos);
+    template_set other = set;
+    mcp_server more;
+    more.name = "more";
+    more.url = "http://127.0.0.1:1/mcp";
+    other.add(more);
+    CHECK_FALSE(other == set);
+    CHECK(load_template_set(dump_yaml(other)) == other);
+
+    // a file with only mcp_servers is a set, not a single template
+    CHECK(load_templates("mcp_servers:\n  s: {url: 'http://h/mcp'}\n", "single").mcp_servers().size() == 1);
+}
+
+TEST_CASE("mcp_servers: function names in requests under a server's prefix are accepted until the server runs") {
+    const std::string servers = "mcp_servers:\n  srv:\n    command: server\n";
+    // any name under the prefix: the server's tools are known only once it runs
+    CHECK(set_error(servers + "templates:\n  a:\n    - role: request\n      functions: [srv_anything]\n") == "no error");
+    CHECK(set_error(servers + "templates:\n  a:\n    - role: request\n      call_function: srv_x\n") == "no error");
+    // the prefix alone names no tool
+    CHECK(set_error(servers + "templates:\n  a:\n    - role: request\n      functions: [srv_]\n") ==
+          "7:19: 'functions' names 'srv_', which the set does not define");
+    CHECK(set_error(servers + "templates:\n  a:\n    - role: request\n      functions: [other_x]\n") ==
+          "7:19: 'functions' names 'other_x', which the set does not define");
+    // with `tools`, exactly those, under the prefix
+    const std::string listed = "mcp_servers:\n  srv:\n    command: server\n    tools: [echo, get.sum]\n    prefix: m-\n";
+    CHECK(set_error(listed + "templates:\n  a:\n    - role: request\n      functions: [m-echo, m-get_sum]\n") == "no error");
+    CHECK(set_error(listed + "templates:\n  a:\n    - role: request\n      functions: [m-echo, m-add]\n") ==
+          "9:27: 'functions' names 'm-add', which the set does not define (MCP server 'srv' offers only the tools its "
+          "'tools' lists: m-echo, m-get_sum)");
+    CHECK(set_error(listed + "templates:\n  a:\n    - role: request\n      call_function: m-add\n") ==
+          "9:22: 'call_function' names 'm-add', which the set does not define (MCP server 'srv' offers only the tools "
+          "its 'tools' lists: m-echo, m-get_sum)");
+    // the servers may come after the templates
+    CHECK(set_error("templates:\n  a:\n    - role: request\n      functions: [srv_x]\n" + servers) == "no error");
+}
+
+TEST_CASE("mcp_servers: after connecting, a name under a server's prefix must be one of its tools, at its place") {
+    const std::string yaml = "templates:\n"
+                             "  a:\n"
+                             "    - role: user\n"
+                             "      content: hi\n"
+                             "    - role: request\n"
+                             "      functions: [srv_echo, srv_echoo]\n"
+                             "  b:\n"
+                             "    - role: request\n"
+                             "      call_function: srv_sum\n"
+                             "mcp_servers:\n"
+                             "  srv: {command: server}\n";
+    const template_set set = load_template_set(yaml, "t.yaml");
+    const std::vector<std::pair<std::string, std::vector<std::string>>> tools = {{"srv", {"echo", "get-sum"}}};
+    try {
+        set.check_mcp_functions({"srv_echo", "srv_get-sum"}, tools);
+        FAIL("no error");
+    } catch (const located_error& e) {
+        CHECK(e.code() == errc::chat_invalid);
+        CHECK(e.where().name == "t.yaml");
+        CHECK(e.where().line == 6);
+        CHECK(e.where().column == 29);
+        CHECK(e.message() == "'functions' names 'srv_echoo', which MCP server 'srv' does not offer (its tools, under the "
+                             "prefix 'srv_': echo, get-sum)");
+        CHECK(std::string(e.what()).find("\n        functions: [srv_echo, srv_echoo]\n" + std::string(30, ' ') + "^") !=
+              std::string::npos);
+    }
+    try {
+        set.check_mcp_functions({"srv_echo", "srv_echoo"}, tools);
+        FAIL("no error");
+    } catch (const located_error& e) {
+        CHECK(e.where().line == 9);
+        CHECK(e.where().column == 22);
+        CHECK(e.message() == "'call_function' names 'srv_sum', which MCP server 'srv' does not offer (its tools, under "
+                             "the prefix 'srv_': echo, get-sum)");
+    }
+    CHECK_NOTHROW(set.check_mcp_functions({"srv_echo", "srv_echoo", "srv_sum"}, tools));
+    // a set built in C++ has no places: the error names the template and the message
+    template_set built;
+    message request;
+    request.role = role::request;
+    request.params.functions = std::vector<std::string>{"srv_x"};
+    built.add(conversation_template("t", {request}));
+    mcp_server srv;
+    srv.name = "srv";
+    srv.command = "server";
+    built.add(srv);
+    CHECK_NOTHROW(built.check_functions());
+    CHECK_THROWS_WITH_AS(built.check_mcp_functions({}, {{"srv", {}}}),
+                         "t, message 0: 'functions' names 'srv_x', which MCP server 'srv' does not offer (its tools, "
+                         "under the prefix 'srv_': none)",
+                         parley::error);
+}
+
+TEST_CASE("mcp_servers: every error at its place") {
+    auto err = [](const std::string& servers) { return set_error("mcp_servers:\n" + servers); };
+    CHECK(set_error("mcp_servers: [a]\n") == "1:14: 'mcp_servers' expects a map from server names to servers, found a list");
+    CHECK(err("  s: npx\n") ==
+          "2:6: an MCP server is a map with a 'command' (stdio) or a 'url' (Streamable HTTP), found 'npx'");
+    CHECK(err("  s:\n") ==
+          "2:3: an MCP server is a map with a 'command' (stdio) or a 'url' (Streamable HTTP), found nothing");
+    CHECK(err("  s: {}\n") == "2:6: MCP server 's' needs a 'command' (the program that runs it, stdio) or a 'url' "
+                             "(Streamable HTTP)");
+    CHECK(err("  s:\n    command: x\n    url: http://h/mcp\n") ==
+          "4:5: an MCP server has a 'command' (stdio) or a 'url' (Streamable HTTP), not both");
+    CHECK(err("  s:\n    url: http://h/mcp\n    command: x\n") ==
+          "4:5: an MCP server has a 'command' (stdio) or a 'url' (Streamable HTTP), not both");
+    CHECK(err("  s:\n    comand: x\n") ==
+          "3:5: unknown key 'comand' in an MCP server (expected command, args, env, cwd, url, headers, tools, prefix or "
+          "timeout); did you mean 'command'?");
+    CHECK(err("  s:\n    command: x\n    command: y\n") == "4:5: key 'command' is given twice (first on line 3)");
+    CHECK(err("  s: {command: x}\n  s: {command: y}\n") == "3:3: MCP server 's' is declared twice");
+    CHECK(err("  a b: {command: x}\n") ==
+          "2:3: an MCP server's name matches ^[a-zA-Z0-9_-]{1,63}$ (it begins the names of its functions), found 'a b'");
+    CHECK(err("  '': {command: x}\n") ==
+          "2:3: an MCP server's name matches ^[a-zA-Z0-9_-]{1,63}$ (it begins the names of its functions), found ''");
+    // command
+    CHECK(err("  s:\n    command: ' '\n") == "3:14: 'command' is empty: give the program that runs the server");
+    CHECK(err("  s:\n    command: []\n") == "3:14: 'command' is empty: give the program that runs the server");
+    CHECK(err("  s:\n    command: ['', x]\n") == "3:15: the program of 'command' is empty");
+    CHECK(err("  s:\n    command: {a: b}\n") ==
+          "3:14: 'command' expects a program (a string), or a list of the program and its arguments, found a map");
+    CHECK(err("  s:\n    command: [x, [y]]\n") ==
+          "3:18: 'command' expects a string, found a list");
+    CHECK(err("  s:\n    command: [x, y]\n    args: [z]\n") ==
+          "4:5: 'args' goes with a 'command' given as a string; this 'command' is a list (the program, then its arguments)");
+    CHECK(err("  s:\n    command: x\n    args: z\n") == "4:11: 'args' expects a list of arguments, found 'z'");
+    CHECK(err("  s:\n    command: x\n    env: [A=1]\n") == "4:10: 'env' expects a map from variable names to values, found a list");
+    CHECK(err("  s:\n    command: x\n    env: {A: [1]}\n") == "4:14: 'A' expects a string, found a list");
+    CHECK(err("  s:\n    command: x\n    env: {A=B: 1}\n") ==
+          "4:11: an environment variable's name is not empty and has no '=', found 'A=B'");
+    CHECK(err("  s:\n    command: x\n    cwd: ''\n") ==
+          "4:10: 'cwd' is empty: give the directory the server runs in, or leave 'cwd' out");
+    // url
+    CHECK(err("  s:\n    url: ftp://h/mcp\n") == "3:10: 'url' expects an http:// or https:// URL, found 'ftp://h/mcp'");
+    CHECK(err("  s:\n    url: http://\n") == "3:10: 'url' expects an http:// or https:// URL, found 'http://'");
+    CHECK(err("  s:\n    url: [x]\n") == "3:10: 'url' expects a URL (a string), found a list");
+    CHECK(err("  s:\n    url: http://h/mcp\n    headers: {'a b': x}\n") ==
+          "4:15: a header name is a token (letters, digits and !#$%&'*+-.^_`|~), found 'a b'");
+    CHECK(err("  s:\n    url: http://h/mcp\n    headers: {A: \"x\\ny\"}\n") ==
+          "4:18: the value of header 'A' has a line break or a NUL");
+    CHECK(err("  s:\n    url: http://h/mcp\n    headers: [A]\n") ==
+          "4:14: 'headers' expects a map from header names to values, found a list");
+    // keys of the other transport
+    CHECK(err("  s:\n    url: http://h/mcp\n    env: {A: b}\n") ==
+          "4:5: 'env' belongs to a server run as a 'command', and this one has a 'url'");
+    CHECK(err("  s:\n    url: http://h/mcp\n    args: [a]\n") ==
+          "4:5: 'args' belongs to a server run as a 'command', and this one has a 'url'");
+    CHECK(err("  s:\n    url: http://h/mcp\n    cwd: /\n") ==
+          "4:5: 'cwd' belongs to a server run as a 'command', and this one has a 'url'");
+    CHECK(err("  s:\n    command: x\n    headers: {A: b}\n") ==
+          "4:5: 'headers' belong to a server reached at a 'url', and this one has a 'command'");
+    // tools, prefix, timeout
+    CHECK(err("  s:\n    command: x\n    tools: []\n") ==
+          "4:12: 'tools' lists no tool: leave it out to offer every tool of the server");
+    CHECK(err("  s:\n    command: x\n    tools: echo\n") == "4:12: 'tools' expects a list of tool names, found 'echo'");
+    CHECK(err("  s:\n    command: x\n    tools: [echo, '']\n") == "4:19: a tool name cannot be empty");
+    CHECK(err("  s:\n    command: x\n    tools: [echo, sum, echo]\n") == "4:24: tool 'echo' is listed twice in 'tools'");
+    CHECK(err("  s:\n    command: x\n    prefix: a.\n") ==
+          "4:13: a prefix of function names matches ^[a-zA-Z0-9_-]{0,63}$, found 'a.'");
+    CHECK(err("  s:\n    command: x\n    prefix:\n") == "4:5: 'prefix' expects a string (\"\" for none), found nothing");
+    CHECK(err("  s:\n    command: x\n    prefix: " + std::string(64, 'p') + "\n") ==
+          "4:13: a prefix of function names matches ^[a-zA-Z0-9_-]{0,63}$, found '" + std::string(37, 'p') + "...'");
+    CHECK(err("  s:\n    command: x\n    timeout: 0\n") ==
+          "4:14: 'timeout' expects a number of seconds above 0 (up to 1e9), found '0'");
+    CHECK(err("  s:\n    command: x\n    timeout: '5'\n") == "4:14: 'timeout' expects a number, found '5' (quoted, so a string)");
+
+    yaml_options options;
+    options.limits.max_mcp_servers = 2;
+    CHECK(set_error("mcp_servers:\n  a: {url: 'http://h/'}\n  b: {url: 'http://h/'}\n  c: {url: 'http://h/'}\n",
+                    errc::template_limit, options) == "4:3: a set has more than the limit of 2 MCP servers");
+
+    // the declarations built in C++ follow the same rules
+    template_set set;
+    mcp_server both;
+    both.name = "both";
+    both.command = "x";
+    both.url = "http://h/";
+    CHECK_THROWS_WITH_AS(set.add(both), "MCP server 'both' needs either a 'command' (stdio) or a 'url' (Streamable HTTP)",
+                         parley::error);
+    mcp_server bad_prefix;
+    bad_prefix.name = "p";
+    bad_prefix.command = "x";
+    bad_prefix.prefix = "a b";
+    CHECK_THROWS_WITH_AS(set.add(bad_prefix), "the prefix of MCP server 'p' matches ^[a-zA-Z0-9_-]{0,63}$, found 'a b'",
+                         parley::error);
 }
 
 TEST_CASE("errors: YAML syntax, with the parser's position") {
@@ -606,8 +876,8 @@ TEST_CASE("load_templates: a set, or a single template as a set of one named aft
     CHECK(error_of("- role: request\n  functions: [lookup]\n", external) ==
           "2:15: 'functions' names 'lookup', which the set does not define");
     CHECK(error_of("messages: []\ntemplates: {}\n") == "1:1: unknown key 'messages' at the top level of a template set "
-                                                        "(expected templates or functions)");
-    CHECK(error_of("just text\n") == "1:1: a template set is a map with 'templates' and 'functions', found 'just text'");
+                                                        "(expected templates, functions or mcp_servers)");
+    CHECK(error_of("just text\n") == "1:1: a template set is a map with 'templates', 'functions' and 'mcp_servers', found 'just text'");
 }
 
 TEST_CASE("load_functions: a list of function definitions added to a set") {
@@ -841,6 +1111,27 @@ template_set tricky_set(std::mt19937& rng) {
     }
     function_definition f{"f", str(), boost::json::object{{"type", "object"}, {str(), tricky_json(rng, 0)}}};
     set.add(std::move(f));
+    mcp_server server;
+    server.name = "s" + std::to_string(rng() % 100);
+    if (rng() % 2) {
+        server.command = "x" + str();
+        server.args = {str(), str()};
+        server.env = {{"K", str()}, {nonempty() + "_", text()}};
+        for (auto& [name, value] : server.env)
+            std::replace(name.begin(), name.end(), '=', '_');
+        server.cwd = "d" + str();
+    } else {
+        server.url = "https://h" + str();
+        std::string value = str();
+        value.erase(std::remove_if(value.begin(), value.end(), [](char c) { return c == '\r' || c == '\n' || c == '\0'; }),
+                    value.end());
+        server.headers = {{"X-Key", value}};
+    }
+    server.tools = {nonempty(), nonempty() + "+"};
+    if (server.tools[0] == server.tools[1]) server.tools.pop_back();
+    if (rng() % 2) server.prefix = rng() % 2 ? std::string() : std::string("p_");
+    if (rng() % 2) server.timeout = std::uniform_real_distribution<double>(0.001, 1000)(rng);
+    set.add(std::move(server));
     return set;
 }
 
@@ -976,6 +1267,34 @@ TEST_CASE("docs/yaml-format.md: its examples load as the page says") {
             REQUIRE(set.command("lookup_order"));
             CHECK(*set.command("lookup_order") == function_command{"./lookup_order.py --json", 5});
             ++checked;
+        } else if (block.rfind("mcp_servers:", 0) == 0) {
+            const template_set set = load_template_set(block, "ask.yaml");
+            REQUIRE(set.mcp_servers().size() == 3);
+            const mcp_server& files = set.mcp_servers()[0];
+            CHECK(files.command == "npx");
+            CHECK(files.args == std::vector<std::string>{"-y", "@modelcontextprotocol/server-filesystem", "/srv/data"});
+            CHECK(files.function_name("read_file") == "files_read_file");
+            CHECK(set.mcp_servers()[1].args == std::vector<std::string>{"servers/everything/index.js", "stdio"});
+            CHECK(set.mcp_servers()[1].timeout == 20);
+            CHECK(set.mcp_servers()[2].headers ==
+                  std::vector<std::pair<std::string, std::string>>{{"Authorization", "Bearer ${TRACKER_TOKEN}"}});
+            CHECK(set.mcp_servers()[2].function_prefix().empty());
+            CHECK(set.mcp_server_for("files_read_file") == &files);
+            CHECK(set.mcp_server_for("everything_echo") == &set.mcp_servers()[1]);
+            // the error the page shows, for the name misspelt as it shows it
+            std::string typo = block;
+            typo.replace(typo.find("everything_echo, create_issue"), 15, "everything_ecco");
+            const template_set misspelt = load_template_set(typo, "ask.yaml");
+            try {
+                misspelt.check_mcp_functions({"files_read_file", "everything_echo", "create_issue"},
+                                             {{"files", {"read_file", "list_directory"}}, {"everything", {"echo", "get-sum"}}});
+                FAIL("no error");
+            } catch (const located_error& e) {
+                const std::string shown = std::string(e.what());
+                CHECK(page.find("error: " + shown.substr(0, shown.find("get-sum") + 7)) != std::string::npos);
+                CHECK(page.find(shown.substr(shown.find('\n'))) != std::string::npos);
+            }
+            ++checked;
         } else if (block.rfind("# look_up.yaml", 0) == 0) {
             CHECK(load_template(block, "look_up").messages().size() == 3);
             ++checked;
@@ -1008,5 +1327,5 @@ TEST_CASE("docs/yaml-format.md: its examples load as the page says") {
             ++checked;
         }
     }
-    CHECK(checked == 8);
+    CHECK(checked == 9);
 }

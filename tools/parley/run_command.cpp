@@ -10,11 +10,16 @@
 
 #include <parley/bot/bot.hpp>
 #include <parley/bot/client_model.hpp>
+#include <parley/bot/mcp_tools.hpp>
 #include <parley/chat/history_file.hpp>
 #include <parley/chat/json.hpp>
 #include <parley/chat/pretty_json.hpp>
 #include <parley/chat/yaml.hpp>
+#include <parley/mcp/http.hpp>
+#include <parley/mcp/stdio.hpp>
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
@@ -29,6 +34,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -72,6 +78,8 @@ const char* const run_usage =
     "TEMPLATES.yaml is a template set (docs/yaml-format.md) or a single template (a list of\n"
     "messages, named after the file). Functions run their `command` (the arguments as JSON on\n"
     "standard input, the result from standard output) or are built in: get_time, calculator.\n"
+    "The MCP servers the set declares (`mcp_servers`, docs/mcp.md) are started or connected before\n"
+    "the run, their tools become functions, and they are stopped after it, whatever happens.\n"
     "PROMPT is the words joined by spaces; '-', or no words with standard input not a terminal,\n"
     "reads it from standard input.\n"
     "  --template NAME   the template to run (needed when the set has several)\n"
@@ -101,12 +109,69 @@ const char* const run_usage =
     "                    when it fails)\n"
     "  --models FILE     a model catalog (JSON: context windows and prices) over the built-in one\n"
     "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY. With nothing configured, the echo model\n"
-    "answers (and says so on stderr). Exit status: 0, 1 when the run fails (only the error is\n"
-    "printed, and the history file is left as it was), 2 for a wrong command line.\n";
+    "answers (and says so on stderr). Exit status: 0, 1 when the run fails or an MCP server cannot\n"
+    "be started or reached (only the error is printed, and the history file is left as it was), 2\n"
+    "for a wrong command line; SIGINT or SIGTERM stops the run, its commands and its servers, and\n"
+    "parley then dies of that signal.\n";
 
 namespace {
 
 namespace fs = std::filesystem;
+
+// --- interruption -----------------------------------------------------------------------------
+
+/// The signal (SIGINT or SIGTERM) that asks the run to stop, 0 until one arrives.
+volatile std::sig_atomic_t interrupted_by = 0;
+/// How many of them arrived (a second one hurries the stopping of the servers).
+volatile std::sig_atomic_t interruptions = 0;
+
+void note_interruption(int signal) {
+    interrupted_by = signal;
+    interruptions = interruptions + 1;
+}
+
+/// The run was stopped by SIGINT or SIGTERM (interrupted_by).
+class interrupted : public std::runtime_error {
+public:
+    interrupted() : std::runtime_error(interrupted_by == SIGTERM ? "interrupted (SIGTERM)" : "interrupted (SIGINT)") {}
+};
+
+/// While alive, SIGINT and SIGTERM set interrupted_by (no SA_RESTART: a waiting poll returns)
+/// rather than end the process, so that the run stops its commands and servers first.
+class interruption_handler {
+public:
+    interruption_handler() {
+        struct sigaction sa {};
+        sa.sa_handler = &note_interruption;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = 0;
+        ::sigaction(SIGINT, &sa, &old_int_);
+        ::sigaction(SIGTERM, &sa, &old_term_);
+    }
+    ~interruption_handler() {
+        ::sigaction(SIGINT, &old_int_, nullptr);
+        ::sigaction(SIGTERM, &old_term_, nullptr);
+    }
+    interruption_handler(const interruption_handler&) = delete;
+    interruption_handler& operator=(const interruption_handler&) = delete;
+
+private:
+    struct sigaction old_int_ {};
+    struct sigaction old_term_ {};
+};
+
+/// Runs `io` until `f` is ready and returns its value; throws interrupted as soon as SIGINT or
+/// SIGTERM arrived.
+template <class T>
+T run_until(boost::asio::io_context& io, std::future<T>& f) {
+    while (f.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        if (interrupted_by) throw interrupted();
+        if (io.stopped()) io.restart();
+        if (io.run_one_for(std::chrono::milliseconds(100)) == 0 && io.stopped())
+            f.wait_for(std::chrono::milliseconds(10));  // nothing to run here: the work is elsewhere
+    }
+    return f.get();
+}
 
 constexpr double default_timeout = 30;  // seconds a function's command may take
 constexpr std::size_t max_command_output = std::size_t(1) << 20;  // bytes of standard output
@@ -175,6 +240,7 @@ private:
 struct command_outcome {
     bool timed_out = false;
     bool too_much_output = false;
+    bool interrupted = false;  // SIGINT or SIGTERM: the run stops
     int exit_status = 0;  // when it exited
     int signal = 0;  // when a signal ended it
     std::string out;
@@ -259,6 +325,10 @@ command_outcome run_shell(const std::string& command, const std::string& dir, co
     if (input.empty()) in.close(1);
     bool kill_it = false;
     while (in[1] >= 0 || out[0] >= 0 || err[0] >= 0) {
+        if (interrupted_by) {
+            o.interrupted = kill_it = true;
+            break;
+        }
         if (std::chrono::steady_clock::now() >= deadline) {
             o.timed_out = kill_it = true;
             break;
@@ -297,7 +367,8 @@ command_outcome run_shell(const std::string& command, const std::string& dir, co
         const pid_t w = ::waitpid(pid, &status, WNOHANG);
         if (w == pid) break;
         if (w < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-        if (std::chrono::steady_clock::now() >= deadline) o.timed_out = kill_it = true;
+        if (interrupted_by) o.interrupted = kill_it = true;
+        else if (std::chrono::steady_clock::now() >= deadline) o.timed_out = kill_it = true;
         else ::usleep(5000);
     }
     if (kill_it) {
@@ -328,6 +399,7 @@ auto command_function(std::string name, parley::function_command c, std::string 
         command_outcome o = run_shell(c.command, dir, boost::json::serialize(args) + "\n", name, timeout);
         if (!o.err.empty()) output->err(o.err.back() == '\n' ? o.err : o.err + '\n');
         const std::string what = "the command of " + name;
+        if (o.interrupted) throw interrupted();
         if (o.timed_out) throw parley::function_failure(what + " did not finish within " + seconds_text(timeout) + " and was stopped");
         if (o.too_much_output)
             throw parley::function_failure(what + " wrote more than " + std::to_string(max_command_output) + " bytes and was stopped");
@@ -447,6 +519,149 @@ const builtin builtins[] = {
      R"({"type": "object", "properties": {"expression": {"type": "string", "description": "The expression, such as (2 + 3) * 4"}},
         "required": ["expression"]})",
      &calculator},
+};
+
+// --- MCP servers ------------------------------------------------------------------------------
+
+/// `value` with each `${NAME}` replaced by the environment variable NAME (`$${` is a literal
+/// `${`); throws std::runtime_error naming `what` when NAME is not set or the braces do not close.
+std::string expand_environment(const std::string& value, const std::string& what) {
+    std::string out;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        if (value.compare(i, 3, "$${") == 0) {
+            out += "${";
+            i += 2;
+            continue;
+        }
+        if (value.compare(i, 2, "${") != 0) {
+            out += value[i];
+            continue;
+        }
+        const std::size_t end = value.find('}', i + 2);
+        if (end == std::string::npos) throw std::runtime_error(what + ": '${' without its '}' (write '$${' for a '${')");
+        const std::string name = value.substr(i + 2, end - i - 2);
+        const char* v = name.empty() ? nullptr : std::getenv(name.c_str());
+        if (!v) throw std::runtime_error(what + " names the environment variable '" + name + "', which is not set");
+        out += v;
+        i = end;
+    }
+    return out;
+}
+
+/// The MCP servers a template set declares, connected (concurrently) before the run; stopped
+/// (gracefully: a stdio server's input is closed, then SIGTERM and SIGKILL to its process group
+/// after the grace periods) when stop() is called or this is destroyed, whatever happened.
+class mcp_connections {
+public:
+    explicit mcp_connections(boost::asio::io_context& io) : io_(io) {}
+    ~mcp_connections() { stop(); }
+    mcp_connections(const mcp_connections&) = delete;
+    mcp_connections& operator=(const mcp_connections&) = delete;
+
+    /// Starts or reaches every server of `set` (`file` names the set in errors; `dir` is its
+    /// directory, where stdio servers run and relative `cwd`s start); throws std::runtime_error
+    /// naming the server that cannot be reached, interrupted on SIGINT or SIGTERM.
+    void connect(const parley::template_set& set, const std::string& file, const std::string& dir) {
+        using result = parley::mcp::mcp_result<std::shared_ptr<parley::mcp::client>>;
+        std::vector<std::future<result>> pending;
+        for (const parley::mcp_server& d : set.mcp_servers()) {
+            // as declared, with `${NAME}` in env values and headers taken from the environment
+            parley::mcp::server_config config = parley::mcp::config_of(d, dir);
+            const std::string where = file + ": MCP server '" + d.name + "'";
+            config.env.clear();
+            for (const auto& [name, value] : d.env) config.env.emplace_back(name, expand_environment(value, where + ", 'env' " + name));
+            config.headers = parley::http_headers();
+            for (const auto& [name, value] : d.headers) config.headers.add(name, expand_environment(value, where + ", header '" + name + "'"));
+            parley::mcp::client_options options;
+            if (d.timeout > 0) options.request_timeout = std::chrono::milliseconds(static_cast<long long>(d.timeout * 1000));
+            options.on_stderr = [name = d.name](std::string_view line) {
+                std::cerr << '[' << name << "] " << line << '\n';
+                std::cerr.flush();
+            };
+            const bool http = d.is_http();
+            auto connect = [](parley::mcp::server_config c, parley::mcp::client_options o, bool over_http) -> boost::asio::awaitable<result> {
+                if (over_http) co_return co_await parley::mcp::connect_http(std::move(c), std::move(o));
+                co_return co_await parley::mcp::connect_stdio(std::move(c), std::move(o));
+            };
+            pending.push_back(boost::asio::co_spawn(io_, connect(std::move(config), std::move(options), http), boost::asio::use_future));
+        }
+        // every connection ends (and those made are kept, to be stopped) before an error is reported
+        std::optional<std::string> failure;
+        for (std::size_t i = 0; i < pending.size(); ++i) {
+            result r = run_until(io_, pending[i]);
+            const parley::mcp_server& d = set.mcp_servers()[i];
+            if (r) {
+                clients_.push_back(std::move(*r));
+                continue;
+            }
+            if (failure) continue;
+            // a system error's message says what failed and names the server already
+            const parley::mcp::mcp_error& e = r.error();
+            const std::string detail = e.code.category() == std::generic_category() && !e.message.empty() ? e.message : e.what();
+            std::string message = file + ": " + (detail.find("the server '" + d.name + "'") != std::string::npos
+                                                      ? detail
+                                                      : "MCP server '" + d.name + "': " + detail);
+            const bool shell_like = d.args.empty() && d.command.find(' ') != std::string::npos;
+            if (!d.is_http() && r.error().code == std::errc::no_such_file_or_directory && shell_like)
+                message += " ('command' is the program, not a shell command: write the program and its arguments as a list, "
+                           "as in [npx, -y, server])";
+            failure = std::move(message);
+        }
+        if (failure) throw std::runtime_error(*failure);
+    }
+
+    /// Registers the tools of every server with `b` (the allowed tools, under the prefixes), then
+    /// checks that every function the requests name under a server's prefix is one of them.
+    void add_tools(parley::bot& b, const parley::template_set& set, const std::string& file) {
+        std::vector<std::pair<std::string, std::vector<std::string>>> offered;
+        for (std::size_t i = 0; i < clients_.size(); ++i) {
+            const parley::mcp_server& d = set.mcp_servers()[i];
+            const auto& c = clients_[i];
+            std::string names;
+            std::vector<std::string> tools;
+            for (const auto& t : c->tools()) {
+                names += (names.empty() ? "" : ", ") + t.name;
+                tools.push_back(t.name);
+            }
+            for (const auto& wanted : d.tools)
+                if (!c->find_tool(wanted))
+                    throw std::runtime_error(file + ": MCP server '" + d.name + "' has no tool '" + wanted +
+                                             "', which its 'tools' lists (its tools: " + (names.empty() ? std::string("none") : names) + ")");
+            const parley::mcp::bot_tool_options opt = parley::mcp::tool_options_of(d);
+            try {
+                parley::mcp::add_tools(b, c, opt);
+            } catch (const parley::error& e) {  // a function name already taken
+                throw std::runtime_error(file + ": MCP server '" + d.name + "': " + e.what());
+            }
+            offered.emplace_back(d.name, d.tools.empty() ? tools : d.tools);
+        }
+        set.check_mcp_functions(b.functions().names(), offered);
+    }
+
+    /// Stops every server, gracefully, and forgets them; runs `io_` meanwhile. Never throws.
+    void stop() noexcept {
+        if (clients_.empty()) return;
+        try {
+            auto close_all = [](std::vector<std::shared_ptr<parley::mcp::client>> list) -> boost::asio::awaitable<void> {
+                for (const auto& c : list) co_await c->close();
+            };
+            auto done = boost::asio::co_spawn(io_, close_all(clients_), boost::asio::use_future);
+            // bounded: each close ends within its grace periods; a second signal kills at once
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+            const std::sig_atomic_t seen = interruptions;
+            while (done.wait_for(std::chrono::seconds(0)) != std::future_status::ready &&
+                   std::chrono::steady_clock::now() < deadline && interruptions == seen) {
+                if (io_.stopped()) io_.restart();
+                io_.run_one_for(std::chrono::milliseconds(100));
+            }
+        } catch (...) {
+        }
+        clients_.clear();  // a server still running is killed with its group (the client's destructor)
+    }
+
+private:
+    boost::asio::io_context& io_;
+    std::vector<std::shared_ptr<parley::mcp::client>> clients_;  // in the order of the set's servers
 };
 
 // --- models -----------------------------------------------------------------------------------
@@ -635,8 +850,10 @@ int run_main(const std::vector<std::string>& args) {
         }
 
         // The io_context first: it must outlive the client, whose pooled connections hold timers
-        // of its services.
+        // of its services, and the MCP servers' clients.
         boost::asio::io_context io;
+        interruption_handler on_signal;
+        mcp_connections servers(io);
         std::shared_ptr<parley::chat_model> inner;
         std::shared_ptr<parley::chat_client> client;
         if (which == parley::api::scripted) {
@@ -681,15 +898,35 @@ int run_main(const std::vector<std::string>& args) {
             if (!set.function(b.name))
                 bot.add_function(parley::function_definition{b.name, b.description, boost::json::parse(b.parameters).as_object()}, b.run);
 
+        // the MCP servers: their tools become functions; stopped when `servers` goes, whatever happens
+        servers.connect(set, file, dir);
+        servers.add_tools(bot, set, file);
+
         parley::run_options opt;
         if (stream) opt.on_text = [output](std::string_view delta) { output->out(delta); };
         // with --model, the window of that model rather than of the templates' model names
         opt.context_window = context_window != 0 ? context_window
                              : model             ? catalog.context_window(*model).value_or(0)
                                                  : 0;
-        auto done = boost::asio::co_spawn(io, bot.run(template_name, data, std::move(history), std::move(opt)), boost::asio::use_future);
-        io.run();
-        const std::vector<parley::message> conversation = done.get();
+        boost::asio::cancellation_signal cancel;
+        auto done = boost::asio::co_spawn(io, bot.run(template_name, data, std::move(history), std::move(opt)),
+                                          boost::asio::bind_cancellation_slot(cancel.slot(), boost::asio::use_future));
+        std::vector<parley::message> conversation;
+        try {
+            conversation = run_until(io, done);
+        } catch (const interrupted&) {
+            // the run's pending call is cancelled, a tool call the server does not end is ended
+            // by stopping the servers, and the run is let finish before what it uses goes away
+            cancel.emit(boost::asio::cancellation_type::terminal);
+            servers.stop();
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+            while (done.wait_for(std::chrono::seconds(0)) != std::future_status::ready && std::chrono::steady_clock::now() < deadline) {
+                if (io.stopped()) io.restart();
+                io.run_one_for(std::chrono::milliseconds(100));
+            }
+            throw;
+        }
+        servers.stop();
         if (history_file) parley::save_history(*history_file, conversation);
         output->flush();
         report_usage();
@@ -697,6 +934,16 @@ int run_main(const std::vector<std::string>& args) {
     } catch (const usage_error& e) {
         std::cerr << "error: " << e.what() << "\n" << run_usage;
         return 2;
+    } catch (const interrupted& e) {
+        // the commands and servers are stopped; parley dies of the signal, as the shell expects
+        output->discard();
+        report_usage();
+        std::cerr << "parley: " << e.what() << (history_file ? "; the history file is unchanged" : "") << "\n";
+        std::cerr.flush();
+        const int sig = interrupted_by;
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
+        return 128 + sig;
     } catch (const std::exception& e) {
         const bool printed = output->discard();
         report_usage();

@@ -13,6 +13,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -40,12 +41,34 @@ struct bot_tool_options {
 };
 
 /// A tool's name under `prefix`, as a function name the chat APIs take.
-inline std::string function_name_for(std::string_view prefix, std::string_view tool) {
-    std::string name = std::string(prefix) + std::string(tool);
-    for (char& c : name)
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) c = '_';
-    if (name.size() > 64) name.resize(64);
-    return name;
+/// (parley::mcp_function_name: the rule a template set's `mcp_servers` follow too.)
+inline std::string function_name_for(std::string_view prefix, std::string_view tool) { return mcp_function_name(prefix, tool); }
+
+/// How to reach the server a template set declares (YAML `mcp_servers`): its command, arguments,
+/// environment and directory (a relative `cwd`, and none, start at `base_dir`, the directory of
+/// the set's file; empty: this process's directory), or its URL and headers.
+inline server_config config_of(const mcp_server& d, const std::string& base_dir = std::string()) {
+    server_config c;
+    c.name = d.name;
+    c.command = d.command;
+    c.args = d.args;
+    c.env = d.env;
+    if (d.cwd.empty()) c.cwd = base_dir;
+    else if (d.cwd.front() == '/' || base_dir.empty()) c.cwd = d.cwd;
+    else c.cwd = base_dir + (base_dir.back() == '/' ? "" : "/") + d.cwd;
+    c.url = d.url;
+    for (const auto& [name, value] : d.headers) c.headers.add(name, value);
+    return c;
+}
+
+/// The options of the tools of a declared server: its prefix (the server's name and '_' unless
+/// given), its allowed tools, and its time limit for each call.
+inline bot_tool_options tool_options_of(const mcp_server& d) {
+    bot_tool_options o;
+    o.prefix = d.function_prefix();
+    o.allowed = d.tools;
+    if (d.timeout > 0) o.call.timeout = std::chrono::milliseconds(static_cast<long long>(d.timeout * 1000));
+    return o;
 }
 
 /// The function definition the model sees for `t`.

@@ -47,6 +47,14 @@ public:
     /// The error `e`, raised at a line and column of the text `text` of the template's place
     /// `at`, as an error at the place in the source that character was read from.
     virtual template_error place(const template_error& e, text_location at, std::string_view text) const = 0;
+    /// The error `message` about a function name of request message `message`: the name at
+    /// `index` of its `functions`, or its `call_function` for `index` text_location::npos; placed
+    /// at that name in the source, when the origin knows where it is (else empty).
+    virtual std::optional<located_error> place_function(std::size_t message, std::size_t index, errc code,
+                                                        const std::string& text) const {
+        (void)message, (void)index, (void)code, (void)text;
+        return std::nullopt;
+    }
 };
 
 /// A conversation template: parsed once, rendered many times (see parley::render).

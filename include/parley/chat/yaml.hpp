@@ -24,6 +24,7 @@ struct yaml_limits {
     std::size_t max_templates = 1'000;  ///< templates in a set
     std::size_t max_messages = 1'000;  ///< messages in a template
     std::size_t max_functions = 1'000;  ///< function definitions in a set
+    std::size_t max_mcp_servers = 100;  ///< MCP servers a set declares
 };
 
 /// How YAML files are read.
@@ -51,8 +52,10 @@ public:
     using located_error::located_error;
 };
 
-/// Reads a template set: `templates: {NAME: {description, version, variables, messages}}` and
-/// `functions: [{name, description, parameters}]`. `file_name` names the text in errors.
+/// Reads a template set: `templates: {NAME: {description, version, variables, messages}}`,
+/// `functions: [{name, description, parameters, command, timeout}]` and `mcp_servers: {NAME:
+/// {command, args, env, cwd | url, headers; tools, prefix, timeout}}`. `file_name` names the text
+/// in errors.
 /// Throws yaml_error or template_error (see docs/yaml-format.md for every rule).
 template_set load_template_set(std::string_view yaml_text, std::string file_name, const yaml_options& options);
 

@@ -8,6 +8,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -43,8 +44,27 @@ inline template_error place_in_yaml(const template_error& e, std::string_view sr
 /// offset of each text's scalar.
 class yaml_text_origin final : public text_origin {
 public:
-    yaml_text_origin(std::string file, std::shared_ptr<const std::string> source, std::vector<std::vector<std::size_t>> starts)
-        : file_(std::move(file)), source_(std::move(source)), starts_(std::move(starts)) {}
+    /// Where the names of a request message's `functions` are, and its `call_function` (npos: none).
+    struct function_places {
+        std::vector<std::size_t> functions;
+        std::size_t call_function = static_cast<std::size_t>(-1);
+    };
+
+    yaml_text_origin(std::string file, std::shared_ptr<const std::string> source, std::vector<std::vector<std::size_t>> starts,
+                     std::vector<function_places> functions = {})
+        : file_(std::move(file)), source_(std::move(source)), starts_(std::move(starts)), functions_(std::move(functions)) {}
+
+    std::optional<located_error> place_function(std::size_t message, std::size_t index, errc code,
+                                                const std::string& text) const override {
+        if (message >= functions_.size()) return std::nullopt;
+        const function_places& f = functions_[message];
+        const std::size_t at = index == text_location::npos ? f.call_function
+                               : index < f.functions.size() ? f.functions[index]
+                                                            : npos;
+        if (at == npos) return std::nullopt;
+        const yaml_position p = yaml_position_at(*source_, at);
+        return located_error(code, text, {file_, p.line, p.column}, p.line_text);
+    }
 
     template_error place(const template_error& e, text_location at, std::string_view text) const override {
         if (at.message >= starts_.size()) return e;
@@ -59,6 +79,7 @@ private:
     std::string file_;
     std::shared_ptr<const std::string> source_;
     std::vector<std::vector<std::size_t>> starts_;  // by message, then content part (npos: no text)
+    std::vector<function_places> functions_;  // by message
 };
 
 /// Reads template sets and templates from YAML; every error is located in the text.
@@ -81,7 +102,7 @@ public:
                 if (!it->first.IsScalar()) continue;
                 const std::string& k = it->first.Scalar();
                 messages = messages || k == "messages";
-                set_keys = set_keys || k == "templates" || k == "functions";
+                set_keys = set_keys || k == "templates" || k == "functions" || k == "mcp_servers";
             }
             single = messages && !set_keys;
         }
@@ -104,17 +125,18 @@ public:
 private:
     template_set read_set(const YAML::Node& root) {
         if (!root.IsMap()) {
-            std::string msg = "a template set is a map with 'templates' and 'functions', found " + found(root);
+            std::string msg = "a template set is a map with 'templates', 'functions' and 'mcp_servers', found " + found(root);
             if (root.IsSequence()) msg += " (a list of messages is a single template: read it with load_template)";
             fail(offset(root), msg);
         }
         template_set set;
         std::vector<template_nodes> nodes;
-        static constexpr std::string_view top_keys[] = {"templates", "functions"};
+        static constexpr std::string_view top_keys[] = {"templates", "functions", "mcp_servers"};
         for (const field& f : fields(root, 0)) {
             check_known(f, top_keys, "at the top level of a template set");
             if (f.name == "templates") read_templates(f, set, nodes);
-            else read_functions(f, set);
+            else if (f.name == "functions") read_functions(f, set);
+            else read_mcp_servers(f, set);
         }
         if (opt_.check_functions)
             for (std::size_t t = 0; t < set.templates().size(); ++t) check_functions(set.templates()[t], nodes[t], &set);
@@ -389,13 +411,17 @@ private:
     std::shared_ptr<const text_origin> origin_of(const template_nodes& tn) {
         if (!source_) source_ = std::make_shared<const std::string>(src_);
         std::vector<std::vector<std::size_t>> starts;
+        std::vector<yaml_text_origin::function_places> functions;
         constexpr std::size_t none = static_cast<std::size_t>(-1);
         for (const message_nodes& mn : tn.messages) {
             std::vector<std::size_t>& m = starts.emplace_back();
             if (mn.content.IsDefined() && mn.content.IsScalar()) m.push_back(offset(mn.content));
             for (const YAML::Node& p : mn.parts) m.push_back(p.IsDefined() && p.IsScalar() ? offset(p) : none);
+            yaml_text_origin::function_places& f = functions.emplace_back();
+            for (const YAML::Node& n : mn.functions) f.functions.push_back(offset(n));
+            if (mn.call_function.IsScalar()) f.call_function = offset(mn.call_function);
         }
-        return std::make_shared<yaml_text_origin>(file_, source_, std::move(starts));
+        return std::make_shared<yaml_text_origin>(file_, source_, std::move(starts), std::move(functions));
     }
 
     conversation_template read_template(const YAML::Node& n, std::string name, std::size_t depth, template_nodes& tn) {
@@ -540,23 +566,179 @@ private:
         }
     }
 
-    // Every function a request names must be defined (in the set or outside it).
+    // --- MCP servers ----------------------------------------------------------------------------
+
+    void read_mcp_servers(const field& f, template_set& set) {
+        if (!f.value.IsMap()) expected(f, "a map from server names to servers");
+        for (const field& s : fields(f.value, f.depth, true)) {
+            if (set.mcp_servers().size() == opt_.limits.max_mcp_servers)
+                fail(offset(s.key), "a set has more than the limit of " + std::to_string(opt_.limits.max_mcp_servers) +
+                                        " MCP servers", errc::template_limit);
+            mcp_server server = read_mcp_server(s);
+            try {
+                set.add(std::move(server));
+            } catch (const error& e) {  // a bad or a repeated name
+                fail(offset(s.key), e.what());
+            }
+        }
+    }
+
+    // A string that must hold something other than white space.
+    std::string nonblank(const field& f, const char* what, const char* why) {
+        std::string v = text(f, what);
+        if (v.find_first_not_of(" \t\r\n") == std::string::npos) fail(offset(f), "'" + f.name + "' is empty: " + why);
+        return v;
+    }
+
+    // A map from names to strings (`env`, `headers`).
+    std::vector<std::pair<std::string, std::string>> string_map(const field& f, const char* what, std::vector<field>& entries) {
+        if (!f.value.IsMap()) expected(f, what);
+        std::vector<std::pair<std::string, std::string>> out;
+        entries = fields(f.value, f.depth);
+        for (const field& e : entries) out.emplace_back(e.name, text(e));
+        return out;
+    }
+
+    mcp_server read_mcp_server(const field& s) {
+        if (!s.value.IsMap())
+            fail(offset(s), "an MCP server is a map with a 'command' (stdio) or a 'url' (Streamable HTTP), found " + found(s.value));
+        mcp_server m;
+        m.name = s.name;
+        static constexpr std::string_view keys[] = {"command", "args", "env", "cwd", "url", "headers", "tools", "prefix", "timeout"};
+        const std::vector<field> fs = fields(s.value, s.depth);
+        const field* command = nullptr;
+        const field* url = nullptr;
+        const field* args = nullptr;
+        for (const field& k : fs) {
+            check_known(k, keys, "in an MCP server");
+            if (k.name == "command") command = &k;
+            else if (k.name == "url") url = &k;
+            else if (k.name == "args") args = &k;
+        }
+        if (command && url) {
+            const field& second = offset(command->key) < offset(url->key) ? *url : *command;
+            fail(offset(second.key), "an MCP server has a 'command' (stdio) or a 'url' (Streamable HTTP), not both");
+        }
+        if (!command && !url)
+            fail(offset(s.value), "MCP server '" + s.name + "' needs a 'command' (the program that runs it, stdio) or a 'url' "
+                                  "(Streamable HTTP)");
+        for (const field& k : fs) {
+            const bool stdio_key = k.name == "args" || k.name == "env" || k.name == "cwd";
+            if (stdio_key && url)
+                fail(offset(k.key), "'" + k.name + "' belongs to a server run as a 'command', and this one has a 'url'");
+            if (k.name == "headers" && command)
+                fail(offset(k.key), "'headers' belong to a server reached at a 'url', and this one has a 'command'");
+            if (k.name == "command") {
+                if (k.value.IsSequence()) {
+                    if (args)
+                        fail(offset(args->key), "'args' goes with a 'command' given as a string; this 'command' is a list "
+                                                "(the program, then its arguments)");
+                    const std::vector<YAML::Node> list = items(k, "a program (a string), or a list of the program and its arguments");
+                    if (list.empty()) fail(offset(k), "'command' is empty: give the program that runs the server");
+                    for (std::size_t i = 0; i < list.size(); ++i) {
+                        std::string word = text({k.key, list[i], "command", k.depth + 1});
+                        if (i == 0) {
+                            if (word.find_first_not_of(" \t\r\n") == std::string::npos)
+                                fail(offset(list[i]), "the program of 'command' is empty");
+                            m.command = std::move(word);
+                        } else {
+                            m.args.push_back(std::move(word));
+                        }
+                    }
+                } else {
+                    m.command = nonblank(k, "a program (a string), or a list of the program and its arguments",
+                                         "give the program that runs the server");
+                }
+            } else if (k.name == "args") {
+                for (const YAML::Node& a : items(k, "a list of arguments")) m.args.push_back(text({k.key, a, "args", k.depth + 1}));
+            } else if (k.name == "env") {
+                std::vector<field> es;
+                m.env = string_map(k, "a map from variable names to values", es);
+                for (std::size_t i = 0; i < m.env.size(); ++i)
+                    if (m.env[i].first.empty() || m.env[i].first.find('=') != std::string::npos)
+                        fail(offset(es[i].key),
+                             "an environment variable's name is not empty and has no '=', found '" + shorten(m.env[i].first) + "'");
+            } else if (k.name == "cwd") {
+                m.cwd = nonblank(k, "a directory (a string)", "give the directory the server runs in, or leave 'cwd' out");
+            } else if (k.name == "url") {
+                m.url = text(k, "a URL (a string)");
+                const auto scheme = [&](std::string_view p) {
+                    if (m.url.size() <= p.size()) return false;
+                    for (std::size_t i = 0; i < p.size(); ++i)
+                        if (std::tolower(static_cast<unsigned char>(m.url[i])) != p[i]) return false;
+                    return true;
+                };
+                if (!scheme("http://") && !scheme("https://"))
+                    fail(offset(k), "'url' expects an http:// or https:// URL, found '" + shorten(m.url) + "'");
+            } else if (k.name == "headers") {
+                std::vector<field> hs;
+                m.headers = string_map(k, "a map from header names to values", hs);
+                for (std::size_t i = 0; i < m.headers.size(); ++i) {
+                    const auto& [name, value] = m.headers[i];
+                    const bool token = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+                        return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+                    });
+                    if (!token) fail(offset(hs[i].key), "a header name is a token (letters, digits and !#$%&'*+-.^_`|~), found '" + shorten(name) + "'");
+                    if (value.find_first_of("\r\n") != std::string::npos || value.find('\0') != std::string::npos)
+                        fail(offset(hs[i]), "the value of header '" + name + "' has a line break or a NUL");
+                }
+            } else if (k.name == "tools") {
+                const std::vector<YAML::Node> list = items(k, "a list of tool names");
+                if (list.empty()) fail(offset(k), "'tools' lists no tool: leave it out to offer every tool of the server");
+                for (const YAML::Node& t : list) {
+                    std::string tool = text({k.key, t, "tools", k.depth + 1});
+                    if (tool.empty()) fail(offset(t), "a tool name cannot be empty");
+                    if (std::find(m.tools.begin(), m.tools.end(), tool) != m.tools.end())
+                        fail(offset(t), "tool '" + shorten(tool) + "' is listed twice in 'tools'");
+                    m.tools.push_back(std::move(tool));
+                }
+            } else if (k.name == "prefix") {
+                m.prefix = text(k, "a string (\"\" for none)");
+            } else if (k.name == "timeout") {
+                m.timeout = number(k);
+                if (!(m.timeout > 0) || m.timeout > 1e9)
+                    fail(offset(k), "'timeout' expects a number of seconds above 0 (up to 1e9), found '" + shorten(k.value.Scalar()) + "'");
+            }
+        }
+        if (m.prefix) {
+            const field& p = *std::find_if(fs.begin(), fs.end(), [](const field& f) { return f.name == "prefix"; });
+            const bool valid = m.prefix->size() <= 63 && std::all_of(m.prefix->begin(), m.prefix->end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+            });
+            if (!valid)
+                fail(offset(p), "a prefix of function names matches ^[a-zA-Z0-9_-]{0,63}$, found '" + shorten(*m.prefix) + "'");
+        }
+        return m;
+    }
+
+    // Every function a request names must be defined (in the set or outside it), or may come from
+    // an MCP server of the set (its tools are known once it runs).
     void check_functions(const conversation_template& t, const template_nodes& tn, const template_set* set) const {
         auto known = [&](const std::string& name) {
-            return (set && set->function(name)) ||
+            return (set && (set->function(name) || set->mcp_server_for(name))) ||
                    std::find(opt_.external_functions.begin(), opt_.external_functions.end(), name) !=
                        opt_.external_functions.end();
+        };
+        // a name under the prefix of a server whose `tools` do not list it: say so
+        auto why = [&](std::string_view param, const std::string& name) {
+            std::string sentence = template_set::undefined_function(param, name);
+            if (!set) return sentence;
+            for (const mcp_server& s : set->mcp_servers()) {
+                const std::string prefix = s.function_prefix();
+                if (s.tools.empty() || name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+                std::string names;
+                for (const auto& tool : s.tools) names += (names.empty() ? "" : ", ") + s.function_name(tool);
+                return sentence + " (MCP server '" + s.name + "' offers only the tools its 'tools' lists: " + names + ")";
+            }
+            return sentence;
         };
         for (std::size_t i = 0; i < t.messages().size(); ++i) {
             const request_params& p = t.messages()[i].params;
             if (p.functions)
                 for (std::size_t k = 0; k < p.functions->size(); ++k)
-                    if (!known((*p.functions)[k]))
-                        fail(offset(tn.messages[i].functions[k]),
-                             template_set::undefined_function("functions", (*p.functions)[k]));
+                    if (!known((*p.functions)[k])) fail(offset(tn.messages[i].functions[k]), why("functions", (*p.functions)[k]));
             if (p.call_function && !p.call_function->empty() && *p.call_function != "*" && !known(*p.call_function))
-                fail(offset(tn.messages[i].call_function),
-                     template_set::undefined_function("call_function", *p.call_function));
+                fail(offset(tn.messages[i].call_function), why("call_function", *p.call_function));
         }
     }
 

@@ -399,6 +399,36 @@ inline std::string dump_yaml(const template_set& set) {
             }
         }
     }
+    if (!set.mcp_servers().empty()) {
+        w.out += "mcp_servers:\n";
+        auto pairs = [&](std::string_view k, const std::vector<std::pair<std::string, std::string>>& list) {
+            if (list.empty()) return;
+            w.entry(k, 4);
+            w.out += '\n';
+            for (const auto& [name, value] : list) {
+                w.out += "      " + detail::yaml_writer::key(name) + ':';
+                w.string_value(value, 8);
+            }
+        };
+        for (const mcp_server& s : set.mcp_servers()) {
+            w.out += "  " + detail::yaml_writer::key(s.name) + ":\n";
+            if (!s.command.empty()) w.string_entry("command", s.command, 4);
+            if (!s.args.empty()) {
+                w.entry("args", 4);
+                w.string_list(s.args, 6);
+            }
+            pairs("env", s.env);
+            if (!s.cwd.empty()) w.string_entry("cwd", s.cwd, 4);
+            if (!s.url.empty()) w.string_entry("url", s.url, 4);
+            pairs("headers", s.headers);
+            if (!s.tools.empty()) {
+                w.entry("tools", 4);
+                w.string_list(s.tools, 6);
+            }
+            if (s.prefix) w.string_entry("prefix", *s.prefix, 4);
+            if (s.timeout > 0) w.out += "    timeout: " + detail::yaml_double(s.timeout) + '\n';
+        }
+    }
     return std::move(w.out);
 }
 
