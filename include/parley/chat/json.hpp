@@ -380,8 +380,8 @@ struct chat_json_reader {
         }
         if (const rule_violation broken = check(m)) {
             const std::string at = path + broken.pointer;
-            throw error(errc::chat_invalid,
-                        (at.empty() ? std::string("/") : at) + ": " + describe(broken.rule, m.role, broken.key));
+            failed_at = at.empty() ? std::string("/") : at;
+            throw error(errc::chat_invalid, failed_at + ": " + describe(broken.rule, m.role, broken.key));
         }
         return m;
     }
