@@ -262,7 +262,7 @@ private:
         const auto& r = dr::req_object(o, "response", at);
         auto whole = dr::read_response(r, rat, reply_.status, limits_);
         if (!whole) {
-            error_ = std::move(whole.error());
+            error_ = whole.error();
             error_->headers = reply_.headers;
             return;
         }
