@@ -64,7 +64,9 @@ std::vector<message> every_field() {
     message f = make_message(role::function, "{\"found\": true}");
     f.name = "lookup";
     c.push_back(f);
-    c.push_back(message{role::truncate, {}, {}, {}, {}, {}, false, {}});
+    message truncate;
+    truncate.role = role::truncate;
+    c.push_back(truncate);
     message r;
     r.role = role::request;
     r.params.stop = std::string("STOP");

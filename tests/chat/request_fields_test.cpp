@@ -57,7 +57,7 @@ std::string json_error(std::string_view text) {
 }
 
 // "line:col: message" of the error of loading `text` as a template, or "ok".
-std::string yaml_error(std::string_view text) {
+std::string request_yaml_error(std::string_view text) {
     try {
         load_template(text, "t", "t.yaml");
         return "ok";
@@ -204,12 +204,12 @@ TEST_CASE("request fields: YAML reads them as JSON does, with positions, and dum
     CHECK(t.messages().front().params == every_new_field());
     CHECK(load_template(dump_yaml(t), "t") == t);
 
-    CHECK(yaml_error("- role: request\n  reasoning_effort: huge\n") ==
+    CHECK(request_yaml_error("- role: request\n  reasoning_effort: huge\n") ==
           "2:21: 'reasoning_effort' is \"none\", \"minimal\", \"low\", \"medium\", \"high\", \"xhigh\" or \"max\", "
           "found 'huge'");
-    CHECK(yaml_error("- role: request\n  thinking: {type: enabled}\n").rfind("2:13: 'thinking' is {type: enabled", 0) == 0);
-    CHECK(yaml_error("- role: request\n  metadata: {k: [1]}\n") == "2:13: metadata/k: expected a string, found an array");
-    CHECK(yaml_error("- role: request\n  call_function: '+'\n  functions: [f]\n") == "ok");
+    CHECK(request_yaml_error("- role: request\n  thinking: {type: enabled}\n").rfind("2:13: 'thinking' is {type: enabled", 0) == 0);
+    CHECK(request_yaml_error("- role: request\n  metadata: {k: [1]}\n") == "2:13: metadata/k: expected a string, found an array");
+    CHECK(request_yaml_error("- role: request\n  call_function: '+'\n  functions: [f]\n") == "ok");
 }
 
 TEST_CASE("request fields: the constexpr builders take them and convert to the same parameters") {

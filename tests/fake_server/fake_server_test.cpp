@@ -440,7 +440,7 @@ TEST_CASE("OpenAI chat completion: tool calls, several choices and the finish re
     server.push(fake_step::tool_calls({{"call_1", "get_weather", R"({"city":"Oslo"})"}, {"", "get_time", "{}"}}));
     fake_step two;
     two.reply = fake_reply{};
-    two.reply->choices = {{"a", {}, "length", {}}, {"", {}, "", "I can't."}};
+    two.reply->choices = {{"a", {}, "length", {}, {}, false}, {"", {}, "", "I can't.", {}, false}};
     server.push(two);
 
     auto r = post_once(server, "/v1/chat/completions", chat_body("Weather?"));
@@ -533,7 +533,8 @@ TEST_CASE("OpenAI stream: several choices interleaved by index") {
     fake_server server;
     fake_step step;
     step.reply = fake_reply{};
-    step.reply->choices = {{"first answer", {}, {}, {}}, {"second answer", {}, "length", {}}, {"", {}, {}, "No."}};
+    step.reply->choices = {{"first answer", {}, {}, {}, {}, false}, {"second answer", {}, "length", {}, {}, false},
+                           {"", {}, {}, "No.", {}, false}};
     server.push(step);
     const auto r = post_once(server, "/v1/chat/completions", chat_body("Three?", true));
     REQUIRE(r.status == 200);
