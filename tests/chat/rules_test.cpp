@@ -134,11 +134,11 @@ std::vector<rule_case> cases() {
          },
          RULES_BUILDER(parley::tool{"c1"}), needs_content_fn},
         {"assistant_without_content_or_call", R"({"role": "assistant"})", "", "",
-         "an assistant message needs 'content' unless it has 'tool_calls' or a 'function_call'",
+         "an assistant message needs 'content' unless it has 'tool_calls', a 'function_call' or a 'refusal'",
          [] { return with(role::assistant); }, RULES_BUILDER(parley::assistant{}),
          "error_an_assistant_message_needs_content_or_a_call"},
         {"assistant_with_no_tool_calls", R"({"role": "assistant", "content": null, "tool_calls": []})", "", "",
-         "an assistant message needs 'content' unless it has 'tool_calls' or a 'function_call'",
+         "an assistant message needs 'content' unless it has 'tool_calls', a 'function_call' or a 'refusal'",
          [] { return with(role::assistant); }, RULES_BUILDER(parley::assistant{.tool_calls = parley::empty_list}),
          "error_an_assistant_message_needs_content_or_a_call"},
         {"function_without_name", R"({"role": "function", "content": "42"})", "", "",
@@ -667,6 +667,12 @@ TEST_CASE("rules: the table of docs/conversation-templates.md shows every rule i
     const parley::rule_violation v = parley::check(failed_user);
     if (page.find("`" + parley::describe(v.rule, role::user, v.key) + "`") != std::string::npos)
         shown.at(static_cast<std::size_t>(v.rule)) = true;
+    message bad_word = with(role::request);  // a word a request field does not take
+    bad_word.params.reasoning_effort = "huge";
+    const parley::rule_violation w = parley::check(bad_word);
+    CHECK(w.rule == parley::chat_rule::bad_value);
+    if (page.find("`" + parley::describe(w.rule, role::request, w.key) + "`") != std::string::npos)
+        shown.at(static_cast<std::size_t>(w.rule)) = true;
     for (std::size_t r = 1; r < shown.size(); ++r) {
         INFO("chat_rule " << r << ": " << parley::describe(static_cast<parley::chat_rule>(r), role::user, "KEY"));
         CHECK(shown[r]);

@@ -230,7 +230,7 @@ TEST_CASE("errors: what a role requires") {
     CHECK(template_error_of("- role: tool\n  tool_call_id: c1\n  content:\n") ==
           "1:3: a tool message needs 'content' (only a user message may leave it out)");
     CHECK(template_error_of("- role: assistant\n  tool_calls: []\n") ==
-          "1:3: an assistant message needs 'content' unless it has 'tool_calls' or a 'function_call'");
+          "1:3: an assistant message needs 'content' unless it has 'tool_calls', a 'function_call' or a 'refusal'");
     CHECK(template_error_of("- role: request\n  content:\n") ==
           "2:3: a request message sets request parameters only; it has no 'content'");
     CHECK(template_error_of("- role: user\n") == "no error");
@@ -266,7 +266,7 @@ TEST_CASE("errors: values of the wrong type") {
     CHECK(template_error_of("- role: request\n  functions: lookup\n") ==
           "2:14: 'functions' expects a list of function names, found 'lookup'");
     CHECK(template_error_of("- role: request\n  call_function:\n") ==
-          "2:3: 'call_function' expects \"\" (call none), \"*\" (the model chooses) or a function name, found nothing");
+          "2:3: 'call_function' expects \"\" (call none), \"*\" (the model chooses), \"+\" (the model calls one) or a function name, found nothing");
     CHECK(template_error_of("- role: request\n  response_format: [json]\n") ==
           "2:20: 'response_format' expects a map such as {type: json_object}, found a list");
     CHECK(template_error_of("- role: request\n  response_format: '{\"type\": '\n") ==
@@ -359,7 +359,7 @@ TEST_CASE("errors: the set's structure, names and functions") {
     CHECK(set_error("functions:\n  - name: a b\n") == "2:11: a function name matches ^[a-zA-Z0-9_-]{1,64}$, found 'a b'");
     CHECK(set_error("functions:\n  - description: x\n") == "2:5: a function definition needs a 'name'");
     CHECK(set_error("functions:\n  - name: f\n    params: {}\n") ==
-          "3:5: unknown key 'params' in a function definition (expected name, description, parameters, command or "
+          "3:5: unknown key 'params' in a function definition (expected name, description, parameters, strict, command or "
           "timeout)");
     CHECK(set_error("functions:\n  - name: f\n    parameters: [a]\n") ==
           "3:17: 'parameters' expects a JSON schema (a map, or a string of JSON text), found a list");
@@ -911,7 +911,7 @@ TEST_CASE("load_functions: a list of function definitions added to a set") {
           "1:1: a functions file is a list of function definitions (each a map with 'name', 'description' and "
           "'parameters'), found a map");
     CHECK(error_of("- name: f\n  parameter: {}\n") ==
-          "2:3: unknown key 'parameter' in a function definition (expected name, description, parameters, command or "
+          "2:3: unknown key 'parameter' in a function definition (expected name, description, parameters, strict, command or "
           "timeout); did you mean 'parameters'?");
     CHECK(error_of("- name: bad name\n") == "1:9: " + describe(chat_rule::bad_function_name, role::assistant, "bad name"));
     CHECK(error_of("- description: no name\n") == "1:3: a function definition needs a 'name'");

@@ -820,7 +820,7 @@ TEST_CASE("status replies: status, header fields and body as scripted, or an err
     CHECK(str(r.json_body().at("error").at("message")) == "slow down");
     r = c.post("/v1/chat/completions", chat_body("x"));  // the same connection stays usable
     CHECK(r.status == 503);
-    CHECK(str(r.json_body().at("error").at("type")) == "overloaded_error");
+    CHECK(str(r.json_body().at("error").at("type")) == "server_error");  // OpenAI's type for every 5xx
     r = c.post("/v1/messages", anthropic_body("x"), anthropic_headers);
     CHECK(r.status == 529);
     CHECK(str(r.json_body().at("type")) == "error");
@@ -1135,7 +1135,7 @@ TEST_CASE("scripts from JSON: every kind of step, and mistakes named by place") 
         return std::string("no error");
     };
     CHECK(error_of(R"({"steps": [{"reply": {"text": "a"}}, {"reply": {"txt": "b"}}]})") ==
-          "fake server script: steps[1].reply: unknown key \"txt\" (known: text, refusal, tool_calls, finish, choices, "
+          "fake server script: steps[1].reply: unknown key \"txt\" (known: text, refusal, reasoning, tool_calls, finish, choices, "
           "usage, model, delta_size, embeddings, dimensions)");
     CHECK(error_of(R"([{"fault": "explode"}])").find("steps[0].fault: unknown fault \"explode\"") != std::string::npos);
     CHECK(error_of(R"([{"status": 200, "reply": {}}])") ==
@@ -1344,5 +1344,7 @@ TEST_CASE("usage details: cached and reasoning tokens on OpenAI, cache reads and
     v = r.json_body();
     // Anthropic's input_tokens leave out what was read from and written to the cache
     CHECK(v.at("usage") == json::parse(R"({"input_tokens": 10, "cache_creation_input_tokens": 2000,
-        "cache_read_input_tokens": 500, "output_tokens": 40})"));
+        "cache_read_input_tokens": 500, "cache_creation": {"ephemeral_5m_input_tokens": 2000, "ephemeral_1h_input_tokens": 0},
+        "output_tokens": 40, "output_tokens_details": {"thinking_tokens": 0}, "server_tool_use": null,
+        "service_tier": "standard", "inference_geo": null, "speed": null})"));
 }

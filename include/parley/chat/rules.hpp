@@ -271,7 +271,7 @@ inline std::string describe(chat_rule rule, role r, std::string_view key = {}) {
     case chat_rule::bad_value: return detail::value_rule_sentence(key);
     case chat_rule::needs_content:
         if (r == role::assistant)
-            return "an assistant message needs 'content' unless it has 'tool_calls' or a 'function_call'";
+            return "an assistant message needs 'content' unless it has 'tool_calls', a 'function_call' or a 'refusal'";
         return who + " needs 'content' (only a user message may leave it out)";
     case chat_rule::empty_field: return q + " cannot be empty";
     case chat_rule::result_only:
@@ -399,7 +399,8 @@ inline rule_violation check(const message& m) {
     if (m.name && check_not_empty(*m.name) != chat_rule::none) return {chat_rule::empty_field, "name", "/name"};
     if (m.tool_call_id && check_not_empty(*m.tool_call_id) != chat_rule::none)
         return {chat_rule::empty_field, "tool_call_id", "/tool_call_id"};
-    const message_shape has{m.name.has_value(), m.tool_call_id.has_value(), m.content.index() != 0,
+    // an assistant's refusal stands for its content (OpenAI's form: content null, the refusal beside it)
+    const message_shape has{m.name.has_value(), m.tool_call_id.has_value(), m.content.index() != 0 || m.refusal.has_value(),
                             m.function_call.has_value() || !m.tool_calls.empty(), !m.params.empty()};
     if (const chat_rule broken = check_required(r, has); broken != chat_rule::none) return {broken, {}, {}};
     for (std::size_t j = 0; j < m.parts().size(); ++j) {
