@@ -6,6 +6,7 @@
 #include <parley/chat/detail/request_fields_json.hpp>
 #include <parley/chat/message.hpp>
 #include <parley/chat/rules.hpp>
+#include <parley/detail/json_kind.hpp>
 #include <parley/error.hpp>
 
 #include <boost/json/array.hpp>
@@ -134,19 +135,7 @@ struct chat_json_reader {
         step& operator=(const step&) = delete;
     };
 
-    static const char* kind(const boost::json::value& v) {
-        switch (v.kind()) {
-        case boost::json::kind::null: return "null";
-        case boost::json::kind::bool_: return "a boolean";
-        case boost::json::kind::int64:
-        case boost::json::kind::uint64: return "an integer";
-        case boost::json::kind::double_: return "a number";
-        case boost::json::kind::string: return "a string";
-        case boost::json::kind::array: return "an array";
-        case boost::json::kind::object: return "an object";
-        }
-        return "a value";
-    }
+    static const char* kind(const boost::json::value& v) noexcept { return parley::detail::json_kind_name(v); }
     void expected(const char* what, const boost::json::value& found) const {
         fail(std::string("expected ") + what + ", found " + kind(found));
     }

@@ -4,6 +4,7 @@
 #ifndef PARLEY_MCP_JSONRPC_HPP
 #define PARLEY_MCP_JSONRPC_HPP
 
+#include <parley/detail/json_kind.hpp>
 #include <parley/error.hpp>
 
 #include <boost/json/object.hpp>
@@ -55,17 +56,7 @@ inline constexpr std::int64_t request_timeout = -32001;  ///< MCP: the request t
 
 namespace detail {
 
-inline std::string kind_of(const boost::json::value& v) {
-    switch (v.kind()) {
-    case boost::json::kind::null: return "null";
-    case boost::json::kind::bool_: return "a boolean";
-    case boost::json::kind::string: return "a string";
-    case boost::json::kind::array: return "an array";
-    case boost::json::kind::object: return "an object";
-    case boost::json::kind::double_: return "a number";
-    default: return "an integer";
-    }
-}
+inline std::string kind_of(const boost::json::value& v) { return parley::detail::json_kind_name(v); }
 
 /// One message of the peer's JSON: the member checks of JSON-RPC 2.0.
 inline boost::system::result<rpc_message, std::string> read_one(boost::json::value v, const std::string& where) {

@@ -8,6 +8,7 @@
 #include <parley/chat/message.hpp>
 #include <parley/chat/request.hpp>
 #include <parley/chat/rules.hpp>
+#include <parley/detail/json_kind.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -61,19 +62,7 @@ public:
     }
 
     /// "a string", "an integer", ... for messages.
-    static const char* kind(const boost::json::value& v) noexcept {
-        switch (v.kind()) {
-        case boost::json::kind::null: return "null";
-        case boost::json::kind::bool_: return "a boolean";
-        case boost::json::kind::int64:
-        case boost::json::kind::uint64: return "an integer";
-        case boost::json::kind::double_: return "a number";
-        case boost::json::kind::string: return "a string";
-        case boost::json::kind::array: return "an array";
-        case boost::json::kind::object: return "an object";
-        }
-        return "a value";
-    }
+    static const char* kind(const boost::json::value& v) noexcept { return parley::detail::json_kind_name(v); }
 
 private:
     [[noreturn]] static void fail(std::string message, std::string pointer = {}) {

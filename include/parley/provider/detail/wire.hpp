@@ -8,6 +8,7 @@
 
 #include <parley/chat/detail/request_fields.hpp>
 #include <parley/chat/request.hpp>
+#include <parley/detail/json_kind.hpp>
 #include <parley/error.hpp>
 #include <parley/net/headers.hpp>
 #include <parley/provider/reply.hpp>
@@ -171,19 +172,7 @@ inline std::string excerpt(std::string_view s, std::size_t max = max_body_excerp
 
 /// "a string", "an integer", "a number" (with a fraction), "a boolean", "an object", "an array"
 /// or "null", for messages.
-inline const char* kind_name(const boost::json::value& v) noexcept {
-    switch (v.kind()) {
-    case boost::json::kind::null: return "null";
-    case boost::json::kind::bool_: return "a boolean";
-    case boost::json::kind::int64:
-    case boost::json::kind::uint64: return "an integer";
-    case boost::json::kind::double_: return "a number";
-    case boost::json::kind::string: return "a string";
-    case boost::json::kind::array: return "an array";
-    case boost::json::kind::object: return "an object";
-    }
-    return "a value";
-}
+inline const char* kind_name(const boost::json::value& v) noexcept { return parley::detail::json_kind_name(v); }
 
 /// What was found, for messages: the kind, and the value itself when it is a short scalar.
 inline std::string found(const boost::json::value& v) {
