@@ -7,6 +7,7 @@
 #include <parley/error.hpp>
 #include <parley/net/headers.hpp>
 #include <parley/provider/anthropic/common.hpp>
+#include <parley/provider/anthropic/reply.hpp>
 #include <parley/provider/detail/utf16.hpp>
 #include <parley/provider/reply.hpp>
 

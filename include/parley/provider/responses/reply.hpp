@@ -32,8 +32,9 @@ inline reasoning_part read_reasoning(const boost::json::object& item, const json
     if (const auto* summary = opt_array(item, "summary", at)) {
         const auto sat = at.member("summary");
         for (std::size_t k = 0; k < summary->size(); ++k) {
-            const auto& part = as_object((*summary)[k], sat.element(k));
-            const std::string_view text = req_string(part, "text", sat.element(k));
+            const json_path pat = sat.element(k);
+            const auto& part = as_object((*summary)[k], pat);
+            const std::string_view text = req_string(part, "text", pat);
             bytes.add(text.size());
             r.summary.emplace_back(text);
         }
@@ -41,8 +42,9 @@ inline reasoning_part read_reasoning(const boost::json::object& item, const json
     if (const auto* content = opt_array(item, "content", at)) {
         const auto cat = at.member("content");
         for (std::size_t k = 0; k < content->size(); ++k) {
-            const auto& part = as_object((*content)[k], cat.element(k));
-            if (const auto text = opt_string(part, "text", cat.element(k))) r.text += *text;
+            const json_path pat = cat.element(k);
+            const auto& part = as_object((*content)[k], pat);
+            if (const auto text = opt_string(part, "text", pat)) r.text += *text;
         }
         bytes.add(r.text.size());
     }
