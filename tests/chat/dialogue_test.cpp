@@ -27,7 +27,7 @@ namespace pj = parley::jinja;
 using parley::errc;
 
 // A conversation with every kind of message the rules treat apart.
-boost::json::value conversation() {
+boost::json::value dialogue_memory() {
     return boost::json::parse(R"([
         {"role": "system", "content": "You are brief."},
         {"role": "user", "content": "Hello"},
@@ -43,7 +43,7 @@ boost::json::value conversation() {
     ])");
 }
 
-// The dialogue of conversation() with the default format.
+// The dialogue of dialogue_memory() with the default format.
 const char* const expected_default =
     "User: Hello\n"
     "Assistant: Hi! How can I help?\n"
@@ -58,13 +58,13 @@ pj::environment chat_env(pj::environment env = pj::environment::plain()) {
 }
 
 std::string render(const pj::environment& env, std::string_view src,
-                   const boost::json::value& memory = conversation()) {
+                   const boost::json::value& memory = dialogue_memory()) {
     return env.parse(src, "t.j2").render(boost::json::object{{"chat_memory", memory}, {"d", {{"k", 1}}}});
 }
 
 // The text of the template error a render gives (file:line:col, message, excerpt).
 std::string error_of(const pj::environment& env, std::string_view src,
-                     const boost::json::value& memory = conversation()) {
+                     const boost::json::value& memory = dialogue_memory()) {
     try {
         const std::string out = render(env, src, memory);
         FAIL_CHECK("no error; the output was: ", out);
@@ -74,7 +74,7 @@ std::string error_of(const pj::environment& env, std::string_view src,
     return {};
 }
 
-errc code_of(const pj::environment& env, std::string_view src, const boost::json::value& memory = conversation()) {
+errc code_of(const pj::environment& env, std::string_view src, const boost::json::value& memory = dialogue_memory()) {
     try {
         render(env, src, memory);
     } catch (const parley::template_error& e) {
@@ -86,10 +86,10 @@ errc code_of(const pj::environment& env, std::string_view src, const boost::json
 }  // namespace
 
 TEST_CASE("extract_dialogue: user and assistant messages, one entry each, joined by the delimiter") {
-    CHECK(parley::extract_dialogue(conversation()) == expected_default);
-    CHECK(parley::extract_dialogue(conversation(), {.user_prefix = "U:", .assistant_prefix = "A:", .delimiter = "|"}) ==
+    CHECK(parley::extract_dialogue(dialogue_memory()) == expected_default);
+    CHECK(parley::extract_dialogue(dialogue_memory(), {.user_prefix = "U:", .assistant_prefix = "A:", .delimiter = "|"}) ==
           "U:Hello|A:Hi! How can I help?|U:What is the weather in Paris?|A:It is sunny.|U:null|A:A cat.");
-    CHECK(parley::extract_dialogue(conversation(), {.delimiter = "\n\n"}) ==
+    CHECK(parley::extract_dialogue(dialogue_memory(), {.delimiter = "\n\n"}) ==
           "User: Hello\n\nAssistant: Hi! How can I help?\n\nUser: What is the weather in Paris?\n\n"
           "Assistant: It is sunny.\n\nUser: null\n\nAssistant: A cat.");
     // the prefix is written as given: no space is added

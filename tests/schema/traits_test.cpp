@@ -22,15 +22,15 @@ struct leaf {
 };
 BOOST_DESCRIBE_STRUCT(leaf, (), (x))
 
-struct tree {
+struct closure_tree {
     std::string name;
-    std::vector<tree> children;
+    std::vector<closure_tree> children;
     std::optional<leaf> extra;
 };
-BOOST_DESCRIBE_STRUCT(tree, (), (name, children))
+BOOST_DESCRIBE_STRUCT(closure_tree, (), (name, children))
 
 struct with_variant {
-    std::variant<leaf, tree, std::monostate> v;
+    std::variant<leaf, closure_tree, std::monostate> v;
     std::map<std::string, colour> tags;
 };
 BOOST_DESCRIBE_STRUCT(with_variant, (), (v, tags))
@@ -101,16 +101,16 @@ static_assert(parley::detail::std_array_traits<std::array<int, 7>>::size == 7);
 static_assert(std::is_same_v<parley::detail::array_item_t<std::set<colour>>, colour>);
 
 // The closure lists every reachable struct once, the root first; recursion terminates.
-static_assert(std::is_same_v<parley::detail::struct_closure_t<tree>, mp::mp_list<tree>>);
+static_assert(std::is_same_v<parley::detail::struct_closure_t<closure_tree>, mp::mp_list<closure_tree>>);
 static_assert(std::is_same_v<parley::detail::struct_closure_t<std::vector<with_variant>>,
-                             mp::mp_list<with_variant, leaf, tree>>);
+                             mp::mp_list<with_variant, leaf, closure_tree>>);
 static_assert(std::is_same_v<parley::detail::struct_closure_t<int>, mp::mp_list<>>);
 static_assert(std::is_same_v<parley::detail::struct_closure_t<derived>, mp::mp_list<derived, leaf>>);
 static_assert(std::is_same_v<parley::detail::member_types_t<derived>, mp::mp_list<int, leaf>>);
 
-static_assert(parley::describable<tree>);
+static_assert(parley::describable<closure_tree>);
 static_assert(parley::describable<with_variant>);
-static_assert(parley::describable<const std::vector<std::optional<tree>>&>);
+static_assert(parley::describable<const std::vector<std::optional<closure_tree>>&>);
 static_assert(parley::describable<std::map<std::string, std::variant<std::monostate, colour>>>);
 static_assert(!parley::describable<not_described>);
 static_assert(!parley::describable<holds_undescribed>);
@@ -122,7 +122,7 @@ static_assert(!parley::describable<std::variant<int, const char*>>);
 static_assert(std::is_same_v<parley::detail::first_unsupported_t<holds_undescribed>, not_described>);
 static_assert(std::is_same_v<parley::detail::first_unsupported_t<deep_bad>, char>);
 static_assert(std::is_same_v<parley::detail::first_unsupported_t<std::variant<int, const char*>>, const char*>);
-static_assert(std::is_same_v<parley::detail::first_unsupported_t<tree>, void>);
+static_assert(std::is_same_v<parley::detail::first_unsupported_t<closure_tree>, void>);
 
 // The search behind first_unsupported_t (and the strict form's check), with another predicate:
 // the type expression first, through optionals, items, map values and alternatives, then the
@@ -132,7 +132,7 @@ using is_enumeration = std::bool_constant<json_kind_v<T> == json_kind::enumerati
 static_assert(std::is_same_v<parley::detail::first_offender_t<is_enumeration, std::optional<std::vector<colour>>>, colour>);
 static_assert(std::is_same_v<parley::detail::first_offender_t<is_enumeration, with_variant>, colour>);
 static_assert(std::is_same_v<parley::detail::first_offender_t<is_enumeration, std::vector<with_variant>>, colour>);
-static_assert(std::is_void_v<parley::detail::first_offender_t<is_enumeration, tree>>);
+static_assert(std::is_void_v<parley::detail::first_offender_t<is_enumeration, closure_tree>>);
 static_assert(std::is_same_v<parley::detail::first_offender_t<std::is_floating_point, std::variant<int, std::vector<double>>>,
                              double>);
 static_assert(std::is_same_v<parley::detail::first_offender_t<std::is_floating_point, std::map<std::string, float>>, float>);

@@ -57,6 +57,11 @@ const tokenizers = [
     {name: 'gemma3', kind: 'hf', file: lenml('gemma3')},
     {name: 'gptoss', kind: 'hf', file: lenml('gptoss')},
 ].filter((t) => !only || only.split(',').includes(t.name));
+const unknown = only ? only.split(',').filter((n) => !tokenizers.some((t) => t.name === n)) : [];
+if (unknown.length || !tokenizers.length) {
+    console.error(`tokens-diff: no tokenizer named ${unknown.join(', ') || only}`);
+    process.exit(2);
+}
 
 // ---------------------------------------------------------------------------------------------
 // the strings

@@ -54,8 +54,8 @@ namespace {
 namespace asio = boost::asio;
 namespace mcp = parley::mcp;
 
-/// The first line of `text`, at most 160 bytes.
-std::string first_line(std::string_view text) {
+/// The first line of `text`, at most 160 bytes (a description in a listing).
+std::string summary_line(std::string_view text) {
     std::string_view line = text.substr(0, text.find('\n'));
     if (line.size() > 160) return std::string(line.substr(0, 157)) + "...";
     return std::string(line);
@@ -96,7 +96,7 @@ asio::awaitable<int> work(mcp::server_config config, mcp::client_options options
             std::cout << parley::pretty_json(list) << '\n';
         } else {
             for (const auto& t : c->tools())
-                std::cout << t.name << (t.description.empty() ? std::string() : ": " + first_line(t.description)) << '\n';
+                std::cout << t.name << (t.description.empty() ? std::string() : ": " + summary_line(t.description)) << '\n';
         }
     } else if (r.what == "prompts") {
         auto prompts = co_await c->list_prompts();
@@ -121,7 +121,7 @@ asio::awaitable<int> work(mcp::server_config config, mcp::client_options options
             for (const auto& p : *prompts) {
                 std::string args;
                 for (const auto& a : p.arguments) args += (args.empty() ? "" : ", ") + a.name + (a.required ? "" : "?");
-                std::cout << p.name << "(" << args << ")" << (p.description.empty() ? std::string() : ": " + first_line(p.description))
+                std::cout << p.name << "(" << args << ")" << (p.description.empty() ? std::string() : ": " + summary_line(p.description))
                           << '\n';
             }
         }
