@@ -7,8 +7,9 @@
 #   ./dev.sh gcc       only the first half of test: the gcc preset
 #   ./dev.sh deps      only install what is missing
 #   ./dev.sh sanitize  only the second half of test: the clang-asan preset
-# PARLEY_CONFIGURE_ARGS: more CMake arguments for every configure, separated by spaces (as
-# .ci/run's toolchain phase uses: -DPARLEY_BUILD_BENCHMARKS=OFF ...).
+# PARLEY_CONFIGURE_ARGS: more CMake arguments for every configure, separated by spaces, given last
+# so that they override dev.sh's own (as .ci/run's Debian 13 phase uses: -DPARLEY_BUILD_BENCHMARKS=OFF
+# -DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 ...).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -179,16 +180,16 @@ set_configure_args() {
         configure_args+=("-DPARLEY_SHARED_DIR=$PARLEY_SHARED_DIR")
     fi
     configure_args+=("-DPARLEY_NODE_PEERS=$PWD/$node_peers")
-    local extra
-    read -r -a extra <<<"${PARLEY_CONFIGURE_ARGS:-}"
-    configure_args+=("${extra[@]}")
+    read -r -a extra_args <<<"${PARLEY_CONFIGURE_ARGS:-}"
 }
+# PARLEY_CONFIGURE_ARGS, split at spaces: given last, so that they override dev.sh's own.
+extra_args=()
 
 # The travel assistant: a YAML template set run by parley::bot with two C++ functions, a template
 # switch and extract<itinerary>; offline against the fake model server unless OPENAI_BASE_URL or
 # OPENAI_API_KEY is set.
 demo() {
-    cmake --preset gcc "${configure_args[@]}"
+    cmake --preset gcc "${configure_args[@]}" -DPARLEY_BUILD_EXAMPLES=ON "${extra_args[@]}"
     cmake --build --preset gcc --target parley-example-assistant
     echo
     echo "\$ build/gcc/examples/assistant/assistant"
@@ -204,6 +205,7 @@ test_preset() {
         # (clang-asan has its own flags: -O0 without debug information.)
         args+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG")
     fi
+    args+=("${extra_args[@]}")
     echo "=== $preset: configure"
     cmake --preset "$preset" "${args[@]}" || return 1
     echo "=== $preset: build"

