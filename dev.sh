@@ -9,7 +9,7 @@
 #   ./dev.sh sanitize  only the second half of test: the clang-asan preset
 # PARLEY_CONFIGURE_ARGS: more CMake arguments for every configure, separated by spaces, given last
 # so that they override dev.sh's own (as .ci/run's Debian 13 phase uses: -DPARLEY_BUILD_BENCHMARKS=OFF
-# -DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 ...).
+# -DPARLEY_BUILD_EXAMPLES=OFF ...).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
