@@ -26,14 +26,18 @@
 #define PARLEY_ALWAYS_INLINE inline
 #endif
 
-/// The chat clients (parley/net/http_client.hpp, parley/provider/chat_client.hpp) are header-only
-/// by default. A program that defines PARLEY_SEPARATE_COMPILATION in every translation unit
-/// compiles their coroutines once, in the one translation unit that includes
-/// <parley/net/src.hpp>; the other translation units see declarations only and build faster.
+/// parley is header-only by default. A program that defines PARLEY_SEPARATE_COMPILATION in every
+/// translation unit compiles the run-time template engine (parley/jinja.hpp) and the chat
+/// clients' coroutines (parley/net/http_client.hpp, parley/provider/chat_client.hpp) once, in the
+/// one translation unit that includes <parley/src.hpp> (or only <parley/jinja/src.hpp>, for a
+/// program without the chat clients); the other translation units see declarations only and
+/// build faster. PARLEY_DECL marks the functions compiled there: `inline` when header-only.
 #ifdef PARLEY_SEPARATE_COMPILATION
-#define PARLEY_NET_DECL
+#define PARLEY_DECL
 #else
-#define PARLEY_NET_DECL inline
+#define PARLEY_DECL inline
 #endif
+/// The chat clients' functions (PARLEY_DECL).
+#define PARLEY_NET_DECL PARLEY_DECL
 
 #endif

@@ -6,9 +6,18 @@
 #include <parley/jinja/environment.hpp>
 #include <parley/jinja/value.hpp>
 
+#include <parley/jinja/detail/cpp_view.hpp>
+
+#ifndef PARLEY_SEPARATE_COMPILATION
 #include <parley/jinja/impl/environment.hpp>
+#endif
 
 namespace parley::jinja {
+
+template <class Context>
+void parsed_template::render_to(std::string& out, const Context& ctx) const {
+    render_value(out, detail::cpp_view(ctx));
+}
 
 /// Parses and renders `source` once with `ctx` in `env` (Jinja2's defaults unless given).
 template <class Context>

@@ -26,6 +26,7 @@
 #include <parley/jinja.hpp>
 #include <parley/jinja/detail/cpp_view.hpp>
 #include <parley/jinja/detail/ct_program.hpp>
+#include <parley/jinja/detail/builtins.hpp>
 #include <parley/jinja/detail/ops.hpp>
 #include <parley/schema/type_name.hpp>
 

@@ -1,10 +1,10 @@
-// parley/jinja/impl/environment.hpp: bodies of environment and parsed_template.
+// parley/jinja/impl/environment.hpp: bodies of environment and parsed_template (inline, or compiled
+// once under PARLEY_SEPARATE_COMPILATION: see config.hpp).
 #ifndef PARLEY_JINJA_IMPL_ENVIRONMENT_HPP
 #define PARLEY_JINJA_IMPL_ENVIRONMENT_HPP
 
 #include <parley/jinja/detail/builtins.hpp>
 #include <parley/jinja/detail/check.hpp>
-#include <parley/jinja/detail/cpp_view.hpp>
 #include <parley/jinja/detail/link.hpp>
 #include <parley/jinja/detail/parser.hpp>
 #include <parley/jinja/environment.hpp>
@@ -14,12 +14,12 @@
 
 namespace parley::jinja {
 
-inline environment::environment(options opt) : data_(std::make_shared<detail::env_data>()) {
+PARLEY_DECL environment::environment(options opt) : data_(std::make_shared<detail::env_data>()) {
     data_->opt = std::move(opt);
     detail::install_builtins(*data_);
 }
 
-inline environment environment::hf() {
+PARLEY_DECL environment environment::hf() {
     options o;
     o.trim_blocks = true;
     o.lstrip_blocks = true;
@@ -33,13 +33,13 @@ inline environment environment::hf() {
     return e;
 }
 
-inline environment environment::named(std::string_view name) {
+PARLEY_DECL environment environment::named(std::string_view name) {
     if (name == "plain") return plain();
     if (name == "hf") return hf();
     throw error(errc::invalid_argument, "unknown environment '" + std::string(name) + "' (expected 'hf' or 'plain')");
 }
 
-inline detail::env_data& environment::mutate() {
+PARLEY_DECL detail::env_data& environment::mutate() {
     if (data_.use_count() > 1) {
         auto copy = std::make_shared<detail::env_data>();
         copy->opt = data_->opt;
@@ -60,19 +60,19 @@ inline detail::env_data& environment::mutate() {
     return *data_;
 }
 
-inline void environment::add_filter(std::string name, filter_function f) {
+PARLEY_DECL void environment::add_filter(std::string name, filter_function f) {
     auto& e = mutate().filters[std::move(name)];
     e.builtin = nullptr;
     e.user = std::move(f);
 }
 
-inline void environment::add_test(std::string name, test_function t) {
+PARLEY_DECL void environment::add_test(std::string name, test_function t) {
     auto& e = mutate().tests[std::move(name)];
     e.builtin = nullptr;
     e.user = std::move(t);
 }
 
-inline void environment::add_function(std::string name, global_function f) {
+PARLEY_DECL void environment::add_function(std::string name, global_function f) {
     auto o = std::make_unique<detail::function_obj>();
     o->name = name;
     o->user = std::move(f);
@@ -81,7 +81,7 @@ inline void environment::add_function(std::string name, global_function f) {
     d.functions[std::move(name)] = std::move(o);
 }
 
-inline void environment::add_method(std::string name, method_function f) {
+PARLEY_DECL void environment::add_method(std::string name, method_function f) {
     auto identifier_char = [](char c, bool first) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (!first && c >= '0' && c <= '9');
     };
@@ -93,15 +93,15 @@ inline void environment::add_method(std::string name, method_function f) {
     mutate().methods[std::move(name)] = std::move(f);
 }
 
-inline void environment::set_clock(std::function<std::chrono::system_clock::time_point()> clock) {
+PARLEY_DECL void environment::set_clock(std::function<std::chrono::system_clock::time_point()> clock) {
     mutate().opt.clock = std::move(clock);
 }
 
-inline void environment::set_limits(const limits& l) {
+PARLEY_DECL void environment::set_limits(const limits& l) {
     mutate().opt.limit = l;
 }
 
-inline void environment::add_global(std::string name, boost::json::value v) {
+PARLEY_DECL void environment::add_global(std::string name, boost::json::value v) {
     auto& d = mutate();
     d.functions.erase(name);
     d.globals[std::move(name)] = std::move(v);
@@ -128,13 +128,13 @@ inline source_location locate(std::string_view src, std::uint32_t pos, std::stri
 
 }  // namespace detail
 
-inline void parsed_template::throw_error(errc code, std::string msg, std::uint32_t pos) const {
+PARLEY_DECL void parsed_template::throw_error(errc code, std::string msg, std::uint32_t pos) const {
     std::string_view line;
     source_location where = detail::locate(source_, pos, name_, line);
     throw template_error(code, std::move(msg), std::move(where), line);
 }
 
-inline parsed_template environment::parse(std::string_view source, std::string name) const {
+PARLEY_DECL parsed_template environment::parse(std::string_view source, std::string name) const {
     parsed_template t;
     t.name_ = std::move(name);
     t.env_ = data_;
@@ -208,7 +208,7 @@ inline parsed_template environment::parse(std::string_view source, std::string n
     return t;
 }
 
-inline void parsed_template::render_value(std::string& out, const value& root) const {
+PARLEY_DECL void parsed_template::render_value(std::string& out, const value& root) const {
     if (!root.is_mapping_like() && !root.is_undefined())
         throw error(errc::invalid_argument, "a template context must be a mapping (a JSON object, a described struct or a map)");
     const std::size_t start = out.size();
@@ -229,12 +229,7 @@ inline void parsed_template::render_value(std::string& out, const value& root) c
     size_hint_.bytes.store(out.size() - start, std::memory_order_relaxed);
 }
 
-template <class Context>
-void parsed_template::render_to(std::string& out, const Context& ctx) const {
-    render_value(out, detail::cpp_view(ctx));
-}
-
-inline std::string parsed_template::render() const {
+PARLEY_DECL std::string parsed_template::render() const {
     std::string out;
     render_value(out, value());
     return out;
