@@ -15,7 +15,7 @@
 #include <parley/schema/rasa_commands.hpp>
 #include <parley/schema/to_json.hpp>
 #include <parley/schema/traits.hpp>
-#include <parley/schema/type_name.hpp>
+#include <parley/type_name.hpp>
 
 // The macros that describe the structs and enums the schema layer reads.
 #include <boost/describe/class.hpp>

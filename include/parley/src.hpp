@@ -10,6 +10,6 @@
 #endif
 
 #include <parley/jinja/src.hpp>
-#include <parley/net/src.hpp>
+#include <parley/provider/src.hpp>
 
 #endif

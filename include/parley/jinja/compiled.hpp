@@ -28,7 +28,7 @@
 #include <parley/jinja/detail/ct_program.hpp>
 #include <parley/jinja/detail/builtins.hpp>
 #include <parley/jinja/detail/ops.hpp>
-#include <parley/schema/type_name.hpp>
+#include <parley/type_name.hpp>
 
 #include <boost/describe/members.hpp>
 #include <boost/mp11/algorithm.hpp>

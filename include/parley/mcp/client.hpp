@@ -1,5 +1,5 @@
 // parley/mcp/client.hpp: a Model Context Protocol client over a transport (stdio: mcp/stdio.hpp;
-// Streamable HTTP: mcp/http.hpp; `mcp::connect` in mcp/connect.hpp picks one): the session
+// Streamable HTTP: mcp/http.hpp; connect_stdio and connect_http make a client over each): the session
 // (initialize with version negotiation, notifications/initialized), requests with time limits and
 // cancellation (notifications/cancelled), progress, ping, tools (listed page by page, refreshed
 // on notifications/tools/list_changed, called), prompts and resources. See docs/mcp.md.
@@ -98,7 +98,7 @@ struct pending {
 
 }  // namespace detail
 
-/// A session with one MCP server. Made by mcp::connect (or `client::start` with a transport);
+/// A session with one MCP server. Made by connect_stdio or connect_http (or `client::start` with a transport);
 /// its coroutines run on its executor, one at a time (an io_context run by one thread, or a
 /// strand). Requests may overlap. Destroying the client stops the server at once (a stdio server
 /// is killed); `co_await close()` first stops it gracefully.

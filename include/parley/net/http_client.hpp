@@ -6,6 +6,7 @@
 
 #include <parley/config.hpp>
 #include <parley/error.hpp>
+#include <parley/net/call_error.hpp>
 #include <parley/net/detail/pool.hpp>
 #include <parley/net/headers.hpp>
 #include <parley/net/options.hpp>
@@ -13,7 +14,6 @@
 #include <parley/net/retry.hpp>
 #include <parley/net/tls.hpp>
 #include <parley/net/url.hpp>
-#include <parley/provider/reply.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/as_tuple.hpp>

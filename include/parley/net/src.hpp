@@ -1,6 +1,7 @@
-// parley/net/src.hpp: the chat clients' coroutines, compiled once. Include it in exactly one
-// translation unit of a program whose translation units all define PARLEY_SEPARATE_COMPILATION
-// (see config.hpp); link that translation unit with the others.
+// parley/net/src.hpp: the HTTP client's coroutines (parley/net/http_client.hpp), compiled once.
+// Include it in exactly one translation unit of a program whose translation units all define
+// PARLEY_SEPARATE_COMPILATION (see config.hpp); <parley/provider/src.hpp> and <parley/src.hpp>
+// include it.
 #ifndef PARLEY_NET_SRC_HPP
 #define PARLEY_NET_SRC_HPP
 
@@ -9,9 +10,7 @@
 #endif
 
 #include <parley/net/http_client.hpp>
-#include <parley/provider/chat_client.hpp>
 
 #include <parley/net/impl/http_client.hpp>
-#include <parley/provider/impl/chat_client.hpp>
 
 #endif

@@ -13,7 +13,7 @@
 #include <parley/error.hpp>
 #include <parley/schema/detail/annotation_check.hpp>
 #include <parley/schema/json_schema.hpp>
-#include <parley/schema/type_name.hpp>
+#include <parley/type_name.hpp>
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>

@@ -13,7 +13,7 @@
 #include <parley/schema/json_text.hpp>
 #include <parley/schema/partial_json.hpp>
 #include <parley/schema/traits.hpp>
-#include <parley/schema/type_name.hpp>
+#include <parley/type_name.hpp>
 
 #include <boost/describe/members.hpp>
 #include <boost/json/value.hpp>

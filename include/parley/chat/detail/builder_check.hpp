@@ -6,12 +6,12 @@
 // `constexpr` builder) reaching such a call is a compile error, and both g++ and clang++ print
 // the function's name; at run time the same call throws parley::error with the sentence of
 // parley::describe. The rules themselves are those of parley/chat/rules.hpp; a text that does not
-// parse is reported as builder_syntax.hpp says.
+// parse is reported as jinja/detail/syntax_report.hpp says.
 #ifndef PARLEY_CHAT_DETAIL_BUILDER_CHECK_HPP
 #define PARLEY_CHAT_DETAIL_BUILDER_CHECK_HPP
 
 #include <parley/chat/detail/builder_json.hpp>
-#include <parley/chat/detail/builder_syntax.hpp>
+#include <parley/jinja/detail/syntax_report.hpp>
 #include <parley/chat/message.hpp>
 #include <parley/chat/message_builders.hpp>
 #include <parley/chat/rules.hpp>

@@ -3,7 +3,7 @@
 #ifndef PARLEY_JINJA_DETAIL_CT_PROGRAM_HPP
 #define PARLEY_JINJA_DETAIL_CT_PROGRAM_HPP
 
-#include <parley/chat/detail/builder_syntax.hpp>
+#include <parley/jinja/detail/syntax_report.hpp>
 #include <parley/fixed_string.hpp>
 #include <parley/jinja/detail/ast.hpp>
 #include <parley/jinja/detail/lexer.hpp>
@@ -90,7 +90,7 @@ constexpr std::vector<char> normalised_source(std::string_view text, const compi
 }
 
 /// Parses `s` (a source already normalised); a syntax error stops the compiler with its line,
-/// column and message (see parley/chat/detail/builder_syntax.hpp for how each compiler shows it).
+/// column and message (see parley/jinja/detail/syntax_report.hpp for how each compiler shows it).
 constexpr program parse_or_report(std::string_view s, const compile_options& o, std::string_view name) {
     program p;
     if (const syntax_error err = parse_program(s, to_syntax_options(o), p)) {

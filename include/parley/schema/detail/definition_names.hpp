@@ -5,7 +5,7 @@
 #include <parley/config.hpp>
 #include <parley/schema/detail/annotation_check.hpp>
 #include <parley/schema/detail/constexpr_json.hpp>
-#include <parley/schema/type_name.hpp>
+#include <parley/type_name.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 

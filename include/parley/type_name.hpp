@@ -1,12 +1,12 @@
-// parley/schema/type_name.hpp: the name of a C++ type, obtained at compile time.
+// parley/type_name.hpp: the name of a C++ type, obtained at compile time.
 //
 // The name is read from the compiler's own spelling of a function template specialisation
 // (__PRETTY_FUNCTION__ with g++ and clang++), so it is available in constant expressions and
 // costs nothing at run time. Compilers spell some types differently (template arguments such
 // as `3` or `3UL`, `{anonymous}` or `(anonymous namespace)`); names of plain classes and enums
 // are the same everywhere.
-#ifndef PARLEY_SCHEMA_TYPE_NAME_HPP
-#define PARLEY_SCHEMA_TYPE_NAME_HPP
+#ifndef PARLEY_TYPE_NAME_HPP
+#define PARLEY_TYPE_NAME_HPP
 
 #include <parley/config.hpp>
 

@@ -1,5 +1,5 @@
-// parley/chat/detail/builder_syntax.hpp: the syntax check of the builders' texts, and how a
-// text that does not parse is shown by the compiler.
+// parley/jinja/detail/syntax_report.hpp: how a text parsed while the program compiles (a
+// compile-time template, a builder's text) and found not to parse is shown by the compiler.
 //
 // The text is parsed by the constexpr parser of the prompt language. A syntax error ends in a
 // call of error_a_template_text_does_not_parse, which is not constexpr: in constant evaluation
@@ -11,8 +11,8 @@
 // function pointers: nothing is instantiated per line and column pair), and the parser's message
 // becomes a fixed_string template argument of the innermost call, looked up in a list of the
 // parser's messages.
-#ifndef PARLEY_CHAT_DETAIL_BUILDER_SYNTAX_HPP
-#define PARLEY_CHAT_DETAIL_BUILDER_SYNTAX_HPP
+#ifndef PARLEY_JINJA_DETAIL_SYNTAX_REPORT_HPP
+#define PARLEY_JINJA_DETAIL_SYNTAX_REPORT_HPP
 
 #include <parley/error.hpp>
 #include <parley/fixed_string.hpp>

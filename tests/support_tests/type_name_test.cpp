@@ -1,5 +1,5 @@
-// Tests of parley/schema/type_name.hpp: type names at compile time.
-#include <parley/schema/type_name.hpp>
+// Tests of parley/type_name.hpp: type names at compile time.
+#include <parley/type_name.hpp>
 
 #include <doctest/doctest.h>
 
