@@ -307,6 +307,12 @@ private:
     /// The HTTP call of a non-streamed chat, ready to be awaited. The HTTP request is built here
     /// and handed to the call's own coroutine, so that `chat`'s coroutine frame does not hold it.
     boost::asio::awaitable<boost::system::result<net::http_response, call_error>> send_chat(const chat_request& request);
+    /// The coroutine of chat(): the request on the heap, released as soon as it is encoded, so
+    /// that a call in flight holds neither the request nor its copy in its frame (at hundreds of
+    /// calls in flight, the memory each call touches is what its CPU time grows with).
+    boost::asio::awaitable<boost::system::result<chat_reply, call_error>> chat_call(std::unique_ptr<chat_request> request);
+    /// The coroutine of stream(), likewise.
+    boost::asio::awaitable<boost::system::result<chat_stream, call_error>> stream_call(std::unique_ptr<chat_request> request);
     /// The result of a non-streamed chat from its HTTP reply: the decoded reply, or the error.
     boost::system::result<chat_reply, call_error> reply_of(boost::system::result<net::http_response, call_error>&& response) const;
 

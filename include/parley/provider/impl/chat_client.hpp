@@ -30,9 +30,16 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_reply, call_er
 // The work before and after the HTTP call is done by plain functions: a coroutine keeps its
 // locals and temporaries in its frame, which is allocated per call.
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_reply, call_error>> chat_client::chat(chat_request request) {
-    apply_defaults(request);
-    if (!wire_) co_return in_process_reply(request);
-    auto response = co_await send_chat(request);
+    return chat_call(std::make_unique<chat_request>(std::move(request)));
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_reply, call_error>> chat_client::chat_call(
+    std::unique_ptr<chat_request> request) {
+    apply_defaults(*request);
+    if (!wire_) co_return in_process_reply(*request);
+    auto sent = send_chat(*request);  // the body is encoded: the request is no longer needed
+    request.reset();
+    auto response = co_await std::move(sent);
     co_return reply_of(std::move(response));  // a statement of its own: its temporaries stay out of the frame
 }
 
@@ -71,16 +78,23 @@ PARLEY_NET_DECL boost::system::result<chat_reply, call_error> chat_client::reply
 }
 
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_stream, call_error>> chat_client::stream(chat_request request) {
-    apply_defaults(request);
+    return stream_call(std::make_unique<chat_request>(std::move(request)));
+}
+
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_stream, call_error>> chat_client::stream_call(
+    std::unique_ptr<chat_request> request) {
+    apply_defaults(*request);
     chat_stream s;
     s.key_ = key_;
     if (!wire_) {
-        auto reply = in_process_reply(request);
+        auto reply = in_process_reply(*request);
         if (!reply) co_return reply.error();
         s.deliver(std::move(*reply));
         co_return s;
     }
-    auto opened = co_await http_.open(http_request_for(std::string_view(), wire_->encode(request, true), true));
+    auto opening = http_.open(http_request_for(std::string_view(), wire_->encode(*request, true), true));
+    request.reset();  // encoded: no longer needed
+    auto opened = co_await std::move(opening);
     if (!opened) co_return detail::redacted(opened.error(), *key_);
     auto& h = *opened;
     const int status = h.status();
