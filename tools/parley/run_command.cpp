@@ -57,12 +57,6 @@
 
 extern char** environ;
 
-// g++ 12 reports a false -Wmismatched-new-delete where it inlines the allocation and the release
-// of an Asio coroutine frame, which both go through Asio's aligned allocator.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace parley_cli {
 
 const char* const run_usage =

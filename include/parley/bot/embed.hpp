@@ -17,12 +17,7 @@
 #include <utility>
 #include <vector>
 
-// g++ 12 reports a false -Wmismatched-new-delete where it inlines the allocation and the release
-// of an Asio coroutine frame, which both go through Asio's aligned allocator.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
+#include <parley/detail/warnings_push.hpp>  // Asio coroutines: see the file
 
 namespace parley {
 
@@ -94,8 +89,6 @@ inline boost::asio::awaitable<boost::system::result<std::vector<std::vector<floa
 
 }  // namespace parley
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include <parley/detail/warnings_pop.hpp>
 
 #endif

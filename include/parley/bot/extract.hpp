@@ -33,12 +33,7 @@
 #include <variant>
 #include <vector>
 
-// g++ 12 reports a false -Wmismatched-new-delete where it inlines the allocation and the release
-// of an Asio coroutine frame, which both go through Asio's aligned allocator.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
+#include <parley/detail/warnings_push.hpp>  // Asio coroutines: see the file
 
 namespace parley {
 
@@ -299,8 +294,6 @@ boost::asio::awaitable<extract_result<T>> extract(chat_model& model, const std::
 
 }  // namespace parley
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include <parley/detail/warnings_pop.hpp>
 
 #endif

@@ -19,12 +19,7 @@
 #include <string_view>
 #include <vector>
 
-// g++ 12 reports a false -Wmismatched-new-delete where it inlines the allocation and the release
-// of an Asio coroutine frame, which both go through Asio's aligned allocator.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
+#include <parley/detail/warnings_push.hpp>  // Asio coroutines: see the file
 
 namespace parley::mcp {
 
@@ -114,8 +109,6 @@ inline std::vector<std::string> add_tools(bot& b, const std::shared_ptr<client>&
 
 }  // namespace parley::mcp
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include <parley/detail/warnings_pop.hpp>
 
 #endif

@@ -35,12 +35,7 @@
 #include <variant>
 #include <vector>
 
-// g++ 12 reports a false -Wmismatched-new-delete where it inlines the allocation and the release
-// of an Asio coroutine frame, which both go through Asio's aligned allocator.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
+#include <parley/detail/warnings_push.hpp>  // Asio coroutines: see the file
 
 namespace parley::rasa {
 
@@ -562,8 +557,6 @@ inline boost::asio::awaitable<multi_step_result> generate_commands_multi_step(ch
 
 }  // namespace parley::rasa
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include <parley/detail/warnings_pop.hpp>
 
 #endif
