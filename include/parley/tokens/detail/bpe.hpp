@@ -1,14 +1,21 @@
 // parley/tokens/detail/bpe.hpp: byte-pair merging of one piece.
 //
 // tiktoken's rule: the piece starts as single bytes; the adjacent pair whose concatenation has
-// the lowest rank (the leftmost of equal ranks) merges, until no pair is a token. Pieces of up to
-// 96 bytes use tiktoken's own loop over a small array (quadratic, but cache friendly); longer
-// ones a heap over a linked list (O(n log n)), which merges the same pairs in the same order.
+// the lowest rank (the leftmost of equal ranks) merges, until no pair is a token.
 //
 // Hugging Face's rule (models/bpe/word.rs): the word starts as symbols; a heap of (merge rank,
 // position) entries pops the lowest, checks that the pair there still merges to the entry's
-// token, merges, and pushes the pairs the merged symbol forms with its neighbours. parley runs the
-// same heap with the same checks, so it merges the same pairs in the same order.
+// token, merges, and pushes the pairs the merged symbol forms with its neighbours. A pair that
+// changed since its entry was made never passes that check: the merged symbol is longer than
+// either of the two, so the new pair's concatenation is another string, hence (the loader refuses
+// a string or an id given twice) another token. So the reference too merges, at each step, the
+// pair of lowest rank, the leftmost of equal ranks.
+//
+// Both run here on one engine: each adjacent pair has a key (rank << 32 | position) and the
+// least key merges. Pieces of up to 32 parts find it with a scan of all keys, up to 256 parts with
+// a scan of the least key of each block of 8 (both branch free, over arrays on the stack), longer
+// ones with a heap of the keys over a linked list: O(n log n) merges for n parts, whatever the
+// text. Each merge looks up the two pairs the merged part forms with its neighbours.
 #ifndef PARLEY_TOKENS_DETAIL_BPE_HPP
 #define PARLEY_TOKENS_DETAIL_BPE_HPP
 
@@ -23,176 +30,234 @@
 
 namespace parley::tokens::detail {
 
-/// Pieces up to this length use tiktoken's quadratic loop.
-inline constexpr std::size_t small_piece = 96;
+/// Pieces up to this many parts find each merge with a scan of all their merge keys; up to
+/// medium_piece with a scan of the least key of each block of 8; longer ones with a heap.
+inline constexpr std::size_t small_piece = 32;
+inline constexpr std::size_t medium_piece = 256;
 
 /// Scratch space of one thread's merges, kept between calls.
 struct bpe_scratch {
-    std::vector<std::uint32_t> next, prev, rank;
-    std::vector<std::uint64_t> heap;
-    struct symbol {
-        std::uint32_t id;
-        std::int32_t prev, next;
-        std::uint32_t len;
-    };
-    std::vector<symbol> symbols;
-    struct hf_merge {
-        std::uint32_t rank, pos, id, left, right;  ///< left and right: the pair the entry was made for
-    };
-    std::vector<hf_merge> hf_heap;
+    std::vector<std::uint32_t> next, prev, id, made;
+    std::vector<std::uint64_t> key, heap;
+    std::vector<std::uint32_t> symbols;  ///< Hugging Face: the tokens a piece starts as
 };
 
-/// Runs tiktoken's merge over `piece` (at least two bytes, every byte a token) and calls
-/// `emit(id)` for each token in order. `pair_ranks` holds the rank of each two-byte token at
-/// [first << 8 | second] and of each byte at [65536 + byte] (no_token for none).
-template <class Emit>
-void tiktoken_merge(std::string_view piece, const byte_map& map, const token_table& tokens, const std::uint32_t* pair_ranks,
-                    bpe_scratch& scratch, Emit&& emit) {
-    const std::size_t n = piece.size();
-    const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
-    // two-byte tokens from the table of every byte pair's rank, longer ones from the hash map
-    auto rank_of = [&](std::size_t b, std::size_t e) {
-        if (e - b == 2) return pair_ranks[(std::size_t(bytes[b]) << 8) | bytes[b + 1]];
-        if (e - b == 1) return pair_ranks[65536 + bytes[b]];
-        return map.find(piece.substr(b, e - b), tokens);
-    };
-    if (n <= small_piece) {
-        std::uint32_t start[small_piece + 1], rank[small_piece + 1];
-        std::size_t len = n + 1;
-        std::uint32_t min_rank = no_token;
-        std::size_t min_i = 0;
-        for (std::size_t i = 0; i + 1 < n; ++i) {
-            start[i] = static_cast<std::uint32_t>(i);
-            rank[i] = rank_of(i, i + 2);
-            if (rank[i] < min_rank) {
-                min_rank = rank[i];
-                min_i = i;
-            }
-        }
-        start[n - 1] = static_cast<std::uint32_t>(n - 1);
-        rank[n - 1] = no_token;
-        start[n] = static_cast<std::uint32_t>(n);
-        rank[n] = no_token;
-        auto get_rank = [&](std::size_t i) { return i + 3 < len ? rank_of(start[i], start[i + 3]) : no_token; };
-        while (min_rank != no_token) {
-            const std::size_t i = min_i;
-            if (i > 0) rank[i - 1] = get_rank(i - 1);
-            rank[i] = get_rank(i);
-            for (std::size_t k = i + 1; k + 1 < len; ++k) {
-                start[k] = start[k + 1];
-                rank[k] = rank[k + 1];
-            }
-            --len;
-            min_rank = no_token;
-            for (std::size_t k = 0; k + 1 < len; ++k)
-                if (rank[k] < min_rank) {
-                    min_rank = rank[k];
-                    min_i = k;
-                }
-        }
-        for (std::size_t k = 0; k + 1 < len; ++k) emit(rank_of(start[k], start[k + 1]));
-        return;
+/// No merge (greater than every merge key).
+inline constexpr std::uint64_t no_merge = ~std::uint64_t(0);
+
+/// The order of the merge of a pair starting at `pos`: its rank, then its position (the leftmost
+/// of equal ranks first); no_merge for no rank.
+inline std::uint64_t merge_key(std::uint32_t rank, std::size_t pos) noexcept {
+    return rank == no_token ? no_merge : (std::uint64_t(rank) << 32) | pos;
+}
+
+/// The least of keys[0, n) (n a multiple of 4), in four independent chains.
+inline std::uint64_t least_key(const std::uint64_t* keys, std::size_t n) noexcept {
+    std::uint64_t a = no_merge, b = no_merge, c = no_merge, d = no_merge;
+    for (std::size_t k = 0; k < n; k += 4) {
+        a = std::min(a, keys[k]);
+        b = std::min(b, keys[k + 1]);
+        c = std::min(c, keys[k + 2]);
+        d = std::min(d, keys[k + 3]);
     }
-    // Parts are named by their first byte; next/prev link them, rank[p] is the rank of part p
-    // merged with the part after it.
+    return std::min(std::min(a, b), std::min(c, d));
+}
+
+/// The merge keys of up to N positions, the least found by scanning them all.
+template <std::size_t N>
+class flat_keys {
+public:
+    /// n keys, all no_merge.
+    explicit flat_keys(std::size_t n) noexcept : padded_((n + 3) & ~std::size_t(3)) {
+        for (std::size_t k = 0; k < padded_; ++k) key_[k] = no_merge;
+    }
+    /// Sets key p before the first call of least (then call ready).
+    void init(std::size_t p, std::uint64_t k) noexcept { key_[p] = k; }
+    void ready() noexcept {}
+    void set(std::size_t p, std::uint64_t k) noexcept { key_[p] = k; }
+    std::uint64_t least() const noexcept { return least_key(key_, padded_); }
+
+private:
+    std::size_t padded_;
+    std::uint64_t key_[(N + 3) & ~std::size_t(3)];
+};
+
+/// The merge keys of up to N positions with the least of each block of 8: setting a key rescans
+/// its block, finding the least scans the blocks' least.
+template <std::size_t N>
+class block_keys {
+public:
+    explicit block_keys(std::size_t n) noexcept : blocks_(((n + 7) / 8 + 3) & ~std::size_t(3)) {
+        for (std::size_t k = 0; k < blocks_ * 8; ++k) key_[k] = no_merge;
+    }
+    void init(std::size_t p, std::uint64_t k) noexcept { key_[p] = k; }
+    void ready() noexcept {
+        for (std::size_t b = 0; b < blocks_; ++b) least_[b] = least_key(key_ + b * 8, 8);
+    }
+    void set(std::size_t p, std::uint64_t k) noexcept {
+        key_[p] = k;
+        least_[p / 8] = least_key(key_ + (p & ~std::size_t(7)), 8);
+    }
+    std::uint64_t least() const noexcept { return least_key(least_, blocks_); }
+
+private:
+    static constexpr std::size_t blocks = ((N + 7) / 8 + 3) & ~std::size_t(3);
+    std::size_t blocks_;
+    std::uint64_t key_[blocks * 8];
+    std::uint64_t least_[blocks];
+};
+
+// The engine's callbacks, for a piece of n units (bytes or symbols):
+//   initial(p)                     the token of unit p at the start;
+//   merge_of(b, m, e, left, right) the merge (rank and token; no_merge_info for none) of the part
+//                                  of units [b, m), token left, with the part [m, e), token right;
+//   emit(id)                       called with each token of the result, in order.
+
+/// The engine over arrays on the stack, for 1 <= n <= N units; Keys is flat_keys or block_keys.
+template <class Keys, std::size_t N, class Initial, class MergeOf, class Emit>
+void merge_small(std::size_t n, Initial& initial, MergeOf& merge_of, Emit& emit) {
+    Keys key(n);
+    std::uint32_t id[N], made[N];  // made[p]: the token the merge of key[p] makes
+    std::uint16_t next[N], prev[N];
+    for (std::size_t p = 0; p < n; ++p) {
+        id[p] = initial(p);
+        next[p] = static_cast<std::uint16_t>(p + 1);
+        prev[p] = static_cast<std::uint16_t>(p - 1);  // wraps for 0: never read
+    }
+    for (std::size_t p = 0; p + 1 < n; ++p) {
+        const merge_info m = merge_of(p, p + 1, p + 2, id[p], id[p + 1]);
+        key.init(p, merge_key(m.rank, p));
+        made[p] = m.id;
+    }
+    key.ready();
+    for (;;) {
+        const std::uint64_t least = key.least();
+        if (least == no_merge) break;
+        const std::size_t p = static_cast<std::uint32_t>(least);
+        const std::size_t q = next[p], r = next[q];
+        id[p] = made[p];
+        key.set(q, no_merge);
+        next[p] = static_cast<std::uint16_t>(r);
+        if (r < n) {
+            prev[r] = static_cast<std::uint16_t>(p);
+            const merge_info m = merge_of(p, r, next[r], id[p], id[r]);
+            key.set(p, merge_key(m.rank, p));
+            made[p] = m.id;
+        } else {
+            key.set(p, no_merge);
+        }
+        if (p > 0) {
+            const std::size_t o = prev[p];
+            const merge_info m = merge_of(o, p, r, id[o], id[p]);
+            key.set(o, merge_key(m.rank, o));
+            made[o] = m.id;
+        }
+    }
+    for (std::size_t p = 0; p < n; p = next[p]) emit(id[p]);
+}
+
+/// The engine with a heap of the keys in `scratch`, for any n >= 1: an entry is current while
+/// key[p] holds it.
+template <class Initial, class MergeOf, class Emit>
+void merge_heap(std::size_t n, Initial& initial, MergeOf& merge_of, bpe_scratch& scratch, Emit& emit) {
     auto& next = scratch.next;
     auto& prev = scratch.prev;
-    auto& rank = scratch.rank;
+    auto& id = scratch.id;
+    auto& made = scratch.made;
+    auto& key = scratch.key;
     auto& heap = scratch.heap;
-    next.resize(n + 1);
-    prev.resize(n + 1);
-    rank.resize(n + 1);
+    next.resize(n);
+    prev.resize(n);
+    id.resize(n);
+    made.resize(n);
+    key.resize(n);
     heap.clear();
-    for (std::size_t i = 0; i < n; ++i) {
-        next[i] = static_cast<std::uint32_t>(i + 1);
-        prev[i] = static_cast<std::uint32_t>(i - 1);  // wraps for 0: never read
-        rank[i] = i + 1 < n ? rank_of(i, i + 2) : no_token;
-        if (rank[i] != no_token) heap.push_back((std::uint64_t(rank[i]) << 32) | i);
+    for (std::size_t p = 0; p < n; ++p) {
+        id[p] = initial(p);
+        next[p] = static_cast<std::uint32_t>(p + 1);
+        prev[p] = static_cast<std::uint32_t>(p - 1);  // wraps for 0: never read
     }
-    next[n] = static_cast<std::uint32_t>(n + 1);
+    for (std::size_t p = 0; p < n; ++p) {
+        const merge_info m = p + 1 < n ? merge_of(p, p + 1, p + 2, id[p], id[p + 1]) : no_merge_info;
+        key[p] = merge_key(m.rank, p);
+        made[p] = m.id;
+        if (key[p] != no_merge) heap.push_back(key[p]);
+    }
     const auto later = std::greater<std::uint64_t>();
     std::make_heap(heap.begin(), heap.end(), later);
-    auto pair_rank = [&](std::uint32_t p) -> std::uint32_t {
-        const std::uint32_t q = next[p];
-        if (q >= n) return no_token;
-        return rank_of(p, next[q]);
+    auto set_key = [&](std::size_t p, const merge_info& m) {
+        key[p] = merge_key(m.rank, p);
+        made[p] = m.id;
+        if (key[p] != no_merge) {
+            heap.push_back(key[p]);
+            std::push_heap(heap.begin(), heap.end(), later);
+        }
     };
     while (!heap.empty()) {
         std::pop_heap(heap.begin(), heap.end(), later);
         const std::uint64_t top = heap.back();
         heap.pop_back();
-        const std::uint32_t p = static_cast<std::uint32_t>(top);
-        if (rank[p] != static_cast<std::uint32_t>(top >> 32)) continue;  // stale: the pair changed
-        const std::uint32_t q = next[p];
-        next[p] = next[q];
-        if (next[p] < n) prev[next[p]] = p;
-        rank[q] = no_token;
-        rank[p] = pair_rank(p);
-        if (rank[p] != no_token) {
-            heap.push_back((std::uint64_t(rank[p]) << 32) | p);
-            std::push_heap(heap.begin(), heap.end(), later);
+        const std::size_t p = static_cast<std::uint32_t>(top);
+        if (key[p] != top) continue;  // stale: the pair changed
+        const std::size_t q = next[p], r = next[q];
+        id[p] = made[p];
+        key[q] = no_merge;
+        next[p] = static_cast<std::uint32_t>(r);
+        if (r < n) {
+            prev[r] = static_cast<std::uint32_t>(p);
+            set_key(p, merge_of(p, r, next[r], id[p], id[r]));
+        } else {
+            key[p] = no_merge;
         }
         if (p > 0) {
-            const std::uint32_t o = prev[p];
-            rank[o] = pair_rank(o);
-            if (rank[o] != no_token) {
-                heap.push_back((std::uint64_t(rank[o]) << 32) | o);
-                std::push_heap(heap.begin(), heap.end(), later);
-            }
+            const std::size_t o = prev[p];
+            set_key(o, merge_of(o, p, r, id[o], id[p]));
         }
     }
-    for (std::uint32_t p = 0; p < n; p = next[p]) emit(rank_of(p, next[p]));
+    for (std::size_t p = 0; p < n; p = next[p]) emit(id[p]);
 }
 
-/// Runs Hugging Face's merge over the symbols of `scratch.symbols` (ids and byte lengths, linked
-/// in order), leaving the merged symbols there (those of length 0 were merged away).
-inline void hf_merge(const pair_map& merges, bpe_scratch& scratch) {
-    auto& symbols = scratch.symbols;
-    auto& heap = scratch.hf_heap;
-    heap.clear();
-    // a min-heap on (rank, position)
-    auto later = [](const bpe_scratch::hf_merge& a, const bpe_scratch::hf_merge& b) {
-        return a.rank != b.rank ? a.rank > b.rank : a.pos > b.pos;
-    };
-    for (std::size_t i = 0; i + 1 < symbols.size(); ++i)
-        if (const merge_info* m = merges.find(symbols[i].id, symbols[i + 1].id))
-            heap.push_back({m->rank, static_cast<std::uint32_t>(i), m->id, symbols[i].id, symbols[i + 1].id});
-    std::make_heap(heap.begin(), heap.end(), later);
-    while (!heap.empty()) {
-        std::pop_heap(heap.begin(), heap.end(), later);
-        const bpe_scratch::hf_merge top = heap.back();
-        heap.pop_back();
-        auto& cur = symbols[top.pos];
-        if (cur.len == 0 || cur.next == -1) continue;
-        const std::size_t next_pos = static_cast<std::size_t>(cur.next);
-        const auto right = symbols[next_pos];
-        if (cur.id != top.left || right.id != top.right) {
-            // the pair changed since the entry was made: the reference merges anyway when the new
-            // pair merges into the same token (its check compares the merged token only)
-            const merge_info* m = merges.find(cur.id, right.id);
-            if (!m || m->id != top.id) continue;  // an expired entry
-        }
-        cur.id = top.id;
-        cur.len += right.len;
-        cur.next = right.next;
-        symbols[next_pos].len = 0;
-        if (right.next > -1 && static_cast<std::size_t>(right.next) < symbols.size())
-            symbols[static_cast<std::size_t>(right.next)].prev = static_cast<std::int32_t>(top.pos);
-        if (cur.prev >= 0) {
-            const auto& before = symbols[static_cast<std::size_t>(cur.prev)];
-            if (const merge_info* pm = merges.find(before.id, cur.id)) {
-                heap.push_back({pm->rank, static_cast<std::uint32_t>(cur.prev), pm->id, before.id, cur.id});
-                std::push_heap(heap.begin(), heap.end(), later);
-            }
-        }
-        if (cur.next >= 0 && static_cast<std::size_t>(cur.next) < symbols.size()) {
-            const auto& after = symbols[static_cast<std::size_t>(cur.next)];
-            if (const merge_info* nm = merges.find(cur.id, after.id)) {
-                heap.push_back({nm->rank, top.pos, nm->id, cur.id, after.id});
-                std::push_heap(heap.begin(), heap.end(), later);
-            }
-        }
-    }
+/// Byte-pair merges of n >= 1 units with the engine that suits n.
+template <class Initial, class MergeOf, class Emit>
+void merge_units(std::size_t n, Initial&& initial, MergeOf&& merge_of, bpe_scratch& scratch, Emit&& emit) {
+    if (n <= small_piece) merge_small<flat_keys<small_piece>, small_piece>(n, initial, merge_of, emit);
+    else if (n <= medium_piece) merge_small<block_keys<medium_piece>, medium_piece>(n, initial, merge_of, emit);
+    else merge_heap(n, initial, merge_of, scratch, emit);
+}
+
+/// Runs tiktoken's merge over `piece` (at least one byte, every byte a token) and calls
+/// `emit(id)` for each token in order. `pair_ranks` holds the rank of each two-byte token at
+/// [first << 8 | second] and of each byte at [65536 + byte] (no_token for none). A part's token
+/// is its rank, which is the rank of the merge that made it.
+template <class Emit>
+void tiktoken_merge(std::string_view piece, const byte_map& map, const token_table& tokens, const std::uint32_t* pair_ranks,
+                    bpe_scratch& scratch, Emit&& emit) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+    merge_units(
+        piece.size(), [&](std::size_t p) { return pair_ranks[65536 + bytes[p]]; },
+        [&](std::size_t b, std::size_t, std::size_t e, std::uint32_t, std::uint32_t) {
+            // two-byte tokens from the table of every byte pair's rank, longer ones from the map
+            const std::uint32_t rank = e - b == 2 ? pair_ranks[(std::size_t(bytes[b]) << 8) | bytes[b + 1]]
+                                                  : map.find(std::string_view(piece.data() + b, e - b), tokens);
+            return merge_info{rank, rank};
+        },
+        scratch, emit);
+}
+
+/// Runs Hugging Face's merge over the symbols of `scratch.symbols` (their tokens, in order) and
+/// calls `emit(id)` for each token of the result. For a byte-level model, `bytes` are the piece's
+/// bytes (one symbol each) and `byte_pairs` the merge of every pair of bytes' tokens at
+/// [first << 8 | second]; else both are null.
+template <class Emit>
+void hf_merge(const pair_map& merges, const unsigned char* bytes, const merge_info* byte_pairs, bpe_scratch& scratch, Emit&& emit) {
+    const std::uint32_t* symbols = scratch.symbols.data();
+    merge_units(
+        scratch.symbols.size(), [&](std::size_t p) { return symbols[p]; },
+        [&](std::size_t b, std::size_t m, std::size_t e, std::uint32_t left, std::uint32_t right) {
+            if (byte_pairs && m - b == 1 && e - m == 1) return byte_pairs[(std::size_t(bytes[b]) << 8) | bytes[m]];
+            return merges.merge_of(left, right);
+        },
+        scratch, emit);
 }
 
 }  // namespace parley::tokens::detail

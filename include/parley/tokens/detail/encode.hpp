@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,37 +38,43 @@ struct token_sink {
 /// What to do with text that spells a special token.
 enum class special_mode : std::uint8_t { recognized, as_text, refused };
 
-/// Results of recent pieces that took merges, per thread and tokenizer; emptied when full.
+/// Results of recent pieces that took merges, per thread and tokenizer; emptied when half full.
+/// A slot is 16 bytes (half a megabyte for all): a probe that finds nothing costs about what it
+/// saves, so the table is kept small enough to stay in cache. Entries are forgotten by bumping a
+/// generation number, without rewriting the slots.
 class piece_cache {
 public:
-    static constexpr std::size_t max_piece = 64;
+    static constexpr std::size_t max_piece = 256;
 
-    /// The ids of `piece`, or nullptr; `n` receives their number.
+    /// The ids of `piece` (whose hash_bytes is `h`), or nullptr; `n` receives their number.
     const std::uint32_t* find(std::uint64_t owner, std::string_view piece, std::uint64_t h, std::size_t& n) {
         if (owner != owner_) {
             reset(owner);
             return nullptr;
         }
-        std::size_t i = h & mask;
-        for (;;) {
+        const auto check = static_cast<std::uint32_t>(h >> 32);
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
             const slot& s = slots_[i];
-            if (s.key_length == 0) return nullptr;
-            if (s.hash == h && s.key_length == piece.size() && same_bytes(keys_.data() + s.key_offset, piece.data(), piece.size())) {
+            if (s.generation != generation_) return nullptr;
+            if (s.check == check && s.key_length == piece.size() &&
+                same_bytes(reinterpret_cast<const char*>(data_.data() + s.offset + s.ids_length), piece.data(), piece.size())) {
                 n = s.ids_length;
-                return ids_.data() + s.ids_offset;
+                return data_.data() + s.offset;
             }
-            i = (i + 1) & mask;
         }
     }
 
+    /// Records the ids of `piece` (at most max_piece bytes, whose hash_bytes is `h`).
     void put(std::uint64_t owner, std::string_view piece, std::uint64_t h, const std::uint32_t* ids, std::size_t n) {
-        if (owner != owner_ || used_ * 2 >= capacity || keys_.size() > (1u << 23)) reset(owner);
+        if (owner != owner_ || used_ * 2 >= capacity || data_.size() > max_words) reset(owner);
         std::size_t i = h & mask;
-        while (slots_[i].key_length != 0) i = (i + 1) & mask;
-        slots_[i] = slot{h, static_cast<std::uint32_t>(keys_.size()), static_cast<std::uint32_t>(piece.size()),
-                         static_cast<std::uint32_t>(ids_.size()), static_cast<std::uint32_t>(n)};
-        keys_.append(piece);
-        ids_.insert(ids_.end(), ids, ids + n);
+        while (slots_[i].generation == generation_) i = (i + 1) & mask;
+        const auto offset = static_cast<std::uint32_t>(data_.size());
+        slots_[i] = slot{static_cast<std::uint32_t>(h >> 32), offset, static_cast<std::uint16_t>(piece.size()),
+                         static_cast<std::uint16_t>(n), generation_};
+        data_.insert(data_.end(), ids, ids + n);
+        data_.resize(data_.size() + (piece.size() + 3) / 4);
+        std::memcpy(data_.data() + offset + n, piece.data(), piece.size());
         ++used_;
     }
 
@@ -75,23 +82,27 @@ public:
     void clear() noexcept { owner_ = 0; }
 
 private:
-    static constexpr std::size_t capacity = 1 << 17, mask = capacity - 1;
+    static constexpr std::size_t capacity = 1 << 15, mask = capacity - 1;
+    static constexpr std::size_t max_words = std::size_t(1) << 20;  ///< of data_
+    /// An entry: its ids then its bytes at data_[offset], of the generation that wrote it.
     struct slot {
-        std::uint64_t hash = 0;
-        std::uint32_t key_offset = 0, key_length = 0, ids_offset = 0, ids_length = 0;
+        std::uint32_t check = 0, offset = 0;
+        std::uint16_t key_length = 0, ids_length = 0;
+        std::uint32_t generation = 0;
     };
     void reset(std::uint64_t owner) {
         owner_ = owner;
-        if (slots_.size() != capacity) slots_.resize(capacity);
-        if (used_) std::fill(slots_.begin(), slots_.end(), slot{});
-        keys_.clear();
-        ids_.clear();
+        if (slots_.size() != capacity || ++generation_ == 0) {
+            slots_.assign(capacity, slot{});
+            generation_ = 1;
+        }
+        data_.clear();
         used_ = 0;
     }
     std::vector<slot> slots_;
-    std::string keys_;
-    std::vector<std::uint32_t> ids_;
+    std::vector<std::uint32_t> data_;  ///< ids and bytes of the entries
     std::uint64_t owner_ = 0;
+    std::uint32_t generation_ = 0;
     std::size_t used_ = 0;
 };
 
@@ -352,13 +363,9 @@ inline void hf_piece(const model& m, std::string_view piece, token_sink& sink, e
     }
     auto& symbols = s.bpe.symbols;
     symbols.clear();
-    auto push = [&](std::uint32_t id, std::uint32_t len) {
-        const auto at = static_cast<std::int32_t>(symbols.size());
-        if (!symbols.empty()) symbols.back().next = at;
-        symbols.push_back({id, at - 1, -1, len});
-    };
-    if (m.kind == model::family::hf_byte_level) {
-        for (unsigned char b : piece) push(m.byte_ids[b], 1);
+    const bool byte_level = m.kind == model::family::hf_byte_level;
+    if (byte_level) {
+        for (unsigned char b : piece) symbols.push_back(m.byte_ids[b]);
     } else {
         std::uint32_t unk_len = 0;  // a pending unknown run (fuse_unk)
         const auto* p = reinterpret_cast<const unsigned char*>(piece.data());
@@ -371,34 +378,34 @@ inline void hf_piece(const model& m, std::string_view piece, token_sink& sink, e
             const std::uint32_t id = m.lookup.find(ch, m.tokens);
             if (id != no_token) {
                 if (unk_len) {
-                    push(m.unk_id, unk_len);
+                    symbols.push_back(m.unk_id);
                     unk_len = 0;
                 }
-                push(id, len);
+                symbols.push_back(id);
                 continue;
             }
             if (m.byte_fallback) {
                 bool all = true;
                 for (unsigned char b : ch) all = all && m.byte_fallback_ids[b] != no_token;
                 if (all) {
-                    for (unsigned char b : ch) push(m.byte_fallback_ids[b], 1);
+                    for (unsigned char b : ch) symbols.push_back(m.byte_fallback_ids[b]);
                     continue;
                 }
             }
             if (m.unk_id != no_token) {
                 if (unk_len && !m.fuse_unk) {
-                    push(m.unk_id, unk_len);
+                    symbols.push_back(m.unk_id);
                     unk_len = 0;
                 }
                 unk_len += len;
             }
         }
-        if (unk_len) push(m.unk_id, unk_len);
+        if (unk_len) symbols.push_back(m.unk_id);
     }
-    hf_merge(m.merges, s.bpe);
     s.ids.clear();
-    for (const auto& sym : symbols)
-        if (sym.len != 0) s.ids.push_back(sym.id);
+    if (!symbols.empty())
+        hf_merge(m.merges, reinterpret_cast<const unsigned char*>(piece.data()), byte_level ? m.byte_pairs.data() : nullptr, s.bpe,
+                 [&](std::uint32_t t) { s.ids.push_back(t); });
     if (cacheable) s.cache.put(m.instance, piece, h, s.ids.data(), s.ids.size());
     for (std::uint32_t t : s.ids) sink.add(t);
 }

@@ -436,6 +436,9 @@ private:
                 if (m.byte_ids[b] == no_token)
                     unsupported(f, "model.vocab: the byte-level vocabulary has no token for the byte " + std::to_string(b) + " (" + ch + ")");
             }
+            m.byte_pairs.resize(65536);
+            for (unsigned a = 0; a < 256; ++a)
+                for (unsigned b = 0; b < 256; ++b) m.byte_pairs[(a << 8) | b] = m.merges.merge_of(m.byte_ids[a], m.byte_ids[b]);
             // the vocabulary as bytes: tokens made of byte-level characters are held as their
             // bytes and looked up by them; others (unreachable by the model) keep their text
             m.tokens = token_table{};

@@ -71,6 +71,7 @@ struct model {
     std::vector<decoder_step> decoders;
     bool has_decoder = false;
     pair_map merges;
+    std::vector<merge_info> byte_pairs;  ///< byte-level: the merge of the tokens of every two bytes, at [first << 8 | second]
     bool ignore_merges = false;
     bool byte_fallback = false;
     bool fuse_unk = false;
@@ -107,7 +108,8 @@ struct model {
     }
 
     std::size_t memory() const noexcept {
-        std::size_t m = tokens.memory() + pair_ranks.capacity() * 4 + hole.capacity() / 8 + lookup.memory() + merges.memory() + special_set.memory() +
+        std::size_t m = tokens.memory() + pair_ranks.capacity() * 4 + hole.capacity() / 8 + lookup.memory() + merges.memory() +
+                        byte_pairs.capacity() * sizeof(merge_info) + special_set.memory() +
                         raw_added.memory() + raw_added_plain.memory() + normalized_added.memory() +
                         normalized_added_plain.memory() + added_ids.capacity() * 8 + special_by_content.capacity() / 8;
         for (const auto& s : specials) m += sizeof(s) + s.content.capacity();
