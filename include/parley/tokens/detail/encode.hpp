@@ -161,10 +161,12 @@ inline void tiktoken_piece(const model& m, std::string_view piece, token_sink& s
             return;
         }
     }
-    s.ids.clear();
-    tiktoken_merge(piece, m.lookup, m.tokens, m.pair_ranks.data(), s.bpe, [&](std::uint32_t t) { s.ids.push_back(t); });
-    if (cacheable) s.cache.put(m.instance, piece, h, s.ids.data(), s.ids.size());
-    for (std::uint32_t t : s.ids) sink.add(t);
+    if (s.ids.size() < piece.size()) s.ids.resize(piece.size());
+    std::uint32_t* ids = s.ids.data();
+    std::size_t count = 0;
+    tiktoken_merge(piece, m.lookup, m.tokens, m.pair_ranks.data(), s.bpe, [&](std::uint32_t t) { ids[count++] = t; });
+    if (cacheable) s.cache.put(m.instance, piece, h, ids, count);
+    for (std::size_t k = 0; k < count; ++k) sink.add(ids[k]);
 }
 
 /// Encodes text without special tokens.
@@ -257,13 +259,10 @@ void split_added(const model& m, std::string_view text, const literal_set& set, 
 }
 
 /// Applies one split step to arena[piece] and appends the resulting pieces to `out`.
-inline void split_step(const pre_tokenizer_step& step, const std::string& arena, span piece, std::vector<span>& out,
-                       std::vector<std::pair<span, bool>>& matches) {
-    const std::string_view text(arena.data() + piece.b, piece.e - piece.b);
-    matches.clear();
-    auto add = [&](std::size_t b, std::size_t e, bool is_match) {
-        matches.push_back({span{static_cast<std::uint32_t>(piece.b + b), static_cast<std::uint32_t>(piece.b + e)}, is_match != step.invert});
-    };
+/// Calls add(b, e, is_match) for the matches of a split step's pattern in `text` and the gaps
+/// between them, in order (is_match before the step's invert).
+template <class Add>
+void for_each_split(const pre_tokenizer_step& step, std::string_view text, Add&& add) {
     if (step.type == pre_tokenizer_step::kind::split_regex) {
         for_each_match(step.pattern, text, add);
     } else if (step.literal.empty()) {
@@ -276,6 +275,15 @@ inline void split_step(const pre_tokenizer_step& step, const std::string& arena,
         }
         if (from < text.size()) add(from, text.size(), false);
     }
+}
+
+inline void split_step(const pre_tokenizer_step& step, const std::string& arena, span piece, std::vector<span>& out,
+                       std::vector<std::pair<span, bool>>& matches) {
+    const std::string_view text(arena.data() + piece.b, piece.e - piece.b);
+    matches.clear();
+    for_each_split(step, text, [&](std::size_t b, std::size_t e, bool is_match) {
+        matches.push_back({span{static_cast<std::uint32_t>(piece.b + b), static_cast<std::uint32_t>(piece.b + e)}, is_match != step.invert});
+    });
     using B = pre_tokenizer_step::behavior;
     const std::size_t first = out.size();
     bool prev_match = false;
@@ -312,11 +320,12 @@ inline void split_step(const pre_tokenizer_step& step, const std::string& arena,
     }
 }
 
-/// Pre-tokenizes arena[whole] into s.pieces.
-inline void pre_tokenize(const model& m, span whole, encoder_scratch& s) {
+/// Pre-tokenizes arena[whole] into s.pieces with the pre-tokenizer steps from `first` on.
+inline void pre_tokenize(const model& m, span whole, encoder_scratch& s, std::size_t first = 0) {
     s.pieces.clear();
     s.pieces.push_back(whole);
-    for (const pre_tokenizer_step& step : m.pre_tokenizers) {
+    for (std::size_t k = first; k < m.pre_tokenizers.size(); ++k) {
+        const pre_tokenizer_step& step = m.pre_tokenizers[k];
         s.pieces_tmp.clear();
         for (span piece : s.pieces) {
             if (piece.e == piece.b) continue;
@@ -365,7 +374,8 @@ inline void hf_piece(const model& m, std::string_view piece, token_sink& sink, e
     symbols.clear();
     const bool byte_level = m.kind == model::family::hf_byte_level;
     if (byte_level) {
-        for (unsigned char b : piece) symbols.push_back(m.byte_ids[b]);
+        symbols.resize(piece.size());
+        for (std::size_t k = 0; k < piece.size(); ++k) symbols[k] = m.byte_ids[static_cast<unsigned char>(piece[k])];
     } else {
         std::uint32_t unk_len = 0;  // a pending unknown run (fuse_unk)
         const auto* p = reinterpret_cast<const unsigned char*>(piece.data());
@@ -402,12 +412,14 @@ inline void hf_piece(const model& m, std::string_view piece, token_sink& sink, e
         }
         if (unk_len) symbols.push_back(m.unk_id);
     }
-    s.ids.clear();
+    if (s.ids.size() < symbols.size()) s.ids.resize(symbols.size());
+    std::uint32_t* ids = s.ids.data();
+    std::size_t count = 0;
     if (!symbols.empty())
         hf_merge(m.merges, reinterpret_cast<const unsigned char*>(piece.data()), byte_level ? m.byte_pairs.data() : nullptr, s.bpe,
-                 [&](std::uint32_t t) { s.ids.push_back(t); });
-    if (cacheable) s.cache.put(m.instance, piece, h, s.ids.data(), s.ids.size());
-    for (std::uint32_t t : s.ids) sink.add(t);
+                 [&](std::uint32_t t) { ids[count++] = t; });
+    if (cacheable) s.cache.put(m.instance, piece, h, ids, count);
+    for (std::size_t k = 0; k < count; ++k) sink.add(ids[k]);
 }
 
 /// Normalizes, cuts at normalized added tokens, pre-tokenizes and encodes one part of a text
@@ -420,7 +432,29 @@ inline void hf_part(const model& m, std::string_view part, bool part_start, spec
         normalized = s.normalized;
     }
     const bool plain = mode == special_mode::as_text;
+    // A first step that isolates its matches (Llama 3's, Qwen's, DeepSeek's, gpt-oss's) runs over
+    // the text as it finds pieces, each going through the later steps at once: no copy of the
+    // whole text and no list of all its pieces, which would not stay in cache.
+    const auto& steps = m.pre_tokenizers;
+    const bool stream = !steps.empty() && steps[0].type != pre_tokenizer_step::kind::byte_level &&
+                        steps[0].how == pre_tokenizer_step::behavior::isolated;
+    bool later_steps = false;  // steps after the first that change pieces
+    for (std::size_t k = 1; k < steps.size(); ++k)
+        if (steps[k].type != pre_tokenizer_step::kind::byte_level || steps[k].add_prefix_space || steps[k].use_regex) later_steps = true;
     auto on_text = [&](std::string_view text) {
+        if (stream) {
+            for_each_split(steps[0], text, [&](std::size_t b, std::size_t e, bool) {
+                if (b == e) return;
+                if (!later_steps) {
+                    hf_piece(m, text.substr(b, e - b), sink, s);
+                    return;
+                }
+                s.arena.assign(text.substr(b, e - b));
+                pre_tokenize(m, span{0, static_cast<std::uint32_t>(e - b)}, s, 1);
+                for (span piece : s.pieces) hf_piece(m, std::string_view(s.arena.data() + piece.b, piece.e - piece.b), sink, s);
+            });
+            return;
+        }
         s.arena.assign(text);
         pre_tokenize(m, span{0, static_cast<std::uint32_t>(text.size())}, s);
         for (span piece : s.pieces) hf_piece(m, std::string_view(s.arena.data() + piece.b, piece.e - piece.b), sink, s);
@@ -432,8 +466,9 @@ inline void hf_part(const model& m, std::string_view part, bool part_start, spec
         split_added(m, normalized, m.normalized_added, m.normalized_added_index, mode, on_text, on_added);
 }
 
-/// Bytes of a chunk of a long part.
-inline constexpr std::size_t chunk_bytes = 1 << 20;
+/// Bytes of a chunk of a long part: small enough that the chunk's copy and its pieces stay in
+/// the processor's cache while they are encoded.
+inline constexpr std::size_t chunk_bytes = 1 << 16;
 
 /// The end of the chunk of `part` that starts at `from`: after a newline between two non-space
 /// ASCII characters, at least chunk_bytes on, or the end.

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -66,6 +67,15 @@ public:
             for (auto& [c, child] : build[n].children) edges_.push_back(edge{c, child});
         }
         empty_ = nodes_.size() == 1;
+        only_first_ = -1;
+        for (int c = 0; c < 256; ++c) {
+            if (!first_[static_cast<std::size_t>(c)]) continue;
+            if (only_first_ >= 0) {
+                only_first_ = -1;
+                break;
+            }
+            only_first_ = c;
+        }
     }
 
     bool empty() const noexcept { return empty_; }
@@ -89,6 +99,17 @@ public:
     /// The leftmost match in `text` from `from`, the longest there; or no match.
     literal_match find(std::string_view text, std::size_t from) const noexcept {
         if (empty_) return {};
+        if (only_first_ >= 0) {
+            // one first byte (tiktoken's special tokens all start with '<'): memchr finds it
+            const char c = static_cast<char>(only_first_);
+            for (std::size_t i = from; i < text.size(); ++i) {
+                const void* at = std::memchr(text.data() + i, c, text.size() - i);
+                if (!at) break;
+                i = static_cast<std::size_t>(static_cast<const char*>(at) - text.data());
+                if (literal_match m = longest_at(text, i)) return m;
+            }
+            return {};
+        }
         for (std::size_t i = from; i < text.size(); ++i) {
             if (!first_[static_cast<unsigned char>(text[i])]) continue;
             if (literal_match m = longest_at(text, i)) return m;
@@ -116,6 +137,7 @@ private:
     std::vector<node> nodes_;
     std::vector<edge> edges_;
     std::array<bool, 256> first_{};
+    int only_first_ = -1;  ///< the first byte of every literal when they all have one, else -1
     std::size_t max_length_ = 0;
     bool empty_ = true;
 };

@@ -73,18 +73,22 @@ public:
         return 0;
     }
 
-    /// The character at `i` (< size).
-    char_at at(std::size_t i) const noexcept {
+    /// The character at `i` (< size): ASCII inline, the rest out of line.
+    __attribute__((always_inline)) char_at at(std::size_t i) const noexcept {
         const unsigned char b = s_[i];
         if (b < 0x80) return {ascii_bits[b], 1, b};
-        unsigned len;
-        const char32_t cp = decode_utf8(s_ + i, len);
-        return {char_bits_slow(cp), static_cast<std::uint8_t>(len), cp};
+        return at_multibyte(i);
     }
 
     std::size_t size() const noexcept { return n_; }
 
 private:
+    __attribute__((noinline)) char_at at_multibyte(std::size_t i) const noexcept {
+        unsigned len;
+        const char32_t cp = decode_utf8(s_ + i, len);
+        return {char_bits_slow(cp), static_cast<std::uint8_t>(len), cp};
+    }
+
     static constexpr std::uint16_t lnn = cb_letter | cb_number | cb_newline;  // [^\r\n\p{L}\p{N}]
     static constexpr std::uint16_t sln = cb_space | cb_letter | cb_number;  // [^\s\p{L}\p{N}]
 

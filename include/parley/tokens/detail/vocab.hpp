@@ -152,7 +152,7 @@ public:
     }
 
     /// The id of `key`, or no_token.
-    std::uint32_t find(std::string_view key, const token_table& tokens) const noexcept {
+    __attribute__((always_inline)) std::uint32_t find(std::string_view key, const token_table& tokens) const noexcept {
         if (key.size() <= 8) return find_short(key);
         return find_long(key, hash_bytes(reinterpret_cast<const unsigned char*>(key.data()), key.size()), tokens);
     }
@@ -197,14 +197,14 @@ private:
             const std::uint64_t lo = load32(p), hi = load32(p + n - 4);
             return lo | (hi << ((n - 4) * 8));
         }
-        std::uint64_t v = 0;
-        for (std::size_t i = 0; i < n; ++i) v |= std::uint64_t(p[i]) << (8 * i);
-        return v;
+        if (n == 0) return 0;
+        // 1 to 3 bytes: the first, the middle and the last (the same byte more than once for 1 or 2)
+        return std::uint64_t(p[0]) | (std::uint64_t(p[n >> 1]) << (8 * (n >> 1))) | (std::uint64_t(p[n - 1]) << (8 * (n - 1)));
     }
     static std::uint64_t short_hash(std::uint64_t k) noexcept { return mix(k ^ 0x9e3779b97f4a7c15ull, 0xd6e8feb86659fd93ull); }
     static std::uint32_t tag_of(std::uint64_t h) noexcept { return static_cast<std::uint32_t>(h) | 1u; }
 
-    std::uint32_t find_short(std::string_view key) const noexcept {
+    __attribute__((always_inline)) std::uint32_t find_short(std::string_view key) const noexcept {
         const std::uint64_t k = pack(key);
         const std::uint64_t h = short_hash(k);
         if (!filter_.may_hold(h)) return no_token;
