@@ -167,6 +167,7 @@ inline void tiktoken_piece(const model& m, std::string_view piece, token_sink& s
     tiktoken_merge(piece, m.lookup, m.tokens, m.pair_ranks.data(), s.bpe, [&](std::uint32_t t) { ids[count++] = t; });
     if (cacheable) s.cache.put(m.instance, piece, h, ids, count);
     for (std::size_t k = 0; k < count; ++k) sink.add(ids[k]);
+    if (piece.size() > kept_scratch_units) std::vector<std::uint32_t>().swap(s.ids);
 }
 
 /// Encodes text without special tokens.
@@ -420,6 +421,10 @@ inline void hf_piece(const model& m, std::string_view piece, token_sink& sink, e
                  [&](std::uint32_t t) { ids[count++] = t; });
     if (cacheable) s.cache.put(m.instance, piece, h, ids, count);
     for (std::size_t k = 0; k < count; ++k) sink.add(ids[k]);
+    if (symbols.size() > kept_scratch_units) {
+        std::vector<std::uint32_t>().swap(symbols);
+        std::vector<std::uint32_t>().swap(s.ids);
+    }
 }
 
 /// Normalizes, cuts at normalized added tokens, pre-tokenizes and encodes one part of a text

@@ -7,6 +7,7 @@
 #include <parley/tokens/detail/model.hpp>
 #include <parley/tokens/options.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -65,32 +66,43 @@ inline std::vector<added_token> encoding_specials(tiktoken_encoding e) {
     return s;
 }
 
+/// The value of each base64 character, or -1.
+inline constexpr std::array<std::int8_t, 256> base64_values = [] {
+    std::array<std::int8_t, 256> t{};
+    for (auto& v : t) v = -1;
+    for (int c = 0; c < 26; ++c) {
+        t[static_cast<std::size_t>('A' + c)] = static_cast<std::int8_t>(c);
+        t[static_cast<std::size_t>('a' + c)] = static_cast<std::int8_t>(26 + c);
+    }
+    for (int c = 0; c < 10; ++c) t[static_cast<std::size_t>('0' + c)] = static_cast<std::int8_t>(52 + c);
+    t['+'] = 62;
+    t['/'] = 63;
+    return t;
+}();
+
 /// Decodes standard base64 (with padding) into `out`; false when `in` is not base64.
 inline bool base64_decode(std::string_view in, std::string& out) {
     out.clear();
     if (in.size() % 4 != 0) return false;
-    auto value = [](char c) -> int {
-        if (c >= 'A' && c <= 'Z') return c - 'A';
-        if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-        if (c >= '0' && c <= '9') return c - '0' + 52;
-        if (c == '+') return 62;
-        if (c == '/') return 63;
-        return -1;
-    };
-    for (std::size_t i = 0; i < in.size(); i += 4) {
-        const bool last = i + 4 == in.size();
-        const int a = value(in[i]), b = value(in[i + 1]);
-        if (a < 0 || b < 0) return false;
-        const bool pad2 = last && in[i + 2] == '=' && in[i + 3] == '=';
-        const bool pad1 = last && !pad2 && in[i + 3] == '=';
-        const int c = pad2 ? 0 : value(in[i + 2]);
-        const int d = pad1 || pad2 ? 0 : value(in[i + 3]);
-        if (c < 0 || d < 0) return false;
+    if (in.empty()) return true;
+    // the padding: one or two '=' at the end of the last group
+    const std::size_t pad = in[in.size() - 1] != '=' ? 0 : in[in.size() - 2] != '=' ? 1 : 2;
+    out.resize(in.size() / 4 * 3);
+    const auto* p = reinterpret_cast<const unsigned char*>(in.data());
+    char* o = out.data();
+    const std::size_t groups = in.size() / 4;
+    for (std::size_t g = 0; g < groups; ++g, p += 4, o += 3) {
+        const bool last = g + 1 == groups;
+        const int a = base64_values[p[0]], b = base64_values[p[1]];
+        const int c = last && pad == 2 ? 0 : base64_values[p[2]];
+        const int d = last && pad >= 1 ? 0 : base64_values[p[3]];
+        if ((a | b | c | d) < 0) return false;
         const std::uint32_t v = (std::uint32_t(a) << 18) | (std::uint32_t(b) << 12) | (std::uint32_t(c) << 6) | std::uint32_t(d);
-        out += static_cast<char>(v >> 16);
-        if (!pad2) out += static_cast<char>((v >> 8) & 0xff);
-        if (!pad1 && !pad2) out += static_cast<char>(v & 0xff);
+        o[0] = static_cast<char>(v >> 16);
+        o[1] = static_cast<char>((v >> 8) & 0xff);
+        o[2] = static_cast<char>(v & 0xff);
     }
+    out.resize(out.size() - pad);
     return true;
 }
 
