@@ -259,7 +259,6 @@ void split_added(const model& m, std::string_view text, const literal_set& set, 
     if (start_offset < text.size()) on_text(text.substr(start_offset));
 }
 
-/// Applies one split step to arena[piece] and appends the resulting pieces to `out`.
 /// Calls add(b, e, is_match) for the matches of a split step's pattern in `text` and the gaps
 /// between them, in order (is_match before the step's invert).
 template <class Add>
@@ -278,6 +277,7 @@ void for_each_split(const pre_tokenizer_step& step, std::string_view text, Add&&
     }
 }
 
+/// Applies one split step to arena[piece] and appends the resulting pieces to `out`.
 inline void split_step(const pre_tokenizer_step& step, const std::string& arena, span piece, std::vector<span>& out,
                        std::vector<std::pair<span, bool>>& matches) {
     const std::string_view text(arena.data() + piece.b, piece.e - piece.b);
