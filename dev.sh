@@ -140,7 +140,7 @@ install_node_peers() {
 }
 
 # The Python the tests run. The differential tests compare with Python Jinja2 as run by CPython
-# 3.11 with Jinja2 3.1.6 and MarkupSafe 3.0 (tests/support/reference_python.py), and the schema
+# 3.11 with Jinja2 3.1.6 and MarkupSafe 3.0 (tests/harness/reference_python.py), and the schema
 # tests need jsonschema: the first of python3 and python3.11 on PATH and /usr/bin/python3 that is
 # that reference and has jsonschema; otherwise the first that has Jinja2 and jsonschema (the
 # differential tests then fail, naming what they need and what they found: said here first).
@@ -153,7 +153,7 @@ choose_python() {
         fi
     done
     for c in "${candidates[@]}"; do
-        if "$c" tests/support/reference_python.py >/dev/null 2>&1 && "$c" -c 'import jsonschema' >/dev/null 2>&1; then
+        if "$c" tests/harness/reference_python.py >/dev/null 2>&1 && "$c" -c 'import jsonschema' >/dev/null 2>&1; then
             python=$c
             return 0
         fi
@@ -167,7 +167,7 @@ choose_python() {
     python=${python:-${candidates[0]:-python3}}
     if [[ ${1:-} == warn ]]; then
         echo "warning: no python3 or python3.11 on PATH is the differential tests' reference:" >&2
-        "$python" tests/support/reference_python.py >&2 || true
+        "$python" tests/harness/reference_python.py >&2 || true
     fi
 }
 

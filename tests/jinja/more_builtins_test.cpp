@@ -6,7 +6,7 @@
 
 #include <parley/jinja.hpp>
 
-#include "../support/subprocess.hpp"
+#include "../harness/subprocess.hpp"
 
 #include <boost/json/object.hpp>
 #include <doctest/doctest.h>

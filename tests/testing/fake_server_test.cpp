@@ -1,9 +1,9 @@
-// Tests of parley/testing/fake_server.hpp and tests/support/test_tls.hpp: the fake model server
+// Tests of parley/testing/fake_server.hpp and tests/harness/test_tls.hpp: the fake model server
 // seen through a small Beast client written here (every operation with a timeout): each route's
 // JSON and stream shapes, replays, chunking, faults, keep-alive, TLS, CONNECT proxying, request
 // recording and scripts read from JSON.
 #include <parley/testing/fake_server.hpp>
-#include "../support/test_tls.hpp"
+#include "../harness/test_tls.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>

@@ -6,7 +6,7 @@
 #include <parley/provider/chat_client.hpp>
 
 #include <parley/testing/fake_server.hpp>
-#include "../support/test_tls.hpp"
+#include "../harness/test_tls.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -116,7 +116,7 @@ asio::awaitable<boost::system::result<streamed, call_error>> read_stream(chat_cl
     co_return out;
 }
 
-std::string read_file(const std::filesystem::path& p) {
+std::string read_golden(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
     REQUIRE_MESSAGE(in.good(), "cannot read " << p.string());
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -165,7 +165,7 @@ TEST_CASE("openai: every recording, replayed in chunks of random sizes, assemble
     for (const auto& entry : std::filesystem::directory_iterator(recordings)) {
         if (entry.path().extension() != ".sse") continue;
         ++files;
-        const auto expected = boost::json::parse(read_file(goldens / (entry.path().stem().string() + ".json")));
+        const auto expected = boost::json::parse(read_golden(goldens / (entry.path().stem().string() + ".json")));
         for (std::uint64_t seed : {1u, 2u, 3u}) {
             CAPTURE(entry.path().filename().string());
             CAPTURE(seed);
