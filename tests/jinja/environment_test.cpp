@@ -942,7 +942,9 @@ TEST_CASE("limits: the defaults are those the documentation's table gives") {
     const pj::limits defaults;
     const pj::limits in_plain = pj::environment::plain().opts().limit;
     std::vector<std::string> names;
-    for (const auto& [name, cell] : rows) {
+    for (const auto& row : rows) {
+        const std::string& name = row.first;  // not a structured binding: CAPTURE takes it into a lambda
+        const std::string& cell = row.second;
         CAPTURE(name);
         CAPTURE(cell);
         names.push_back(name);
