@@ -140,7 +140,7 @@ install_node_peers() {
 }
 
 # The Python the tests run. The differential tests compare with Python Jinja2 as run by CPython
-# 3.11 with Jinja2 3.1.6 and MarkupSafe 3.0 (tests/support/reference_python.py), and the schema
+# 3.11 with Jinja2 3.1.6 and MarkupSafe 3.0 (tests/harness/reference_python.py), and the schema
 # tests need jsonschema: the first of python3 and python3.11 on PATH and /usr/bin/python3 that is
 # that reference and has jsonschema; otherwise the first that has Jinja2 and jsonschema (the
 # differential tests then fail, naming what they need and what they found: said here first).
@@ -153,7 +153,7 @@ choose_python() {
         fi
     done
     for c in "${candidates[@]}"; do
-        if "$c" tests/support/reference_python.py >/dev/null 2>&1 && "$c" -c 'import jsonschema' >/dev/null 2>&1; then
+        if "$c" tests/harness/reference_python.py >/dev/null 2>&1 && "$c" -c 'import jsonschema' >/dev/null 2>&1; then
             python=$c
             return 0
         fi
@@ -167,7 +167,7 @@ choose_python() {
     python=${python:-${candidates[0]:-python3}}
     if [[ ${1:-} == warn ]]; then
         echo "warning: no python3 or python3.11 on PATH is the differential tests' reference:" >&2
-        "$python" tests/support/reference_python.py >&2 || true
+        "$python" tests/harness/reference_python.py >&2 || true
     fi
 }
 
@@ -201,9 +201,12 @@ demo() {
 test_preset() {
     local preset=$1 args=("${configure_args[@]}" -DPARLEY_UNITY_TESTS=ON)
     if [[ $preset != clang-asan ]]; then
-        # Without debug information: the same -O2 code and warnings, a quarter less compile time.
+        # Without debug information: the same -O2 code and warnings, a quarter less compile time;
+        # and the test binaries at -O0, half the compile time of -O2 (parley's programs, which the
+        # differential tests run, the run-time template engine the tests link, and the examples
+        # and benchmarks stay at -O2).
         # (clang-asan has its own flags: -O0 without debug information.)
-        args+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG")
+        args+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" "-DPARLEY_TEST_COMPILE_OPTIONS=-O0")
     fi
     args+=("${extra_args[@]}")
     echo "=== $preset: configure"

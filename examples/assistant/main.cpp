@@ -9,10 +9,9 @@
 //
 //   assistant [DIR]    DIR holds travel.yaml and fake-server-script.json (default: this folder)
 #include <parley/bot.hpp>
-#include <parley/bot/client_model.hpp>  // a chat_client as the bot's model (Beast: link parley::net)
-#include <parley/chat/yaml.hpp>         // the YAML loader (link parley::yaml)
-
-#include "../../tests/support/fake_server.hpp"  // the fake model server (link parley-fake-server)
+#include <parley/bot/client_model.hpp>     // a chat_client as the bot's model (Beast: link parley::net)
+#include <parley/chat/yaml.hpp>            // the YAML loader (link parley::yaml)
+#include <parley/testing/fake_server.hpp>  // the fake model server (link parley::testing)
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -237,13 +236,13 @@ int main(int argc, char** argv) try {
     // The model: a real OpenAI-compatible server when the environment names one, else the fake
     // server, on its own thread, answering from the script.
     parley::client_config config = parley::config_from_environment(parley::api::openai);
-    std::unique_ptr<parley::test::fake_server> offline;
+    std::unique_ptr<parley::testing::fake_server> offline;
     std::string model_name = environment("OPENAI_MODEL");
     if (model_name.empty()) model_name = "gpt-4o-mini";
     if (config.base_url.empty() && config.api_key.empty()) {
-        parley::test::fake_server_options o;
-        o.script = parley::test::fake_script_from_file(dir / "fake-server-script.json");
-        offline = std::make_unique<parley::test::fake_server>(std::move(o));
+        parley::testing::fake_server_options o;
+        o.script = parley::testing::fake_script_from_file(dir / "fake-server-script.json");
+        offline = std::make_unique<parley::testing::fake_server>(std::move(o));
         config.base_url = offline->url("/v1");
         std::cout << "offline: parley's fake model server on 127.0.0.1 answers from fake-server-script.json\n"
                      "(set OPENAI_BASE_URL and/or OPENAI_API_KEY to talk to a real model)\n\n";

@@ -7,8 +7,7 @@
 //   concurrent_extract [N]    N extractions (default 1000)
 #include <parley/bot/client_model.hpp>  // a chat_client as a chat_model (link parley::net)
 #include <parley/bot/extract.hpp>
-
-#include "../../tests/support/fake_server.hpp"  // the fake model server (link parley-fake-server)
+#include <parley/testing/fake_server.hpp>  // the fake model server (link parley::testing)
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -56,9 +55,9 @@ asio::awaitable<void> extract_one(parley::chat_model& model, std::size_t n, tall
 int main(int argc, char** argv) try {
     const std::size_t count = argc > 1 ? std::stoul(argv[1]) : 1000;
 
-    parley::test::fake_server server;
+    parley::testing::fake_server server;
     for (std::size_t i = 0; i < count; ++i)
-        server.push(parley::test::fake_step::tool_calls(
+        server.push(parley::testing::fake_step::tool_calls(
             {{"call_" + std::to_string(i), "ticket",
               R"({"customer": "customer )" + std::to_string(i) + R"(", "topic": "late delivery", "urgency": )" +
                   std::to_string(i % 5 + 1) + "}"}}));

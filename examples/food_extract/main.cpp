@@ -10,8 +10,7 @@
 #include <parley/bot/client_model.hpp>  // a chat_client as a chat_model (link parley::net)
 #include <parley/bot/extract.hpp>
 #include <parley/chat/pretty_json.hpp>
-
-#include "../../tests/support/fake_server.hpp"  // the fake model server (link parley-fake-server)
+#include <parley/testing/fake_server.hpp>  // the fake model server (link parley::testing)
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -84,14 +83,14 @@ std::string environment(const char* name) {
 
 int main() try {
     parley::client_config config = parley::config_from_environment(parley::api::openai);
-    std::unique_ptr<parley::test::fake_server> offline;
+    std::unique_ptr<parley::testing::fake_server> offline;
     if (config.base_url.empty() && config.api_key.empty()) {
-        offline = std::make_unique<parley::test::fake_server>();
+        offline = std::make_unique<parley::testing::fake_server>();
         // The model's two replies: a call whose arguments do not fit `food`, then one that does.
-        offline->push(parley::test::fake_step::tool_calls(
+        offline->push(parley::testing::fake_step::tool_calls(
             {{"call_1", "food",
               R"({"name": "margherita pizza", "ingredients": "mozzarella, tomato, basil", "calories": "about 800"})"}}));
-        offline->push(parley::test::fake_step::tool_calls(
+        offline->push(parley::testing::fake_step::tool_calls(
             {{"call_2", "food",
               R"({"name": "margherita pizza", "ingredients": ["mozzarella", "tomato", "basil"], "calories": 800, "vegetarian": true})"}}));
         config.base_url = offline->url("/v1");

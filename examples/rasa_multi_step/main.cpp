@@ -12,8 +12,7 @@
 // (default gpt-4o-mini).
 #include <parley/bot/client_model.hpp>  // a chat_client as a chat_model (link parley::net)
 #include <parley/bot/rasa_multi_step.hpp>
-
-#include "../../tests/support/fake_server.hpp"  // the fake model server (link parley-fake-server)
+#include <parley/testing/fake_server.hpp>  // the fake model server (link parley::testing)
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -188,13 +187,13 @@ std::string environment(const char* name) {
 int main(int argc, char** argv) try {
     const std::filesystem::path dir = argc > 1 ? argv[1] : PARLEY_RASA_MULTI_STEP_DIR;
     parley::client_config config = parley::config_from_environment(parley::api::openai);
-    std::unique_ptr<parley::test::fake_server> offline;
+    std::unique_ptr<parley::testing::fake_server> offline;
     std::string model_name = environment("OPENAI_MODEL");
     if (model_name.empty()) model_name = "gpt-4o-mini";
     if (config.base_url.empty() && config.api_key.empty()) {
-        parley::test::fake_server_options o;
-        o.script = parley::test::fake_script_from_file(dir / "fake-server-script.json");
-        offline = std::make_unique<parley::test::fake_server>(std::move(o));
+        parley::testing::fake_server_options o;
+        o.script = parley::testing::fake_script_from_file(dir / "fake-server-script.json");
+        offline = std::make_unique<parley::testing::fake_server>(std::move(o));
         config.base_url = offline->url("/v1");
         std::cout << "offline: parley's fake model server on 127.0.0.1 answers from fake-server-script.json\n\n";
     }

@@ -7,7 +7,7 @@
 #include <parley/chat/yaml.hpp>
 #include <parley/schema/annotations.hpp>
 
-#include "../support/jinja_oracle.hpp"
+#include "../harness/jinja_oracle.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>

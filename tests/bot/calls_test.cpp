@@ -8,8 +8,8 @@
 #include <parley/schema/rasa_commands.hpp>
 #include <parley/schema/annotations.hpp>
 
-#include "../support/partial_cases.hpp"
-#include "../support/schema_check.hpp"
+#include "../harness/partial_cases.hpp"
+#include "../harness/schema_check.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>

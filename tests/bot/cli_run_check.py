@@ -52,7 +52,7 @@ with warnings.catch_warnings():
     import imghdr  # the reference for the type of an image (Python 3.11's standard library)
 import yaml  # PyYAML (python3-yaml), the reference YAML reader
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
 from cli_check import TIMEOUT, check, clean_env, failures, start_fake_server, stop_fake_server  # noqa: E402
 
 

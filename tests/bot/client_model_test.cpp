@@ -1,6 +1,6 @@
 // Tests of parley/bot/client_model.hpp: a bot that talks through a chat_client, with the
 // client's scripted API (the requests the client passed on are read back) and over HTTP against
-// the fake server of tests/support (the request bodies it received are checked against the wire
+// the fake server of parley/testing (the request bodies it received are checked against the wire
 // formats of OpenAI chat completions and Anthropic Messages), plain and streamed.
 #include <parley/bot/client_model.hpp>
 #include <parley/bot/embed.hpp>
@@ -9,7 +9,7 @@
 #include <parley/chat/yaml.hpp>
 #include <parley/schema/annotations.hpp>
 
-#include "../support/fake_server.hpp"
+#include <parley/testing/fake_server.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -156,9 +156,9 @@ parley::bot weather_bot(parley::chat_client& client) {
 }  // namespace
 
 TEST_CASE("a bot over HTTP: OpenAI chat completions, tools and tool messages on the wire, streamed text") {
-    parley::test::fake_server server;
-    server.push(parley::test::fake_step::tool_calls({{"call_w", "get_weather", R"({"city": "Oslo"})"}}));
-    server.push(parley::test::fake_step::text("It is -3 degrees in Oslo."));
+    parley::testing::fake_server server;
+    server.push(parley::testing::fake_step::tool_calls({{"call_w", "get_weather", R"({"city": "Oslo"})"}}));
+    server.push(parley::testing::fake_step::text("It is -3 degrees in Oslo."));
     asio::io_context io;
     parley::client_config config;
     config.api = parley::api::openai;
@@ -211,9 +211,9 @@ TEST_CASE("a bot over HTTP: OpenAI chat completions, tools and tool messages on 
 }
 
 TEST_CASE("a bot over HTTP: Anthropic Messages, tool_use and tool_result on the wire") {
-    parley::test::fake_server server;
-    server.push(parley::test::fake_step::tool_calls({{"toolu_1", "get_weather", R"({"city": "Oslo"})"}}));
-    server.push(parley::test::fake_step::text("Cold."));
+    parley::testing::fake_server server;
+    server.push(parley::testing::fake_step::tool_calls({{"toolu_1", "get_weather", R"({"city": "Oslo"})"}}));
+    server.push(parley::testing::fake_step::text("Cold."));
     asio::io_context io;
     parley::client_config config;
     config.api = parley::api::anthropic;
@@ -249,10 +249,10 @@ TEST_CASE("a bot over HTTP: Anthropic Messages, tool_use and tool_result on the 
 }
 
 TEST_CASE("a bot and extract over HTTP: the Responses API, function calls and text.format on the wire") {
-    parley::test::fake_server server;
-    server.push(parley::test::fake_step::tool_calls({{"call_r", "get_weather", R"({"city": "Oslo"})"}}));
-    server.push(parley::test::fake_step::text("Cold in Oslo."));
-    server.push(parley::test::fake_step::text(R"({"city":"Oslo","celsius":-3})"));
+    parley::testing::fake_server server;
+    server.push(parley::testing::fake_step::tool_calls({{"call_r", "get_weather", R"({"city": "Oslo"})"}}));
+    server.push(parley::testing::fake_step::text("Cold in Oslo."));
+    server.push(parley::testing::fake_step::text(R"({"city":"Oslo","celsius":-3})"));
     asio::io_context io;
     parley::client_config config;
     config.api = parley::api::responses;
@@ -302,7 +302,7 @@ TEST_CASE("a bot and extract over HTTP: the Responses API, function calls and te
 }
 
 TEST_CASE("embed: one vector per text, in order, from one embeddings request; bad calls are errors before any request") {
-    parley::test::fake_server server;
+    parley::testing::fake_server server;
     asio::io_context io;
     parley::client_config config;
     config.api = parley::api::openai;
@@ -312,8 +312,8 @@ TEST_CASE("embed: one vector per text, in order, from one embeddings request; ba
     config.defaults.model = "embed-default";
     parley::chat_client client(io.get_executor(), config);
 
-    parley::test::fake_step vectors;
-    vectors.reply = parley::test::fake_reply{};
+    parley::testing::fake_step vectors;
+    vectors.reply = parley::testing::fake_reply{};
     vectors.reply->embeddings = {{0.5, -0.25, 1.0}, {0.125, 0.0, -2.0}};
     server.push(vectors);
     parley::embed_options opt;
@@ -335,8 +335,8 @@ TEST_CASE("embed: one vector per text, in order, from one embeddings request; ba
     CHECK(server.last_request().json().as_object().at("model") == "embed-default");
 
     // a reply with fewer vectors than texts
-    parley::test::fake_step short_reply;
-    short_reply.reply = parley::test::fake_reply{};
+    parley::testing::fake_step short_reply;
+    short_reply.reply = parley::testing::fake_reply{};
     short_reply.reply->embeddings = {{1.0, 2.0}};
     server.push(short_reply);
     auto missing = run_in(io, parley::embed(client, {"a", "b"}));
@@ -424,7 +424,7 @@ struct http_bot {
     parley::chat_client client;
     parley::bot bot;
 
-    explicit http_bot(parley::test::fake_server& server)
+    explicit http_bot(parley::testing::fake_server& server)
         : client(io.get_executor(), [&] {
               parley::client_config c;
               c.api = parley::api::openai;
@@ -457,11 +457,11 @@ std::vector<std::string> wire_messages(const boost::json::value& body) {
 }  // namespace
 
 TEST_CASE("every read that reads a message ends with a request, over HTTP: the number and bodies of the requests") {
-    parley::test::fake_server server;
+    parley::testing::fake_server server;
     http_bot b(server);
     using lines = std::vector<std::string>;
     SUBCASE("a template without a request message") {
-        server.push(parley::test::fake_step::text("Paris."));
+        server.push(parley::testing::fake_step::text("Paris."));
         const auto out = run_in(b.io, b.bot.run("no_request", boost::json::parse(R"({"input": "Capital of France?"})")));
         const auto requests = server.requests();
         REQUIRE(requests.size() == 1);
@@ -471,8 +471,8 @@ TEST_CASE("every read that reads a message ends with a request, over HTTP: the n
         CHECK(out.back() == parley::make_message(parley::role::assistant, "Paris."));
     }
     SUBCASE("the messages after the last request") {
-        server.push(parley::test::fake_step::text("Paris is the capital of France."));
-        server.push(parley::test::fake_step::text("Paris."));
+        server.push(parley::testing::fake_step::text("Paris is the capital of France."));
+        server.push(parley::testing::fake_step::text("Paris."));
         const auto out = run_in(b.io, b.bot.run("after_request", boost::json::parse(R"({"input": "Capital of France?"})")));
         const auto requests = server.requests();
         REQUIRE(requests.size() == 2);
@@ -488,10 +488,10 @@ TEST_CASE("every read that reads a message ends with a request, over HTTP: the n
         CHECK(out.back() == parley::make_message(parley::role::assistant, "Paris."));
     }
     SUBCASE("a template switched to without a request message, inside a switch") {
-        server.push(parley::test::fake_step::tool_calls({{"s1", "botSwitchTemplate", R"({"name": "middle"})"}}));
-        server.push(parley::test::fake_step::tool_calls({{"s2", "botSwitchTemplate", R"({"name": "plain"})"}}));
-        server.push(parley::test::fake_step::text("plain's reply"));
-        server.push(parley::test::fake_step::text("middle's second reply"));
+        server.push(parley::testing::fake_step::tool_calls({{"s1", "botSwitchTemplate", R"({"name": "middle"})"}}));
+        server.push(parley::testing::fake_step::tool_calls({{"s2", "botSwitchTemplate", R"({"name": "plain"})"}}));
+        server.push(parley::testing::fake_step::text("plain's reply"));
+        server.push(parley::testing::fake_step::text("middle's second reply"));
         const auto out = run_in(b.io, b.bot.run("router", boost::json::parse(R"({"input": "Route me"})")));
         const auto requests = server.requests();
         REQUIRE(requests.size() == 4);
@@ -510,7 +510,7 @@ TEST_CASE("every read that reads a message ends with a request, over HTTP: the n
 }
 
 TEST_CASE("a failed function's result on the wire: Anthropic's is_error; usage of a run from the server's counts") {
-    parley::test::fake_server server;
+    parley::testing::fake_server server;
     asio::io_context io;
     for (parley::api which : {parley::api::anthropic, parley::api::openai}) {
         CAPTURE(parley::api_name(which));
@@ -527,10 +527,10 @@ TEST_CASE("a failed function's result on the wire: Anthropic's is_error; usage o
             if (q.city == "Atlantis") throw parley::function_failure("no city named Atlantis");
             return wire::weather{q.city, -3};
         });
-        auto calls = parley::test::fake_step::tool_calls({{"toolu_1", "get_weather", R"({"city": "Atlantis"})"}});
-        calls.reply->usage = parley::test::fake_usage{1200, 30, 1024, 100, 0};
-        auto answer = parley::test::fake_step::text("There is no such city.");
-        answer.reply->usage = parley::test::fake_usage{1300, 20, 1200, 0, which == parley::api::openai ? 12u : 0u};
+        auto calls = parley::testing::fake_step::tool_calls({{"toolu_1", "get_weather", R"({"city": "Atlantis"})"}});
+        calls.reply->usage = parley::testing::fake_usage{1200, 30, 1024, 100, 0};
+        auto answer = parley::testing::fake_step::text("There is no such city.");
+        answer.reply->usage = parley::testing::fake_usage{1300, 20, 1200, 0, which == parley::api::openai ? 12u : 0u};
         server.push(calls);
         server.push(answer);
         const std::size_t before = server.request_count();
@@ -572,7 +572,7 @@ TEST_CASE("a failed function's result on the wire: Anthropic's is_error; usage o
 TEST_CASE("embed: the texts as a brace list in an expression that awaits") {
     // g++ 12 cannot compile a std::initializer_list there ("array used as initializer");
     // parley::string_list takes the strings of the brace list as constructor arguments.
-    parley::test::fake_server server;
+    parley::testing::fake_server server;
     asio::io_context io;
     parley::client_config config;
     config.api = parley::api::openai;
@@ -581,8 +581,8 @@ TEST_CASE("embed: the texts as a brace list in an expression that awaits") {
     config.net = quick();
     parley::chat_client client(io.get_executor(), config);
 
-    parley::test::fake_step vectors;
-    vectors.reply = parley::test::fake_reply{};
+    parley::testing::fake_step vectors;
+    vectors.reply = parley::testing::fake_reply{};
     vectors.reply->embeddings = {{1.0, 0.0}, {0.0, 1.0}};
     server.push(vectors);
     auto got = run_in(io, [](parley::chat_client& c)

@@ -4,7 +4,7 @@
 // commands, usage, and the prompts as Python Jinja2 renders them with the same variables.
 #include <parley/bot/rasa_multi_step.hpp>
 
-#include "../support/jinja_oracle.hpp"
+#include "../harness/jinja_oracle.hpp"
 #include "run_sync.hpp"
 
 #include <boost/json/serialize.hpp>

@@ -10,8 +10,8 @@
 #include <parley/chat/yaml.hpp>
 #include <parley/jinja/compiled.hpp>
 
-#include "../support/compile_fail.hpp"
-#include "../support/subprocess.hpp"
+#include "../harness/compile_fail.hpp"
+#include "../harness/subprocess.hpp"
 
 #include <boost/describe/class.hpp>
 #include <boost/json/parse.hpp>

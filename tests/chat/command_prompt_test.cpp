@@ -7,7 +7,7 @@
 #include <parley/jinja.hpp>
 #include <parley/schema/rasa_commands.hpp>
 
-#include "../support/jinja_oracle.hpp"
+#include "../harness/jinja_oracle.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>

@@ -4,7 +4,7 @@
 // always one of the two conversations, whole.
 #include <parley/chat/history_file.hpp>
 
-#include "../support/subprocess.hpp"
+#include "../harness/subprocess.hpp"
 
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>

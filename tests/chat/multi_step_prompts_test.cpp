@@ -5,7 +5,7 @@
 // no flows, quotes and non-ASCII in values.
 #include <parley/chat/multi_step_prompts.hpp>
 
-#include "../support/jinja_oracle.hpp"
+#include "../harness/jinja_oracle.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>

@@ -4,7 +4,7 @@
 // fails the test.
 #include <parley/jinja.hpp>
 
-#include "../support/jinja_oracle.hpp"
+#include "../harness/jinja_oracle.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>

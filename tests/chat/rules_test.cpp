@@ -12,7 +12,7 @@
 #include <parley/chat/json.hpp>
 #include <parley/chat/yaml.hpp>
 
-#include "../support/compile_fail.hpp"
+#include "../harness/compile_fail.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks `parley jinja --batch` from the command line, as tests/support/jinja_diff.py and other
+"""Checks `parley jinja --batch` from the command line, as tests/harness/jinja_diff.py and other
 clients use it.
 
     cli_batch_check.py PARLEY_PROGRAM

@@ -6,7 +6,7 @@
 #include <parley/jinja.hpp>
 #include <parley/jinja/compiled.hpp>
 
-#include "../support/jinja_oracle.hpp"
+#include "../harness/jinja_oracle.hpp"
 #include "rasa_prompt_source.hpp"
 
 #include <boost/describe/class.hpp>

@@ -4,7 +4,7 @@
 // path that does not fit the context type (compile-fail tests).
 #include <parley/jinja/compiled.hpp>
 
-#include "../support/subprocess.hpp"
+#include "../harness/subprocess.hpp"
 
 #include <boost/describe/class.hpp>
 #include <boost/describe/enum.hpp>

@@ -11,9 +11,11 @@
 #include <boost/json/value.hpp>
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -899,13 +901,75 @@ TEST_CASE("limits: deep nesting in the parser is an error, not a stack overflow"
     CHECK(render(pj::environment::plain(), loops) == "deep");
 }
 
-TEST_CASE("limits: the defaults are documented values") {
-    const pj::limits l;
-    CHECK(l.max_output == std::size_t(64) << 20);
-    CHECK(l.max_call_depth == 200);
-    CHECK(l.max_loop_iterations == 10'000'000);
-    CHECK(l.max_range == 10'000'000);
-    CHECK(pj::environment::plain().opts().limit.max_output == l.max_output);
+namespace {
+
+// "64 MiB", "10 000 000", "1 MiB (4 MiB in AddressSanitizer builds, ...)": the number at `at`
+// (its digits may be grouped by spaces) times its unit; nullopt when there is none.
+std::optional<std::uint64_t> documented_amount(std::string_view cell, std::size_t at = 0) {
+    std::uint64_t n = 0;
+    bool digits = false;
+    while (at < cell.size() && (std::isdigit(static_cast<unsigned char>(cell[at])) ||
+                                (digits && cell[at] == ' ' && at + 1 < cell.size() &&
+                                 std::isdigit(static_cast<unsigned char>(cell[at + 1]))))) {
+        if (cell[at] != ' ') {
+            n = n * 10 + static_cast<std::uint64_t>(cell[at] - '0');
+            digits = true;
+        }
+        ++at;
+    }
+    if (!digits) return std::nullopt;
+    const std::string_view unit = cell.substr(at);
+    if (unit.starts_with(" MiB")) return n << 20;
+    if (unit.starts_with(" KiB")) return n << 10;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("limits: the defaults are those the documentation's table gives") {
+    // docs/template-language.md, "Limits": | `NAME` | DEFAULT | what it counts |
+    std::ifstream doc(std::string(PARLEY_TEST_SOURCE_DIR) + "/docs/template-language.md");
+    REQUIRE(doc);
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (std::string line; std::getline(doc, line);) {
+        if (!line.starts_with("| `max_")) continue;
+        const auto name_end = line.find('`', 3);
+        const auto cell_begin = line.find("| ", name_end) + 2;
+        const auto cell_end = line.find(" |", cell_begin);
+        REQUIRE(cell_end != std::string::npos);
+        rows.emplace_back(line.substr(3, name_end - 3), line.substr(cell_begin, cell_end - cell_begin));
+    }
+    const pj::limits defaults;
+    const pj::limits in_plain = pj::environment::plain().opts().limit;
+    std::vector<std::string> names;
+    for (const auto& row : rows) {
+        const std::string& name = row.first;  // not a structured binding: CAPTURE takes it into a lambda
+        const std::string& cell = row.second;
+        CAPTURE(name);
+        CAPTURE(cell);
+        names.push_back(name);
+        const auto amount = documented_amount(cell);
+        REQUIRE(amount.has_value());
+        if (name == "max_output") {
+            CHECK(defaults.max_output == *amount);
+            CHECK(in_plain.max_output == *amount);
+        } else if (name == "max_call_depth") {
+            CHECK(defaults.max_call_depth == *amount);
+        } else if (name == "max_loop_iterations") {
+            CHECK(defaults.max_loop_iterations == *amount);
+        } else if (name == "max_range") {
+            CHECK(static_cast<std::uint64_t>(defaults.max_range) == *amount);
+        } else if (name == "max_stack") {
+            // "1 MiB (4 MiB in AddressSanitizer builds, ...)"
+            const auto sanitized = documented_amount(cell, cell.find('(') + 1);
+            REQUIRE(sanitized.has_value());
+            CHECK((defaults.max_stack == *amount || defaults.max_stack == *sanitized));
+        } else {
+            FAIL_CHECK("the documentation lists a limit that parley::jinja::limits does not have");
+        }
+    }
+    // every member of limits is in the table
+    CHECK(names == std::vector<std::string>{"max_output", "max_call_depth", "max_loop_iterations", "max_range", "max_stack"});
 }
 
 // ---- extension points ---------------------------------------------------------------------------

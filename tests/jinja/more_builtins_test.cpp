@@ -6,11 +6,15 @@
 
 #include <parley/jinja.hpp>
 
+#include "../harness/subprocess.hpp"
+
 #include <boost/json/object.hpp>
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <set>
 #include <string>
@@ -37,9 +41,24 @@ std::vector<std::string> split(const std::string& s, std::string_view sep) {
     }
 }
 
+/// Jinja2's lorem ipsum words, in their order, as the reference Python's jinja2.constants has them.
+const std::vector<std::string>& jinja2_lorem_words() {
+    static const std::vector<std::string> words = [] {
+        std::vector<std::string> list;
+        const auto file = subprocess::temp_path("lorem-words.txt");
+        if (subprocess::run_python("jinja_lorem_words.py", {file.string()})) {
+            std::ifstream in(file);
+            for (std::string w; std::getline(in, w);) list.push_back(w);
+        }
+        std::filesystem::remove(file);
+        return list;
+    }();
+    return words;
+}
+
 bool is_lorem_word(std::string_view w) {
-    return std::find(std::begin(pd::lorem_ipsum_words), std::end(pd::lorem_ipsum_words), w) !=
-           std::end(pd::lorem_ipsum_words);
+    const auto& words = jinja2_lorem_words();
+    return std::find(words.begin(), words.end(), w) != words.end();
 }
 
 struct word_mark {
@@ -75,6 +94,13 @@ std::vector<word_mark> parse_paragraph(const std::string& p) {
 }
 
 }  // namespace
+
+TEST_CASE("lipsum draws from Jinja2's words, in Jinja2's order") {
+    const auto& reference = jinja2_lorem_words();
+    REQUIRE(reference.size() > 100);
+    const std::vector<std::string> ours(std::begin(pd::lorem_ipsum_words), std::end(pd::lorem_ipsum_words));
+    CHECK(ours == reference);
+}
 
 TEST_CASE("lipsum paragraphs follow Jinja2's word, comma and sentence rules") {
     std::mt19937_64 rng(20240726);

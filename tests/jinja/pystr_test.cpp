@@ -1,12 +1,12 @@
 // Tests of parley/jinja/detail/pystr.hpp against CPython 3.11 (with Jinja2 3.1.6 and MarkupSafe 3.0:
-// tests/support/reference_python.py).
+// tests/harness/reference_python.py).
 //
 // Every expectation comes from Python at test time: each test case generates inputs, writes them
-// to a file, runs tests/support/pystr_ref.py on it and compares Python's answers with the C++
+// to a file, runs tests/harness/pystr_ref.py on it and compares Python's answers with the C++
 // functions' answers. Set PARLEY_PYTHON to choose the interpreter (default: python3).
 #include <parley/jinja/detail/pystr.hpp>
 
-#include "../support/subprocess.hpp"
+#include "../harness/subprocess.hpp"
 
 #include <doctest/doctest.h>
 

@@ -7,8 +7,11 @@ The layers, from the top (docs/architecture.md): a header may include headers of
 and of the layers above it, never of those below. The umbrella headers parley.hpp and
 parley/src.hpp, which gather every layer, are above none and may include anything; the other
 umbrella headers (parley/jinja.hpp, parley/chat.hpp...) belong to the layer they gather.
-Every #include <parley/...> counts, in any branch of a preprocessor conditional. Prints each
-include that goes down the layers, with its file and line, and exits with status 1 if there is one.
+The testing layer (the fake model server) comes right after support, so that it can use nothing
+else: it is a second reading of the wire formats, apart from parley's clients. It is for tests
+only, and no other layer may include it. Every #include <parley/...> counts, in any branch of a
+preprocessor conditional. Prints each include that goes down the layers or into the testing
+layer, with its file and line, and exits with status 1 if there is one.
 """
 import os
 import re
@@ -18,6 +21,7 @@ import sys
 LAYERS = [
     ("support", ["parley/config.hpp", "parley/error.hpp", "parley/fixed_string.hpp", "parley/string_list.hpp",
                  "parley/type_name.hpp", "parley/detail/"]),
+    ("testing", ["parley/testing/"]),
     ("jinja", ["parley/jinja.hpp", "parley/jinja/"]),
     ("schema", ["parley/schema.hpp", "parley/schema/"]),
     ("chat", ["parley/chat.hpp", "parley/chat/"]),
@@ -28,6 +32,8 @@ LAYERS = [
     ("bot", ["parley/bot.hpp", "parley/bot/"]),
 ]
 EVERYTHING = {"parley.hpp", "parley/src.hpp"}
+# layers that only their own headers may include
+FOR_TESTS_ONLY = {"testing"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](parley[^>"]*)[>"]')
 
 
@@ -73,12 +79,16 @@ def main():
                     elif theirs[0] > mine[0]:
                         problems.append(f"{path}:{number}: the {mine[1]} layer includes {target} of the "
                                         f"{theirs[1]} layer, below it")
+                    elif theirs[1] in FOR_TESTS_ONLY and theirs[1] != mine[1]:
+                        problems.append(f"{path}:{number}: the {mine[1]} layer includes {target} of the "
+                                        f"{theirs[1]} layer, which is for tests only")
     for p in problems:
         print(p)
     if headers == 0:
         print(f"no header found under {root}")
         return 1
-    print(f"layers: {headers} headers, {len(problems)} includes that go down the layers or out of them")
+    print(f"layers: {headers} headers, {len(problems)} includes that go down the layers, out of them or into "
+          f"the testing layer")
     return 1 if problems else 0
 
 

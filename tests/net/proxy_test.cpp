@@ -3,7 +3,7 @@
 // Proxy-Authorization header.
 #include <parley/net/proxy.hpp>
 
-#include "../support/subprocess.hpp"
+#include "../harness/subprocess.hpp"
 
 #include <doctest/doctest.h>
 

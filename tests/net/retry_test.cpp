@@ -3,7 +3,7 @@
 // tests/net/http_date_reference.py), and the exponential backoff with jitter.
 #include <parley/net/retry.hpp>
 
-#include "../support/subprocess.hpp"
+#include "../harness/subprocess.hpp"
 
 #include <doctest/doctest.h>
 

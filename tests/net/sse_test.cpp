@@ -4,7 +4,7 @@
 // specification's text).
 #include <parley/net/sse.hpp>
 
-#include "../support/subprocess.hpp"
+#include "../harness/subprocess.hpp"
 
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>

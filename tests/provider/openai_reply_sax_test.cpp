@@ -150,7 +150,7 @@ std::vector<std::filesystem::path> files_under(const std::filesystem::path& dir,
     return out;
 }
 
-/// A chat.completion as the fake server of tests/support writes it.
+/// A chat.completion as the fake server (parley/testing/fake_server.hpp) writes it.
 std::string fake_server_body(std::string_view message, std::string_view finish) {
     return R"({"id":"chatcmpl-fake","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini","choices":[{"index":0,"message":)" +
            std::string(message) + R"(,"logprobs":null,"finish_reason":")" + std::string(finish) +

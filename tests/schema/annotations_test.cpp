@@ -9,7 +9,7 @@
 
 #include <parley/schema/json_schema.hpp>
 
-#include "../support/schema_check.hpp"
+#include "../harness/schema_check.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // Tests of parley/schema/function_signature.hpp: {name, description, parameters} for tools.
 #include <parley/schema/function_signature.hpp>
 
-#include "../support/schema_check.hpp"
+#include "../harness/schema_check.hpp"
 
 #include <doctest/doctest.h>
 

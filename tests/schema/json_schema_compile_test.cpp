@@ -1,10 +1,10 @@
 // Compile-fail tests of the schema layer's static_asserts (json_schema.hpp, annotations,
 // function_signature.hpp, from_json/to_json, commands.hpp): snippets that must not compile, and
 // the message the compiler must give (fmt's expect_compile), compiled by
-// tests/support/subprocess.hpp.
+// tests/harness/subprocess.hpp.
 #include <parley/schema/json_schema.hpp>
 
-#include "../support/subprocess.hpp"
+#include "../harness/subprocess.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,13 +1,13 @@
 // Tests of parley/schema/json_schema.hpp.
 //
-// Every schema of a zoo of types is checked by Python's jsonschema (tests/support/schema_check.py)
+// Every schema of a zoo of types is checked by Python's jsonschema (tests/harness/schema_check.py)
 // against the draft 2020-12 meta-schema, and hand-written instances are validated against it
 // (those that must pass and those that must fail). The strict forms are walked by a checker,
 // written here independently of the generator, that asserts OpenAI's strict-mode rules on every
 // sub-schema.
 #include <parley/schema/json_schema.hpp>
 
-#include "../support/schema_check.hpp"
+#include "../harness/schema_check.hpp"
 
 #include <doctest/doctest.h>
 

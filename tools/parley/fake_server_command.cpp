@@ -1,9 +1,9 @@
-// `parley fake-server`: the fake OpenAI / Anthropic model server of tests/support/fake_server.hpp,
+// `parley fake-server`: the fake OpenAI / Anthropic model server of parley/testing/fake_server.hpp,
 // run from the command line for offline development (docs/fake-server.md).
 #include "cli_options.hpp"
 #include "commands.hpp"
 
-#include "../../tests/support/fake_server.hpp"
+#include <parley/testing/fake_server.hpp>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -63,7 +63,7 @@ unsigned long parse_number(const std::string& option, const std::string& text, u
 }  // namespace
 
 int fake_server_main(const std::vector<std::string>& args) {
-    parley::test::fake_server_options options;
+    parley::testing::fake_server_options options;
     options.record = false;  // a long-running server keeps nothing
     std::optional<std::string> script_file, cert_file, key_file, port, host, threads, proxy_auth, api_key, record_file;
     bool log = false;
@@ -99,10 +99,10 @@ int fake_server_main(const std::vector<std::string>& args) {
         return 2;
     }
     try {
-        if (script_file) options.script = parley::test::fake_script_from_file(*script_file);
+        if (script_file) options.script = parley::testing::fake_script_from_file(*script_file);
         if (cert_file) {
-            options.tls_certificate_chain_pem = parley::test::fake_server_detail::read_file(*cert_file);
-            options.tls_private_key_pem = parley::test::fake_server_detail::read_file(*key_file);
+            options.tls_certificate_chain_pem = parley::testing::detail::read_file(*cert_file);
+            options.tls_private_key_pem = parley::testing::detail::read_file(*key_file);
         }
         std::shared_ptr<std::ofstream> record;
         if (record_file) {
@@ -111,7 +111,7 @@ int fake_server_main(const std::vector<std::string>& args) {
         }
         if (log || record) {
             auto mutex = std::make_shared<std::mutex>();
-            options.on_request = [mutex, log, record](const parley::test::recorded_request& r, unsigned status) {
+            options.on_request = [mutex, log, record](const parley::testing::recorded_request& r, unsigned status) {
                 std::lock_guard lock(*mutex);
                 if (log)
                     std::cerr << r.method << ' ' << r.target << " -> " << (status ? std::to_string(status) : "(no reply)")
@@ -130,7 +130,7 @@ int fake_server_main(const std::vector<std::string>& args) {
         signals.async_wait([&](const boost::system::error_code& ec, int signal) {
             if (!ec) caught = signal;
         });
-        parley::test::fake_server server(std::move(options));
+        parley::testing::fake_server server(std::move(options));
         std::cout << "listening on " << server.base_url() << std::endl;
         signals_context.run();
         server.stop();

@@ -6,8 +6,6 @@
 #include "commands.hpp"
 #include "usage_report.hpp"
 
-#include "../../tests/support/fake_server.hpp"
-
 #include <parley/bot/bot.hpp>
 #include <parley/bot/client_model.hpp>
 #include <parley/bot/mcp_tools.hpp>
@@ -17,6 +15,7 @@
 #include <parley/chat/yaml.hpp>
 #include <parley/mcp/http.hpp>
 #include <parley/mcp/stdio.hpp>
+#include <parley/testing/fake_server.hpp>
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -662,9 +661,9 @@ private:
 
 /// The scripted model's replies: the reply steps of a fake-server script.
 std::shared_ptr<parley::scripted_model> script_from_file(const std::string& file) {
-    parley::test::fake_script script;
+    parley::testing::fake_script script;
     try {
-        script = parley::test::fake_script_from_file(file);
+        script = parley::testing::fake_script_from_file(file);
     } catch (const std::exception& e) {
         throw std::runtime_error(file + ": " + e.what());
     }
@@ -672,7 +671,7 @@ std::shared_ptr<parley::scripted_model> script_from_file(const std::string& file
     for (std::size_t i = 0; i < script.steps.size(); ++i) {
         const auto& step = script.steps[i];
         const std::string where = file + ": steps[" + std::to_string(i) + "]: ";
-        if (!step.reply || step.status != 0 || !step.replay.empty() || step.fault != parley::test::fake_fault::none)
+        if (!step.reply || step.status != 0 || !step.replay.empty() || step.fault != parley::testing::fake_fault::none)
             throw std::runtime_error(where + "the scripted model plays reply steps only (no status, replay or fault)");
         if (step.reply->choices.empty()) throw std::runtime_error(where + "a reply needs text, tool calls or choices");
         parley::chat_reply reply;

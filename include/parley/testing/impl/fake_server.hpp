@@ -1,7 +1,11 @@
-// tests/support/fake_server.cpp: the implementation of the fake model server declared in
-// fake_server.hpp (Boost.Beast HTTP/1.1 and Asio coroutines, OpenSSL for TLS), compiled once into
-// the parley-fake-server library.
-#include "fake_server.hpp"
+// parley/testing/impl/fake_server.hpp: the fake model server of parley/testing/fake_server.hpp
+// (Boost.Beast HTTP/1.1 and Asio coroutines, OpenSSL for TLS): the wire formats' encoders, the
+// script reader, and the server's coroutines. Included by fake_server.hpp (header-only use) or,
+// with PARLEY_SEPARATE_COMPILATION, compiled once by <parley/testing/src.hpp>.
+#ifndef PARLEY_TESTING_IMPL_FAKE_SERVER_HPP
+#define PARLEY_TESTING_IMPL_FAKE_SERVER_HPP
+
+#include <parley/testing/fake_server.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -58,14 +62,16 @@
 #include <utility>
 #include <vector>
 
-namespace parley::test {
+#include <parley/detail/warnings_push.hpp>  // Asio coroutines: see the file
+
+namespace parley::testing {
 
 // The header spells the default backlog without Asio.
 static_assert(SOMAXCONN == boost::asio::socket_base::max_listen_connections);
 
-namespace fake_server_detail {
+namespace detail {
 
-void append_json_string(std::string& out, std::string_view s) {
+PARLEY_DECL void append_json_string(std::string& out, std::string_view s) {
     static constexpr char hex[] = "0123456789abcdef";
     out += '"';
     for (char ch : s) {
@@ -91,28 +97,27 @@ void append_json_string(std::string& out, std::string_view s) {
     out += '"';
 }
 
-std::string json_string(std::string_view s) {
+PARLEY_DECL std::string json_string(std::string_view s) {
     std::string out;
     append_json_string(out, s);
     return out;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
+PARLEY_DECL bool iequals(std::string_view a, std::string_view b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
                return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
            });
 }
 
-std::string read_file(const std::string& path) {
+PARLEY_DECL std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("fake server: cannot read " + path);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-namespace {
 
 /// s cut into pieces of about `size` bytes, never inside a UTF-8 sequence; "" gives no piece.
-std::vector<std::string_view> pieces_of(std::string_view s, std::size_t size) {
+inline std::vector<std::string_view> pieces_of(std::string_view s, std::size_t size) {
     std::vector<std::string_view> out;
     if (size == 0) size = s.size() ? s.size() : 1;
     std::size_t i = 0;
@@ -126,7 +131,7 @@ std::vector<std::string_view> pieces_of(std::string_view s, std::size_t size) {
 }
 
 
-std::string openai_finish(const fake_choice& c) {
+inline std::string openai_finish(const fake_choice& c) {
     const std::string& f = c.finish;
     if (f.empty()) return c.tool_calls.empty() ? "stop" : "tool_calls";
     if (f == "end_turn" || f == "stop_sequence") return "stop";
@@ -136,7 +141,7 @@ std::string openai_finish(const fake_choice& c) {
     return f;
 }
 
-std::string anthropic_stop(const fake_choice& c) {
+inline std::string anthropic_stop(const fake_choice& c) {
     const std::string& f = c.finish;
     if (f.empty()) return c.tool_calls.empty() ? "end_turn" : "tool_use";
     if (f == "stop") return "end_turn";
@@ -175,7 +180,7 @@ struct reply_names {
     std::int64_t created = 0;
 };
 
-std::size_t completion_tokens(const fake_reply& r) {
+inline std::size_t completion_tokens(const fake_reply& r) {
     std::size_t bytes = 0;
     for (const auto& c : r.choices) {
         bytes += c.text.size() + c.refusal.size() + c.reasoning.size();
@@ -184,15 +189,15 @@ std::size_t completion_tokens(const fake_reply& r) {
     return std::max<std::size_t>(1, (bytes + 3) / 4);
 }
 
-fake_usage usage_of(const fake_reply& r, const request_info& info) {
+inline fake_usage usage_of(const fake_reply& r, const request_info& info) {
     return r.usage ? *r.usage : fake_usage{info.prompt_tokens, completion_tokens(r), 0, 0, 0};
 }
 
-std::string tool_call_id(const fake_tool_call& t, std::string_view prefix, std::size_t i) {
+inline std::string tool_call_id(const fake_tool_call& t, std::string_view prefix, std::size_t i) {
     return t.id.empty() ? std::string(prefix) + std::to_string(i + 1) : t.id;
 }
 
-void append_openai_usage(std::string& out, const fake_usage& u) {
+inline void append_openai_usage(std::string& out, const fake_usage& u) {
     out += "{\"prompt_tokens\":" + std::to_string(u.prompt) + ",\"completion_tokens\":" + std::to_string(u.completion) +
            ",\"total_tokens\":" + std::to_string(u.prompt + u.completion) +
            ",\"prompt_tokens_details\":{\"cached_tokens\":" + std::to_string(u.cached) +
@@ -201,7 +206,7 @@ void append_openai_usage(std::string& out, const fake_usage& u) {
 }
 
 /// An OpenAI chat.completion object.
-std::string openai_completion(const fake_reply& r, const reply_names& names, const request_info& info) {
+inline std::string openai_completion(const fake_reply& r, const reply_names& names, const request_info& info) {
     std::string out = "{\"id\":" + json_string(names.id) + ",\"object\":\"chat.completion\",\"created\":" +
                       std::to_string(names.created) + ",\"model\":" + json_string(names.model) + ",\"choices\":[";
     for (std::size_t i = 0; i < r.choices.size(); ++i) {
@@ -244,7 +249,7 @@ std::string openai_completion(const fake_reply& r, const reply_names& names, con
 /// the role, content (or refusal) deltas, for each tool call a delta with id and name then the
 /// arguments in pieces; the choices interleaved; then a finish_reason chunk per choice, a usage
 /// chunk with "choices": [] when include_usage, and `data: [DONE]`.
-encoded_body openai_stream(const fake_reply& r, const reply_names& names, const request_info& info) {
+inline encoded_body openai_stream(const fake_reply& r, const reply_names& names, const request_info& info) {
     encoded_body body;
     std::string& out = body.bytes;
     std::string head = "data: {\"id\":" + json_string(names.id) + ",\"object\":\"chat.completion.chunk\",\"created\":" +
@@ -307,7 +312,7 @@ encoded_body openai_stream(const fake_reply& r, const reply_names& names, const 
 
 /// The `input` of a tool_use block: the arguments as JSON when they are an object, else {} for
 /// an empty text, else the text as a JSON string (a fake may send what a real server would not).
-std::string anthropic_input(const std::string& arguments) {
+inline std::string anthropic_input(const std::string& arguments) {
     if (arguments.empty()) return "{}";
     boost::system::error_code ec;
     const boost::json::value v = boost::json::parse(arguments, ec);
@@ -317,7 +322,7 @@ std::string anthropic_input(const std::string& arguments) {
 
 /// Anthropic's usage object: its input_tokens leave out the tokens read from and written to the
 /// cache, which have fields of their own.
-std::string anthropic_usage(const fake_usage& u, std::size_t output_tokens) {
+inline std::string anthropic_usage(const fake_usage& u, std::size_t output_tokens) {
     const std::size_t cache = u.cached + u.cache_write;
     return "{\"input_tokens\":" + std::to_string(u.prompt > cache ? u.prompt - cache : 0) +
            ",\"cache_creation_input_tokens\":" + std::to_string(u.cache_write) +
@@ -330,7 +335,7 @@ std::string anthropic_usage(const fake_usage& u, std::size_t output_tokens) {
 
 /// The signature of a thinking block: the real API's is opaque; this one is the text's FNV-1a
 /// hash in hexadecimal behind a fixed prefix, so that a test can tell blocks apart.
-std::string thinking_signature(std::string_view text) {
+inline std::string thinking_signature(std::string_view text) {
     std::uint64_t h = 1469598103934665603ull;
     for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     char hex[17];
@@ -339,7 +344,7 @@ std::string thinking_signature(std::string_view text) {
 }
 
 /// An Anthropic message object (the first choice only).
-std::string anthropic_message(const fake_reply& r, const reply_names& names, const request_info& info) {
+inline std::string anthropic_message(const fake_reply& r, const reply_names& names, const request_info& info) {
     static const fake_choice none{};
     const fake_choice& c = r.choices.empty() ? none : r.choices.front();
     const fake_usage u = usage_of(r, info);
@@ -372,7 +377,7 @@ std::string anthropic_message(const fake_reply& r, const reply_names& names, con
 /// Anthropic stream events: message_start, per content block content_block_start, (a ping after
 /// the first), content_block_delta (text_delta or input_json_delta pieces), content_block_stop,
 /// then message_delta with stop_reason and usage, and message_stop.
-encoded_body anthropic_stream(const fake_reply& r, const reply_names& names, const request_info& info) {
+inline encoded_body anthropic_stream(const fake_reply& r, const reply_names& names, const request_info& info) {
     static const fake_choice none{};
     const fake_choice& c = r.choices.empty() ? none : r.choices.front();
     const fake_usage u = usage_of(r, info);
@@ -434,21 +439,21 @@ encoded_body anthropic_stream(const fake_reply& r, const reply_names& names, con
 }
 
 /// The Responses API's status and incomplete_details for a choice's finish reason.
-std::pair<std::string, std::string> responses_status(const fake_choice& c) {
+inline std::pair<std::string, std::string> responses_status(const fake_choice& c) {
     const std::string f = openai_finish(c);
     if (f == "length") return {"incomplete", "{\"reason\":\"max_output_tokens\"}"};
     if (f == "content_filter") return {"incomplete", "{\"reason\":\"content_filter\"}"};
     return {"completed", "null"};
 }
 
-std::string base64(std::string_view bytes);
+inline std::string base64(std::string_view bytes);
 
 /// The output items of a Response for a choice (ids numbered from the reply's id): a reasoning
 /// item (with its encrypted_content when the request asked for it), a message with an
 /// output_text or a refusal part, function_call items. `done`: the items as they end (as
 /// `response.completed` and `response.output_item.done` write them); else as
 /// `response.output_item.added` writes them.
-std::vector<std::string> responses_items(const fake_choice& c, const reply_names& names, const request_info& info, bool done) {
+inline std::vector<std::string> responses_items(const fake_choice& c, const reply_names& names, const request_info& info, bool done) {
     std::vector<std::string> items;
     const std::string status = done ? "\"completed\"" : "\"in_progress\"";
     auto id = [&](std::string_view prefix) { return json_string(std::string(prefix) + names.id + "_" + std::to_string(items.size())); };
@@ -479,7 +484,7 @@ std::vector<std::string> responses_items(const fake_choice& c, const reply_names
 
 /// A Response object (the first choice only): `status` "in_progress" (without output and usage)
 /// or as the choice ends.
-std::string responses_object(const fake_reply& r, const reply_names& names, const request_info& info, bool done) {
+inline std::string responses_object(const fake_reply& r, const reply_names& names, const request_info& info, bool done) {
     static const fake_choice none{};
     const fake_choice& c = r.choices.empty() ? none : r.choices.front();
     const auto [status, incomplete] = responses_status(c);
@@ -511,7 +516,7 @@ std::string responses_object(const fake_reply& r, const reply_names& names, cons
 /// summary text, output_text or refusal, function call arguments) and their .done events,
 /// output_item.done; then response.completed (or response.incomplete). Every event has its
 /// `type` and a `sequence_number`.
-encoded_body responses_stream(const fake_reply& r, const reply_names& names, const request_info& info) {
+inline encoded_body responses_stream(const fake_reply& r, const reply_names& names, const request_info& info) {
     static const fake_choice none{};
     const fake_choice& c = r.choices.empty() ? none : r.choices.front();
     encoded_body body;
@@ -575,7 +580,7 @@ encoded_body responses_stream(const fake_reply& r, const reply_names& names, con
     return body;
 }
 
-std::string base64(std::string_view bytes) {
+inline std::string base64(std::string_view bytes) {
     static constexpr char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     std::string out;
     out.reserve((bytes.size() + 2) / 3 * 4);
@@ -600,7 +605,7 @@ std::string base64(std::string_view bytes) {
 }
 
 /// A unit vector of `dimensions` numbers that depends only on the text.
-std::vector<double> embedding_of(std::string_view text, std::size_t dimensions) {
+inline std::vector<double> embedding_of(std::string_view text, std::size_t dimensions) {
     std::uint64_t h = 1469598103934665603ull;
     for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     std::mt19937_64 rng(h);
@@ -617,7 +622,7 @@ std::vector<double> embedding_of(std::string_view text, std::size_t dimensions) 
 }
 
 /// An OpenAI embeddings list: the scripted vectors, else one vector per input.
-std::string embeddings_list(const fake_reply* r, const request_info& info) {
+inline std::string embeddings_list(const fake_reply* r, const request_info& info) {
     std::vector<std::vector<double>> vectors;
     if (r && !r->embeddings.empty()) {
         vectors = r->embeddings;
@@ -661,7 +666,7 @@ std::string embeddings_list(const fake_reply* r, const request_info& info) {
 /// "owned_by"}]}`, or for an Anthropic client (a request with `anthropic-version`) Anthropic's
 /// `{"data": [{"type": "model", "id", "display_name", "created_at"}], "has_more", "first_id",
 /// "last_id"}`.
-std::string models_list(bool anthropic) {
+inline std::string models_list(bool anthropic) {
     if (anthropic) {
         static const char* const claude[][2] = {{"claude-sonnet-4-5", "Claude Sonnet 4.5"},
                                                 {"claude-3-5-sonnet-latest", "Claude Sonnet 3.5"}};
@@ -689,13 +694,13 @@ std::string models_list(bool anthropic) {
 }
 
 /// True for the routes of Anthropic's API.
-bool anthropic_route(fake_route route) { return route == fake_route::anthropic || route == fake_route::count_tokens; }
+inline bool anthropic_route(fake_route route) { return route == fake_route::anthropic || route == fake_route::count_tokens; }
 
 /// The error type the real API gives a status: Anthropic's (invalid_request_error,
 /// authentication_error, permission_error, not_found_error, request_too_large, rate_limit_error,
 /// api_error, overloaded_error) or OpenAI's (invalid_request_error for 4xx, `requests` for a rate
 /// limit, server_error for 5xx).
-std::string error_type_for(unsigned status, fake_route route) {
+inline std::string error_type_for(unsigned status, fake_route route) {
     if (anthropic_route(route)) {
         switch (status) {
         case 401: return "authentication_error";
@@ -713,7 +718,7 @@ std::string error_type_for(unsigned status, fake_route route) {
 }
 
 /// The error code OpenAI gives a status (null for most).
-std::string error_code_for(unsigned status) {
+inline std::string error_code_for(unsigned status) {
     if (status == 401) return "\"invalid_api_key\"";
     if (status == 429) return "\"rate_limit_exceeded\"";
     return "null";
@@ -721,7 +726,7 @@ std::string error_code_for(unsigned status) {
 
 /// The error object of a route: OpenAI's {"error": {"message", "type", "param", "code"}} or
 /// Anthropic's {"type": "error", "error": {"type", "message"}, "request_id"}.
-std::string error_body(fake_route route, const std::string& type, const std::string& message, const std::string& request_id,
+inline std::string error_body(fake_route route, const std::string& type, const std::string& message, const std::string& request_id,
                        const std::string& code = "null") {
     if (anthropic_route(route))
         return "{\"type\":\"error\",\"error\":{\"type\":" + json_string(type) + ",\"message\":" + json_string(message) +
@@ -733,7 +738,7 @@ std::string error_body(fake_route route, const std::string& type, const std::str
 /// The default body of a status reply: the route's error object with the real API's type (and
 /// code) and message where the API's is known (Anthropic's "Overloaded", OpenAI's invalid key
 /// and rate limit), else "fake server: STATUS REASON".
-std::string status_error_body(fake_route route, unsigned status, const fake_error& e, const std::string& request_id) {
+inline std::string status_error_body(fake_route route, unsigned status, const fake_error& e, const std::string& request_id) {
     const std::string type = e.type.empty() ? error_type_for(status, route) : e.type;
     std::string message = e.message;
     if (message.empty()) {
@@ -752,7 +757,7 @@ std::string status_error_body(fake_route route, unsigned status, const fake_erro
 }
 
 /// The error event that ends a stream: `data: {"error": ...}` or Anthropic's `event: error`.
-std::string error_event(fake_route route, const fake_error& e, const std::string& request_id) {
+inline std::string error_event(fake_route route, const fake_error& e, const std::string& request_id) {
     if (route == fake_route::anthropic)
         return "event: error\ndata: " +
                error_body(route, e.type.empty() ? "overloaded_error" : e.type, e.message.empty() ? "Overloaded" : e.message,
@@ -766,7 +771,7 @@ std::string error_event(fake_route route, const fake_error& e, const std::string
 }
 
 /// The event that replaces a good one in malformed_json's stream variant.
-std::string malformed_event(fake_route route) {
+inline std::string malformed_event(fake_route route) {
     if (route == fake_route::responses)
         return "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\n\n";
     if (route == fake_route::anthropic)
@@ -774,15 +779,15 @@ std::string malformed_event(fake_route route) {
     return "data: {\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\n\n";
 }
 
-constexpr std::string_view malformed_body =
+inline constexpr std::string_view malformed_body =
     "{\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",";
 
-constexpr std::string_view html_body =
+inline constexpr std::string_view html_body =
     "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n"
     "<body><h1>Bad Gateway</h1><p>The upstream server did not answer.</p></body></html>\n";
 
 /// Where each SSE event of a recorded body ends (after its blank line); the rest is one piece.
-std::vector<std::size_t> sse_event_ends(std::string_view bytes) {
+inline std::vector<std::size_t> sse_event_ends(std::string_view bytes) {
     std::vector<std::size_t> ends;
     std::size_t i = 0;
     while ((i = bytes.find("\n\n", i)) != std::string_view::npos) {
@@ -794,7 +799,7 @@ std::vector<std::size_t> sse_event_ends(std::string_view bytes) {
 }
 
 /// The text parts of a message's content (a string, or an array of {"type": "text", "text"}).
-std::string text_of(const boost::json::value* content) {
+inline std::string text_of(const boost::json::value* content) {
     if (!content) return {};
     if (content->is_string()) return std::string(content->get_string());
     std::string out;
@@ -830,7 +835,7 @@ struct script_entry {
 };
 
 
-std::shared_ptr<script_entry> make_entry(fake_step step, std::size_t number) {
+inline std::shared_ptr<script_entry> make_entry(fake_step step, std::size_t number) {
     auto e = std::make_shared<script_entry>();
     if (!step.replay.empty()) {
         e->replay.bytes = read_file(step.replay);
@@ -843,7 +848,7 @@ std::shared_ptr<script_entry> make_entry(fake_step step, std::size_t number) {
 }
 
 /// The HTTP head of a reply.
-std::string response_head(unsigned status, std::string_view content_type, std::optional<std::size_t> length,
+inline std::string response_head(unsigned status, std::string_view content_type, std::optional<std::size_t> length,
                                   bool keep_alive, const std::vector<std::pair<std::string, std::string>>& defaults,
                                   const std::vector<std::pair<std::string, std::string>>& extra) {
     const auto reason = boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(status));
@@ -871,7 +876,7 @@ std::string response_head(unsigned status, std::string_view content_type, std::o
 }
 
 /// The sizes of the pieces a body of `total` bytes is written in.
-std::vector<std::size_t> piece_sizes(std::size_t total, const fake_chunking& c,
+inline std::vector<std::size_t> piece_sizes(std::size_t total, const fake_chunking& c,
                                             const std::vector<std::size_t>& event_ends) {
     std::vector<std::size_t> sizes;
     if (c.random) {
@@ -898,7 +903,7 @@ std::vector<std::size_t> piece_sizes(std::size_t total, const fake_chunking& c,
     return sizes;
 }
 
-void append_chunk(std::string& out, std::string_view piece) {
+inline void append_chunk(std::string& out, std::string_view piece) {
     char size[24];
     std::snprintf(size, sizeof size, "%zx\r\n", piece.size());
     out += size;
@@ -906,7 +911,7 @@ void append_chunk(std::string& out, std::string_view piece) {
     out += "\r\n";
 }
 
-void raise_fd_limit() {
+inline void raise_fd_limit() {
     rlimit r{};
     if (getrlimit(RLIMIT_NOFILE, &r) != 0) return;
     const rlim_t want = std::min<rlim_t>(r.rlim_max, 65536);
@@ -1162,26 +1167,25 @@ private:
     std::filesystem::path base_;
 };
 
-}  // namespace
-}  // namespace fake_server_detail
+}  // namespace detail
 
 /// A script from its JSON form (docs/fake-server.md): {"steps": [...], "repeat": false} or an
 /// array of steps. Relative replay paths are taken from `base_dir`. Throws std::invalid_argument
 /// naming the place of the first mistake ("fake server script: steps[1].reply.finish: ...").
-fake_script fake_script_from_json(const boost::json::value& json, const std::filesystem::path& base_dir) {
-    return fake_server_detail::script_reader(base_dir).script(json);
+PARLEY_DECL fake_script fake_script_from_json(const boost::json::value& json, const std::filesystem::path& base_dir) {
+    return detail::script_reader(base_dir).script(json);
 }
 
 /// One step from its JSON form; throws std::invalid_argument as fake_script_from_json does.
-fake_step fake_step_from_json(const boost::json::value& json, const std::filesystem::path& base_dir) {
-    return fake_server_detail::script_reader(base_dir).step(json, "step");
+PARLEY_DECL fake_step fake_step_from_json(const boost::json::value& json, const std::filesystem::path& base_dir) {
+    return detail::script_reader(base_dir).step(json, "step");
 }
 
 /// A script read from a JSON file; relative replay paths are taken from the file's directory.
 /// Throws std::runtime_error when the file cannot be read or is not JSON, std::invalid_argument
 /// when the script is wrong.
-fake_script fake_script_from_file(const std::filesystem::path& path) {
-    const std::string text = fake_server_detail::read_file(path.string());
+PARLEY_DECL fake_script fake_script_from_file(const std::filesystem::path& path) {
+    const std::string text = detail::read_file(path.string());
     boost::system::error_code ec;
     const boost::json::value v = boost::json::parse(text, ec);
     if (ec) throw std::runtime_error("fake server script " + path.string() + ": not valid JSON: " + ec.message());
@@ -1189,7 +1193,7 @@ fake_script fake_script_from_file(const std::filesystem::path& path) {
 }
 
 /// The route a request path leads to (matched on its end), or nothing.
-std::optional<fake_route> fake_route_of_path(std::string_view target) {
+PARLEY_DECL std::optional<fake_route> fake_route_of_path(std::string_view target) {
     // absolute-form (a request sent to a proxy): drop the scheme and the authority
     if (auto scheme = target.find("://"); scheme != std::string_view::npos && target.substr(0, scheme).find('/') == std::string_view::npos) {
         const auto slash = target.find('/', scheme + 3);
@@ -1209,7 +1213,7 @@ std::optional<fake_route> fake_route_of_path(std::string_view target) {
     return std::nullopt;
 }
 
-boost::json::value recorded_request::json() const { return boost::json::parse(body); }
+PARLEY_DECL boost::json::value recorded_request::json() const { return boost::json::parse(body); }
 
 // The server's state and its coroutines: one accept loop, one coroutine per connection, on the
 // threads of its own io_context.
@@ -1234,7 +1238,7 @@ struct fake_server::impl {
     void start() {
         namespace asio = boost::asio;
         if (ioc_) return;
-        fake_server_detail::raise_fd_limit();
+        detail::raise_fd_limit();
         const std::size_t threads = std::max<std::size_t>(1, options_.threads);
         ioc_ = std::make_unique<asio::io_context>(static_cast<int>(threads));
         asio::ip::tcp::acceptor acceptor(*ioc_);
@@ -1291,15 +1295,15 @@ struct fake_server::impl {
 
     /// Replaces the script. Throws std::runtime_error when a replay file cannot be read.
     void set_script(fake_script script) {
-        std::deque<std::shared_ptr<fake_server_detail::script_entry>> entries;
-        for (auto& s : script.steps) entries.push_back(fake_server_detail::make_entry(std::move(s), ++steps_made_));
+        std::deque<std::shared_ptr<detail::script_entry>> entries;
+        for (auto& s : script.steps) entries.push_back(detail::make_entry(std::move(s), ++steps_made_));
         std::lock_guard lock(script_mutex_);
         queue_ = std::move(entries);
         repeat_ = script.repeat;
     }
     /// Appends a step. Throws std::runtime_error when its replay file cannot be read.
     void push(fake_step step) {
-        auto e = fake_server_detail::make_entry(std::move(step), ++steps_made_);
+        auto e = detail::make_entry(std::move(step), ++steps_made_);
         std::lock_guard lock(script_mutex_);
         queue_.push_back(std::move(e));
     }
@@ -1350,7 +1354,7 @@ struct fake_server::impl {
     using tcp = boost::asio::ip::tcp;
     template <class T>
     using awaitable = boost::asio::awaitable<T>;
-    using entry_ptr = std::shared_ptr<fake_server_detail::script_entry>;
+    using entry_ptr = std::shared_ptr<detail::script_entry>;
     using header_list = std::vector<std::pair<std::string, std::string>>;
     static constexpr auto tuple_awaitable = boost::asio::as_tuple(boost::asio::use_awaitable);
 
@@ -1511,7 +1515,7 @@ struct fake_server::impl {
     template <class Stream>
     awaitable<bool> write_simple(Stream& stream, unsigned status, std::string_view body, bool keep,
                                  std::string_view content_type = "application/json", const header_list& fields = {}) {
-        std::string msg = fake_server_detail::response_head(status, content_type, body.size(), keep, fields, {});
+        std::string msg = detail::response_head(status, content_type, body.size(), keep, fields, {});
         msg += body;
         auto [ec, n] = co_await boost::asio::async_write(stream, boost::asio::buffer(msg), tuple_awaitable);
         (void)n;
@@ -1545,7 +1549,7 @@ struct fake_server::impl {
 
     /// Reads what the encoders need from the request body; an error message when the request is
     /// not one the real API would accept.
-    std::string inspect(fake_route route, const std::string& body, fake_server_detail::request_info& info) const {
+    std::string inspect(fake_route route, const std::string& body, detail::request_info& info) const {
         info.route = route;
         if (route == fake_route::models) return {};
         boost::system::error_code ec;
@@ -1615,7 +1619,7 @@ struct fake_server::impl {
         for (auto it = list.rbegin(); it != list.rend(); ++it) {
             const auto& m = it->get_object();
             if (m.at("role").get_string() == "user") {
-                info.echo_text = fake_server_detail::text_of(m.if_contains("content"));
+                info.echo_text = detail::text_of(m.if_contains("content"));
                 break;
             }
         }
@@ -1625,7 +1629,7 @@ struct fake_server::impl {
     /// inspect() of a Responses API request: `input` a string or an array of input items (messages
     /// with a role, function_call, function_call_output and reasoning items of the shapes the API
     /// takes), `stream`, and `include` (reasoning.encrypted_content).
-    static std::string inspect_responses(const boost::json::object& o, fake_server_detail::request_info& info) {
+    static std::string inspect_responses(const boost::json::object& o, detail::request_info& info) {
         const auto* input = o.if_contains("input");
         if (!input) return "'input' is required";
         if (input->is_string()) {
@@ -1648,7 +1652,7 @@ struct fake_server::impl {
                         return at + ": a message needs a role of user, assistant, system or developer";
                     const auto* content = item.if_contains("content");
                     if (!content || !(content->is_string() || content->is_array())) return at + ": 'content' must be a string or an array";
-                    if (*role == "user") info.echo_text = fake_server_detail::text_of(content);
+                    if (*role == "user") info.echo_text = detail::text_of(content);
                 } else if (*type == "function_call") {
                     if (!is_string("call_id") || !is_string("name") || !is_string("arguments"))
                         return at + ": a function_call needs string 'call_id', 'name' and 'arguments'";
@@ -1675,9 +1679,9 @@ struct fake_server::impl {
     }
 
     /// The body of a chat reply, encoded once per step and request shape.
-    std::shared_ptr<const fake_server_detail::encoded_body> encode(const entry_ptr& entry, const fake_reply& reply,
-                                                                   const fake_server_detail::request_info& info) {
-        namespace d = fake_server_detail;
+    std::shared_ptr<const detail::encoded_body> encode(const entry_ptr& entry, const fake_reply& reply,
+                                                                   const detail::request_info& info) {
+        namespace d = detail;
         d::script_entry::cache_key key{info.route, info.stream, info.include_usage || info.encrypted_reasoning,
                                        reply.model.empty() ? info.model : ""};
         if (entry) {
@@ -1715,7 +1719,7 @@ struct fake_server::impl {
     awaitable<bool> answer(Stream& stream, boost::beast::http::request<boost::beast::http::string_body>& req, bool keep,
                            std::string& out, recorded_request record, bool want_record) {
         namespace http = boost::beast::http;
-        namespace d = fake_server_detail;
+        namespace d = detail;
         const auto route = fake_route_of_path(req.target());
         // An Anthropic client sends anthropic-version: its replies (a models list, an error of a
         // path that is not a route) take Anthropic's shapes
@@ -1986,29 +1990,33 @@ struct fake_server::impl {
     std::atomic<std::size_t> connections_{0};
 };
 
-fake_server::fake_server(fake_server_options options) : impl_(std::make_unique<impl>(std::move(options))) {}
-fake_server::~fake_server() = default;
+PARLEY_DECL fake_server::fake_server(fake_server_options options) : impl_(std::make_unique<impl>(std::move(options))) {}
+PARLEY_DECL fake_server::~fake_server() = default;
 
-void fake_server::start() { impl_->start(); }
-void fake_server::stop() { impl_->stop(); }
-bool fake_server::running() const noexcept { return impl_->running(); }
-unsigned short fake_server::port() const noexcept { return impl_->port(); }
-const std::string& fake_server::host() const noexcept { return impl_->host(); }
-bool fake_server::tls() const noexcept { return impl_->tls(); }
-std::string fake_server::base_url() const { return impl_->base_url(); }
-std::string fake_server::url(std::string_view path) const { return impl_->url(path); }
+PARLEY_DECL void fake_server::start() { impl_->start(); }
+PARLEY_DECL void fake_server::stop() { impl_->stop(); }
+PARLEY_DECL bool fake_server::running() const noexcept { return impl_->running(); }
+PARLEY_DECL unsigned short fake_server::port() const noexcept { return impl_->port(); }
+PARLEY_DECL const std::string& fake_server::host() const noexcept { return impl_->host(); }
+PARLEY_DECL bool fake_server::tls() const noexcept { return impl_->tls(); }
+PARLEY_DECL std::string fake_server::base_url() const { return impl_->base_url(); }
+PARLEY_DECL std::string fake_server::url(std::string_view path) const { return impl_->url(path); }
 
-void fake_server::set_script(fake_script script) { impl_->set_script(std::move(script)); }
-void fake_server::push(fake_step step) { impl_->push(std::move(step)); }
-void fake_server::push(std::vector<fake_step> steps) { impl_->push(std::move(steps)); }
-void fake_server::set_repeat(bool repeat) { impl_->set_repeat(repeat); }
-std::size_t fake_server::pending_steps() const { return impl_->pending_steps(); }
+PARLEY_DECL void fake_server::set_script(fake_script script) { impl_->set_script(std::move(script)); }
+PARLEY_DECL void fake_server::push(fake_step step) { impl_->push(std::move(step)); }
+PARLEY_DECL void fake_server::push(std::vector<fake_step> steps) { impl_->push(std::move(steps)); }
+PARLEY_DECL void fake_server::set_repeat(bool repeat) { impl_->set_repeat(repeat); }
+PARLEY_DECL std::size_t fake_server::pending_steps() const { return impl_->pending_steps(); }
 
-std::vector<recorded_request> fake_server::requests() const { return impl_->requests(); }
-std::vector<recorded_request> fake_server::connect_requests() const { return impl_->connect_requests(); }
-std::size_t fake_server::request_count() const noexcept { return impl_->request_count(); }
-recorded_request fake_server::last_request() const { return impl_->last_request(); }
-void fake_server::clear_requests() { impl_->clear_requests(); }
-std::size_t fake_server::connections_accepted() const noexcept { return impl_->connections_accepted(); }
+PARLEY_DECL std::vector<recorded_request> fake_server::requests() const { return impl_->requests(); }
+PARLEY_DECL std::vector<recorded_request> fake_server::connect_requests() const { return impl_->connect_requests(); }
+PARLEY_DECL std::size_t fake_server::request_count() const noexcept { return impl_->request_count(); }
+PARLEY_DECL recorded_request fake_server::last_request() const { return impl_->last_request(); }
+PARLEY_DECL void fake_server::clear_requests() { impl_->clear_requests(); }
+PARLEY_DECL std::size_t fake_server::connections_accepted() const noexcept { return impl_->connections_accepted(); }
 
-}  // namespace parley::test
+}  // namespace parley::testing
+
+#include <parley/detail/warnings_pop.hpp>
+
+#endif

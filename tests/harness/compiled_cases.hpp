@@ -3,8 +3,8 @@
 // context), checked against the run-time engine's render of the same template on the case's
 // JSON context. The generated sources include this header (its functions are inline: each
 // generated translation unit builds the run-time engine anyway).
-#ifndef PARLEY_TESTS_SUPPORT_COMPILED_CASES_HPP
-#define PARLEY_TESTS_SUPPORT_COMPILED_CASES_HPP
+#ifndef PARLEY_TESTS_HARNESS_COMPILED_CASES_HPP
+#define PARLEY_TESTS_HARNESS_COMPILED_CASES_HPP
 
 #include <parley/error.hpp>
 #include <parley/jinja.hpp>

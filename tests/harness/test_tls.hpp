@@ -1,8 +1,8 @@
-// tests/support/test_tls.hpp: certificates made at run time for TLS tests (OpenSSL 3): a
+// tests/harness/test_tls.hpp: certificates made at run time for TLS tests (OpenSSL 3): a
 // self-signed certificate authority and a server certificate it signs for given names, with
 // their private keys, as PEM; and temporary files to hand a PEM to code that wants a path.
-#ifndef PARLEY_TESTS_SUPPORT_TEST_TLS_HPP
-#define PARLEY_TESTS_SUPPORT_TEST_TLS_HPP
+#ifndef PARLEY_TESTS_HARNESS_TEST_TLS_HPP
+#define PARLEY_TESTS_HARNESS_TEST_TLS_HPP
 
 #include <openssl/bio.h>
 #include <openssl/err.h>

@@ -1,10 +1,10 @@
 // Other programs run by doctest tests through std::system, their inputs and outputs in
-// temporary files: the repository's Python scripts (tests/support/*.py), compilers. For Python,
+// temporary files: the repository's Python scripts (tests/harness/*.py), compilers. For Python,
 // PARLEY_PYTHON chooses the interpreter (default: python3); the test binaries get the one CMake
 // found. The repository is found through PARLEY_TEST_SOURCE_DIR, which CMake defines for every
 // test binary.
-#ifndef PARLEY_TESTS_SUPPORT_SUBPROCESS_HPP
-#define PARLEY_TESTS_SUPPORT_SUBPROCESS_HPP
+#ifndef PARLEY_TESTS_HARNESS_SUBPROCESS_HPP
+#define PARLEY_TESTS_HARNESS_SUBPROCESS_HPP
 
 #include <doctest/doctest.h>
 
@@ -50,17 +50,17 @@ inline std::filesystem::path temp_path(const std::string& what) {
     return std::filesystem::temp_directory_path() / (name + what);
 }
 
-/// Runs tests/support/<script> with the arguments; true when it exits with status 0, otherwise
+/// Runs tests/harness/<script> with the arguments; true when it exits with status 0, otherwise
 /// false and a failed check saying why.
 inline bool run_python(const std::string& script, const std::vector<std::string>& arguments) {
     const std::string dir = source_dir();
     if (dir.empty()) {
-        FAIL_CHECK("PARLEY_TEST_SOURCE_DIR is not defined: the test cannot find tests/support/" << script);
+        FAIL_CHECK("PARLEY_TEST_SOURCE_DIR is not defined: the test cannot find tests/harness/" << script);
         return false;
     }
     const char* env_python = std::getenv("PARLEY_PYTHON");
     const std::string python = env_python && *env_python ? env_python : "python3";
-    std::string cmd = shell_quote(python) + " " + shell_quote(dir + "/tests/support/" + script);
+    std::string cmd = shell_quote(python) + " " + shell_quote(dir + "/tests/harness/" + script);
     for (const std::string& a : arguments) cmd += " " + shell_quote(a);
     const int status = std::system(cmd.c_str());
     if (status != 0) {

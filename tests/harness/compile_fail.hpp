@@ -1,8 +1,8 @@
 // Compile-fail tests: snippets that must not compile, each case on a line of its own, and what
 // the compiler says about each (for the constexpr builders' rules, which break as compile
 // errors). Used by the doctest tests of tests/chat.
-#ifndef PARLEY_TESTS_SUPPORT_COMPILE_FAIL_HPP
-#define PARLEY_TESTS_SUPPORT_COMPILE_FAIL_HPP
+#ifndef PARLEY_TESTS_HARNESS_COMPILE_FAIL_HPP
+#define PARLEY_TESTS_HARNESS_COMPILE_FAIL_HPP
 
 #include "subprocess.hpp"
 

@@ -14,7 +14,7 @@ the same string, or when both report an error (error texts are not compared).
       ("both", the default, makes one case per environment).
 
 The oracle is run by the interpreter that runs this script, which must be the reference the
-results are recorded with (tests/support/reference_python.py: CPython 3.11, Jinja2 3.1.6,
+results are recorded with (tests/harness/reference_python.py: CPython 3.11, Jinja2 3.1.6,
 MarkupSafe 3.0); with another one the run fails at once, naming what it found, without comparing.
 
 Exit status: 0 when every case passes; 1 on any failure, on a missing or empty input, on

@@ -5,7 +5,7 @@
 // tools, and a program's own wire_api.
 #include <parley/provider/chat_client.hpp>
 
-#include "../support/fake_server.hpp"
+#include <parley/testing/fake_server.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -22,9 +22,9 @@ using namespace parley;
 namespace wire_tests {
 
 namespace asio = boost::asio;
-using parley::test::fake_reply;
-using parley::test::fake_server;
-using parley::test::fake_step;
+using parley::testing::fake_reply;
+using parley::testing::fake_server;
+using parley::testing::fake_step;
 
 client_config config_for(const fake_server& s, api which) {
     client_config c;
@@ -90,7 +90,7 @@ using namespace wire_tests;
 TEST_CASE("responses API: a text reply, not streamed and streamed, with usage and request ids") {
     fake_server server;
     fake_step step = fake_step::text("Hello from the Responses API.");
-    step.reply->usage = parley::test::fake_usage{20, 7, 4, 0, 3};
+    step.reply->usage = parley::testing::fake_usage{20, 7, 4, 0, 3};
     step.reply->delta_size = 6;
     server.push(step);
     server.push(step);

@@ -3,7 +3,7 @@
 
     cli_check.py PARLEY_PROGRAM SCRIPT_JSON
 
-Starts the program the way a user does with the script (tests/fake_server/cli-script.json),
+Starts the program the way a user does with the script (tests/testing/cli-script.json),
 reads the port from its first line, sends requests with urllib (a client that is not parley's)
 and checks the replies the script asks for, then stops it with SIGTERM and checks that it exits
 with status 0. Also checks the exit status and message of a wrong option and of a missing script.

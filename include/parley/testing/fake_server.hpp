@@ -1,18 +1,22 @@
-// tests/support/fake_server.hpp: a fake OpenAI / Anthropic model server for tests, benchmarks and
-// `parley fake-server`. Boost.Beast HTTP/1.1 on loopback (optionally TLS), keep-alive, answers
-// from a script of steps: replies encoded in the wire format of the route they are answered on
-// (chat completions, the Responses API, Anthropic Messages, embeddings; JSON or server-sent
-// events), recorded SSE
-// files replayed byte for byte, HTTP errors and faults (slow headers, stalls, disconnects,
-// malformed JSON, error events, wrong content type, connections closed while idle). It records
-// every request and can act as an HTTP CONNECT proxy. It shares no code with parley's clients:
-// it is an independent reading of the wire formats, there to catch the clients' mistakes.
+// parley/testing/fake_server.hpp: a fake OpenAI / Anthropic model server for the tests of programs
+// that call models (and for parley's own tests, benchmarks and `parley fake-server`). Boost.Beast
+// HTTP/1.1 on loopback (optionally TLS), keep-alive, answers from a script of steps: replies
+// encoded in the wire format of the route they are answered on (chat completions, the Responses
+// API, Anthropic Messages, embeddings; JSON or server-sent events), recorded SSE files replayed
+// byte for byte, HTTP errors and faults (slow headers, stalls, disconnects, malformed JSON, error
+// events, wrong content type, connections closed while idle). It records every request and can
+// act as an HTTP CONNECT proxy. It shares no code with parley's clients (it uses Boost and
+// parley's support layer only): it is an independent reading of the wire formats, there to catch
+// the clients' mistakes.
 //
-// The script format (JSON and C++) is described in docs/fake-server.md. This header declares the
-// server; its implementation (Beast, Asio, OpenSSL) is compiled once, in
-// tests/support/fake_server.cpp: link the CMake target parley-fake-server.
-#ifndef PARLEY_TESTS_SUPPORT_FAKE_SERVER_HPP
-#define PARLEY_TESTS_SUPPORT_FAKE_SERVER_HPP
+// The script format (JSON and C++) is described in docs/fake-server.md. Link the CMake target
+// parley::testing (OpenSSL and threads). Header-only by default; with PARLEY_SEPARATE_COMPILATION
+// (parley/config.hpp) the code of impl/fake_server.hpp is compiled once, by
+// <parley/testing/src.hpp> (the target parley::testing_compiled).
+#ifndef PARLEY_TESTING_FAKE_SERVER_HPP
+#define PARLEY_TESTING_FAKE_SERVER_HPP
+
+#include <parley/config.hpp>
 
 #include <boost/json/value.hpp>
 
@@ -32,7 +36,7 @@
 #include <utility>
 #include <vector>
 
-namespace parley::test {
+namespace parley::testing {
 
 /// The routes the server answers (matched on the end of the path, so any base path works).
 enum class fake_route {
@@ -47,9 +51,9 @@ enum class fake_route {
 /// One tool (function) call of a scripted reply. `arguments` is the JSON text of the arguments as
 /// the model writes it (it is streamed in pieces); an empty id is replaced by a generated one.
 struct fake_tool_call {
-    std::string id;
-    std::string name;
-    std::string arguments;
+    std::string id;         ///< the call's id (empty: generated)
+    std::string name;       ///< the function called
+    std::string arguments;  ///< the arguments' JSON text, sent as written
 };
 
 /// One choice of a scripted reply. `finish` may be given in OpenAI terms ("stop", "length",
@@ -57,9 +61,9 @@ struct fake_tool_call {
 /// "stop_sequence", "refusal"); it is translated for the route. Empty: "stop"/"end_turn", or
 /// "tool_calls"/"tool_use" when the choice calls tools.
 struct fake_choice {
-    std::string text;
-    std::vector<fake_tool_call> tool_calls;
-    std::string finish;
+    std::string text;                        ///< the reply's text
+    std::vector<fake_tool_call> tool_calls;  ///< the tools the reply calls
+    std::string finish;                      ///< why the model stopped (empty: from the content)
     std::string refusal;  ///< OpenAI's `refusal` (content is then null); not sent on Anthropic
     /// the model's reasoning: `reasoning_content` (chat completions), a thinking block with a
     /// signature (Anthropic), a reasoning item with a summary (Responses API)
@@ -101,7 +105,7 @@ struct fake_reply {
 
 /// Misbehaviours a step can show (docs/fake-server.md describes each).
 enum class fake_fault {
-    none,
+    none,                ///< no misbehaviour
     slow_headers,        ///< wait `delay` before sending anything, then answer
     stall,               ///< send `after_bytes` body bytes (nothing at all when absent), then nothing
     disconnect,          ///< send `after_bytes` body bytes (nothing at all when absent), then close
@@ -116,9 +120,10 @@ enum class fake_fault {
 struct fake_chunking {
     std::size_t size = 0;        ///< fixed bytes per write (0: not fixed)
     bool random = false;         ///< sizes drawn uniformly in [1, random_max] from `seed`
-    std::uint64_t seed = 0;
-    std::size_t random_max = 4096;
+    std::uint64_t seed = 0;      ///< the seed of `random`'s sizes (the same seed, the same cuts)
+    std::size_t random_max = 4096;  ///< the largest size `random` draws
 
+    /// Whether the body is cut (a size or random sizes were asked for).
     bool active() const noexcept { return size > 0 || random; }
 };
 
@@ -137,14 +142,14 @@ struct fake_step {
     unsigned status = 0;              ///< non-zero: an HTTP status reply
     std::optional<std::string> body;  ///< the status reply's body (absent: an error JSON for the route)
     std::vector<std::pair<std::string, std::string>> headers;  ///< extra header fields, replacing defaults
-    fake_fault fault = fake_fault::none;
+    fake_fault fault = fake_fault::none;       ///< the misbehaviour of the answer
     std::chrono::milliseconds delay{0};        ///< wait before answering (slow_headers: default 1 s)
     std::chrono::milliseconds chunk_delay{0};  ///< wait between the writes of a chunked body
     std::optional<std::size_t> after_bytes;    ///< stall / disconnect: body bytes sent first
     std::size_t after_events = 1;              ///< error_event / malformed_json: events sent first
     std::string variant;                       ///< malformed_json: "body" or "event" (default: by `stream`)
     fake_error error;                          ///< error_event / status: the error object
-    fake_chunking chunking;
+    fake_chunking chunking;                    ///< how the body is cut into writes
 
     /// A reply step with one choice of text.
     static fake_step text(std::string text, std::string finish = {}) {
@@ -185,16 +190,16 @@ struct fake_step {
 
 /// A script: steps taken in order. With `repeat`, a step taken goes back to the end of the queue.
 struct fake_script {
-    std::vector<fake_step> steps;
-    bool repeat = false;
+    std::vector<fake_step> steps;  ///< the steps, the first answered first
+    bool repeat = false;           ///< a step taken goes back to the end of the queue
 };
 
 /// A request as the server received it.
 struct recorded_request {
-    std::string method;
-    std::string target;
-    std::vector<std::pair<std::string, std::string>> headers;
-    std::string body;
+    std::string method;  ///< "POST", "GET", "CONNECT"...
+    std::string target;  ///< the request target as sent ("/v1/chat/completions", "host:443" for CONNECT)
+    std::vector<std::pair<std::string, std::string>> headers;  ///< the header fields, in the order sent
+    std::string body;    ///< the body, as received
     bool tls = false;            ///< received over TLS
     std::size_t connection = 0;  ///< number of the connection it came on (1 for the first accepted)
 
@@ -222,13 +227,13 @@ struct recorded_request {
 
 /// What a fake_server is started with.
 struct fake_server_options {
-    std::string host = "127.0.0.1";
+    std::string host = "127.0.0.1";  ///< the address to listen on
     unsigned short port = 0;  ///< 0: any free port (see fake_server::port())
     std::size_t threads = 1;  ///< threads running the server's io_context
     /// TLS: the certificate chain and the private key in PEM. With TLS, plain connections are
     /// closed unless `proxy` is on (then one port serves both, told apart by the first byte).
-    std::string tls_certificate_chain_pem;
-    std::string tls_private_key_pem;
+    std::string tls_certificate_chain_pem;  ///< the server's certificate, then its issuers' (empty: no TLS)
+    std::string tls_private_key_pem;        ///< the private key of the chain's first certificate
     bool proxy = false;                        ///< also act as an HTTP CONNECT proxy
     std::string proxy_authorization;           ///< non-empty: the Proxy-Authorization value required (else 407)
     std::string api_key;                       ///< non-empty: require `Authorization: Bearer KEY` / `x-api-key: KEY` (else 401)
@@ -240,34 +245,34 @@ struct fake_server_options {
     std::function<void(const recorded_request&, unsigned status)> on_request;
 };
 
-namespace fake_server_detail {
+namespace detail {
 
 /// Appends `s` to `out` as a JSON string (quoted, escaped).
-void append_json_string(std::string& out, std::string_view s);
+PARLEY_DECL void append_json_string(std::string& out, std::string_view s);
 /// `s` as a JSON string (quoted, escaped).
-std::string json_string(std::string_view s);
+PARLEY_DECL std::string json_string(std::string_view s);
 /// Whether `a` and `b` are equal ignoring ASCII case.
-bool iequals(std::string_view a, std::string_view b);
+PARLEY_DECL bool iequals(std::string_view a, std::string_view b);
 /// The bytes of a file; throws std::runtime_error when it cannot be read.
-std::string read_file(const std::string& path);
+PARLEY_DECL std::string read_file(const std::string& path);
 
-}  // namespace fake_server_detail
+}  // namespace detail
 
 /// A script from its JSON form (docs/fake-server.md): {"steps": [...], "repeat": false} or an
 /// array of steps. Relative replay paths are taken from `base_dir`. Throws std::invalid_argument
 /// naming the place of the first mistake ("fake server script: steps[1].reply.finish: ...").
-fake_script fake_script_from_json(const boost::json::value& json, const std::filesystem::path& base_dir = {});
+PARLEY_DECL fake_script fake_script_from_json(const boost::json::value& json, const std::filesystem::path& base_dir = {});
 
 /// One step from its JSON form; throws std::invalid_argument as fake_script_from_json does.
-fake_step fake_step_from_json(const boost::json::value& json, const std::filesystem::path& base_dir = {});
+PARLEY_DECL fake_step fake_step_from_json(const boost::json::value& json, const std::filesystem::path& base_dir = {});
 
 /// A script read from a JSON file; relative replay paths are taken from the file's directory.
 /// Throws std::runtime_error when the file cannot be read or is not JSON, std::invalid_argument
 /// when the script is wrong.
-fake_script fake_script_from_file(const std::filesystem::path& path);
+PARLEY_DECL fake_script fake_script_from_file(const std::filesystem::path& path);
 
 /// The route a request path leads to (matched on its end), or nothing.
-std::optional<fake_route> fake_route_of_path(std::string_view target);
+PARLEY_DECL std::optional<fake_route> fake_route_of_path(std::string_view target);
 
 /// A fake model server: binds at construction (the port is known at once), serves on its own
 /// threads until stop() or destruction. The script, the records and the counters may be used
@@ -330,6 +335,10 @@ private:
     std::unique_ptr<impl> impl_;
 };
 
-}  // namespace parley::test
+}  // namespace parley::testing
+
+#ifndef PARLEY_SEPARATE_COMPILATION
+#include <parley/testing/impl/fake_server.hpp>
+#endif
 
 #endif

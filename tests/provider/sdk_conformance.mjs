@@ -1,4 +1,4 @@
-// tests/client/sdk_conformance.mjs: the official SDKs for Node, `openai` and
+// tests/provider/sdk_conformance.mjs: the official SDKs for Node, `openai` and
 // `@anthropic-ai/sdk` (pinned in tests/peers/sdk/package.json), drive `parley fake-server` the
 // way a user's program does, and every case checks what the SDK parsed against the script the
 // server answered from: texts, tool calls, refusals, reasoning, usage, request ids, errors and

@@ -1,7 +1,7 @@
-// Runs tests/support/schema_check.py (Python's jsonschema) on schemas and instances made by the
+// Runs tests/harness/schema_check.py (Python's jsonschema) on schemas and instances made by the
 // schema tests (see subprocess.hpp for how the script is run).
-#ifndef PARLEY_TESTS_SUPPORT_SCHEMA_CHECK_HPP
-#define PARLEY_TESTS_SUPPORT_SCHEMA_CHECK_HPP
+#ifndef PARLEY_TESTS_HARNESS_SCHEMA_CHECK_HPP
+#define PARLEY_TESTS_HARNESS_SCHEMA_CHECK_HPP
 
 #include "subprocess.hpp"
 

@@ -9,11 +9,3 @@ TEST_CASE("config: the header's version is the project's version") {
     CHECK(PARLEY_VERSION ==
           PARLEY_VERSION_MAJOR * 10000 + PARLEY_VERSION_MINOR * 100 + PARLEY_VERSION_PATCH);
 }
-
-TEST_CASE("config: PARLEY_LIKELY and PARLEY_UNLIKELY keep the value of the condition") {
-    int n = 3;
-    CHECK(PARLEY_LIKELY(n == 3));
-    CHECK_FALSE(PARLEY_LIKELY(n == 4));
-    CHECK(PARLEY_UNLIKELY(n > 2));
-    CHECK_FALSE(PARLEY_UNLIKELY(n < 0));
-}

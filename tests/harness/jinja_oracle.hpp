@@ -2,10 +2,10 @@
 // shared directory, batch mode), for tests that compare parley's output with the reference. The
 // shared directory is PARLEY_TEST_SHARED_DIR (set by tests/CMakeLists.txt); the interpreter is
 // PARLEY_PYTHON (default: python3), which must be the reference the tests are written against
-// (tests/support/reference_python.py: CPython 3.11, Jinja2 3.1.6, MarkupSafe 3.0). Anything missing,
+// (tests/harness/reference_python.py: CPython 3.11, Jinja2 3.1.6, MarkupSafe 3.0). Anything missing,
 // or another reference, is a failed check, never a skipped test.
-#ifndef PARLEY_TESTS_SUPPORT_JINJA_ORACLE_HPP
-#define PARLEY_TESTS_SUPPORT_JINJA_ORACLE_HPP
+#ifndef PARLEY_TESTS_HARNESS_JINJA_ORACLE_HPP
+#define PARLEY_TESTS_HARNESS_JINJA_ORACLE_HPP
 
 #include "subprocess.hpp"
 
@@ -71,15 +71,15 @@ inline std::string python() {
     return env_python && *env_python ? env_python : "python3";
 }
 
-/// Whether python() is the reference (tests/support/reference_python.py), asked once per process;
+/// Whether python() is the reference (tests/harness/reference_python.py), asked once per process;
 /// when it is not, a failed check with the script's message, which names what it found.
 inline bool reference_ok() {
     static const std::string problem = [] {
         const std::string dir = subprocess::source_dir();
         if (dir.empty()) return std::string("PARLEY_TEST_SOURCE_DIR is not defined: the test cannot find "
-                                            "tests/support/reference_python.py");
+                                            "tests/harness/reference_python.py");
         const auto log = temp_path("reference.log");
-        const std::string cmd = shell_quote(python()) + " " + shell_quote(dir + "/tests/support/reference_python.py") +
+        const std::string cmd = shell_quote(python()) + " " + shell_quote(dir + "/tests/harness/reference_python.py") +
                                 " > " + shell_quote(log.string()) + " 2>&1";
         const int status = std::system(cmd.c_str());
         std::stringstream text;

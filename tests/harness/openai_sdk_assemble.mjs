@@ -1,4 +1,4 @@
-// tests/support/openai_sdk_assemble.mjs: makes the official `openai` Node SDK assemble a recorded
+// tests/harness/openai_sdk_assemble.mjs: makes the official `openai` Node SDK assemble a recorded
 // chat-completions stream and prints the final ChatCompletion as JSON (the reference that
 // tests/provider/openai_stream_test.cpp compares parley's stream_decoder with).
 //

@@ -1,10 +1,10 @@
 // The documents and C++ types on which partial values are checked at every byte (tests/schema/
 // partial_test.cpp, the reader; tests/bot/calls_test.cpp, extract<T> streaming), and what the
-// independent Python reference (tests/support/partial_reference.py) says each prefix of each
+// independent Python reference (tests/harness/partial_reference.py) says each prefix of each
 // document gives. Each type comes with its description for the reference (the members, their
 // types and defaults), written by hand from the struct.
-#ifndef PARLEY_TESTS_SUPPORT_PARTIAL_CASES_HPP
-#define PARLEY_TESTS_SUPPORT_PARTIAL_CASES_HPP
+#ifndef PARLEY_TESTS_HARNESS_PARTIAL_CASES_HPP
+#define PARLEY_TESTS_HARNESS_PARTIAL_CASES_HPP
 
 #include "subprocess.hpp"
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
 from cli_check import TIMEOUT, check, clean_env, failures, start_fake_server, stop_fake_server  # noqa: E402
 
 

@@ -1,9 +1,9 @@
-// Tests of tests/support/fake_server.hpp and tests/support/test_tls.hpp: the fake model server
+// Tests of parley/testing/fake_server.hpp and tests/harness/test_tls.hpp: the fake model server
 // seen through a small Beast client written here (every operation with a timeout): each route's
 // JSON and stream shapes, replays, chunking, faults, keep-alive, TLS, CONNECT proxying, request
 // recording and scripts read from JSON.
-#include "../support/fake_server.hpp"
-#include "../support/test_tls.hpp"
+#include <parley/testing/fake_server.hpp>
+#include "../harness/test_tls.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -44,7 +44,8 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace json = boost::json;
-using namespace parley::test;
+using namespace parley::testing;
+using namespace parley::test;  // test_tls.hpp
 using namespace std::chrono_literals;
 
 namespace {
@@ -74,12 +75,12 @@ struct exchange_result {
 
     std::string header(std::string_view name) const {
         for (const auto& [n, v] : headers)
-            if (fake_server_detail::iequals(n, name)) return v;
+            if (parley::testing::detail::iequals(n, name)) return v;
         return {};
     }
     bool has_header(std::string_view name) const {
         for (const auto& [n, v] : headers)
-            if (fake_server_detail::iequals(n, name)) return true;
+            if (parley::testing::detail::iequals(n, name)) return true;
         return false;
     }
     json::value json_body() const { return json::parse(body); }
@@ -286,12 +287,12 @@ std::vector<sse_event> parse_sse(std::string_view body) {
 
 std::string chat_body(std::string text, bool stream = false, std::string extra = {}) {
     return R"({"model":"gpt-4o-mini","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":)" +
-           fake_server_detail::json_string(text) + "}]" + (stream ? R"(,"stream":true)" : "") + extra + "}";
+           parley::testing::detail::json_string(text) + "}]" + (stream ? R"(,"stream":true)" : "") + extra + "}";
 }
 
 std::string anthropic_body(std::string text, bool stream = false) {
     return R"({"model":"claude-3-5-sonnet-latest","max_tokens":100,"system":"Be brief.","messages":[{"role":"user","content":)" +
-           fake_server_detail::json_string(text) + "}]" + (stream ? R"(,"stream":true)" : "") + "}";
+           parley::testing::detail::json_string(text) + "}]" + (stream ? R"(,"stream":true)" : "") + "}";
 }
 
 const std::vector<std::pair<std::string, std::string>> anthropic_headers{{"anthropic-version", "2023-06-01"},

@@ -1,12 +1,12 @@
 // Tests of parley/provider/chat_client.hpp and parley/net/http_client.hpp: the in-process
 // models (echo, scripted) through the same interface as the network APIs, and the network APIs
-// against the fake OpenAI/Anthropic server of tests/support on loopback: wire formats,
-// streaming in any chunking, keep-alive and the pool, retries, timeouts, cancellation, TLS,
-// proxies, and faults. One translation unit: Beast and the server are compiled once.
+// against the fake OpenAI/Anthropic server (parley/testing/fake_server.hpp) on loopback: wire
+// formats, streaming in any chunking, keep-alive and the pool, retries, timeouts, cancellation,
+// TLS, proxies, and faults.
 #include <parley/provider/chat_client.hpp>
 
-#include "../support/fake_server.hpp"
-#include "../support/test_tls.hpp"
+#include <parley/testing/fake_server.hpp>
+#include "../harness/test_tls.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -29,10 +29,10 @@
 
 using namespace parley;
 using namespace std::chrono_literals;
-using parley::test::fake_fault;
-using parley::test::fake_server;
-using parley::test::fake_server_options;
-using parley::test::fake_step;
+using parley::testing::fake_fault;
+using parley::testing::fake_server;
+using parley::testing::fake_server_options;
+using parley::testing::fake_step;
 
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool parley_test_asan = true;
@@ -116,7 +116,7 @@ asio::awaitable<boost::system::result<streamed, call_error>> read_stream(chat_cl
     co_return out;
 }
 
-std::string read_file(const std::filesystem::path& p) {
+std::string read_golden(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
     REQUIRE_MESSAGE(in.good(), "cannot read " << p.string());
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -165,11 +165,11 @@ TEST_CASE("openai: every recording, replayed in chunks of random sizes, assemble
     for (const auto& entry : std::filesystem::directory_iterator(recordings)) {
         if (entry.path().extension() != ".sse") continue;
         ++files;
-        const auto expected = boost::json::parse(read_file(goldens / (entry.path().stem().string() + ".json")));
+        const auto expected = boost::json::parse(read_golden(goldens / (entry.path().stem().string() + ".json")));
         for (std::uint64_t seed : {1u, 2u, 3u}) {
             CAPTURE(entry.path().filename().string());
             CAPTURE(seed);
-            test::fake_chunking chunks;
+            testing::fake_chunking chunks;
             chunks.random = true;
             chunks.seed = seed;
             chunks.random_max = seed == 1 ? 16 : 4096;  // seed 1: tiny pieces, events split everywhere
