@@ -22,7 +22,7 @@ packages=(
     cmake ninja-build g++ clang
     doctest-dev libbenchmark-dev libyaml-cpp-dev libssl-dev
     python3 python3-jinja2 python3-jsonschema python3-yaml
-    ccache mold
+    ccache mold pkgconf
 )
 
 # Adds the distribution's names of Boost and of clang's runtime to `packages`, from

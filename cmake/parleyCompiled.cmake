@@ -3,7 +3,10 @@
 # <parley/src.hpp>), with PARLEY_SEPARATE_COMPILATION for every target that links it: their
 # translation units see declarations only (parley/config.hpp). Built only when something links it.
 # Used by parley's CMakeLists.txt and by its package configuration, after parley::net and
-# parley::testing exist.
+# parley::testing exist; without them (no OpenSSL), it defines nothing.
+if(NOT TARGET parley::net OR NOT TARGET parley::testing)
+    return()
+endif()
 if(NOT TARGET parley::compiled)
     add_library(parley_compiled STATIC EXCLUDE_FROM_ALL "${CMAKE_CURRENT_LIST_DIR}/parley_compiled.cpp")
     target_link_libraries(parley_compiled PUBLIC parley::net)
