@@ -329,3 +329,183 @@ TEST_CASE("a program's own wire_api: the client speaks it") {
     REQUIRE(s.has_value());
     CHECK(s->reply.text() == "and this");
 }
+
+namespace wire_tests {
+
+/// A wire API of a program's own whose endpoint depends on the request (the model in the path,
+/// a query for streaming), whose streams are JSON lines ending with the body (no end mark: the
+/// last line says `"done": true`), with an embeddings endpoint of its own.
+class lines_api final : public wire_api {
+public:
+    std::string_view name() const noexcept override { return "lines"; }
+    std::string_view default_base_url() const noexcept override { return "http://127.0.0.1:1"; }
+    std::string_view chat_path() const noexcept override { return "/unused/chat/completions"; }
+    void add_auth(http_headers& fields, const std::string& key) const override { fields.add("x-lines-key", key); }
+    std::string encode(const chat_request& r, bool stream) const override { return inner_.encode(r, stream); }
+    boost::system::result<chat_reply, call_error> decode_reply(int status, http_headers headers,
+                                                               std::string_view body) const override {
+        return inner_.decode_reply(status, std::move(headers), body);
+    }
+    call_error decode_error(int status, http_headers headers, std::string_view body) const override {
+        return inner_.decode_error(status, std::move(headers), body);
+    }
+    std::unique_ptr<wire_stream_decoder> stream_decoder(http_headers, int) const override {
+        return std::make_unique<decoder>();
+    }
+    std::string_view end_mark() const noexcept override { return "a line with \"done\": true"; }
+    std::string chat_target(const chat_request& r, bool stream) const override {
+        return "/v1/models/" + r.params.model.value_or("none") + "/chat/completions" + (stream ? "?stream=lines" : "");
+    }
+    stream_framing framing() const noexcept override { return stream_framing::ndjson; }
+    std::string embed_target(const embedding_request& r) const override { return "/v1/models/" + r.model + "/embeddings"; }
+    std::string encode_embedding(const embedding_request& r) const override {
+        return boost::json::serialize(openai::encode_embedding_request(r));
+    }
+    boost::system::result<embedding_reply, call_error> decode_embedding(int status, http_headers headers,
+                                                                        std::string_view body) const override {
+        return openai::decode_embedding_reply(status, std::move(headers), body);
+    }
+
+    /// Each line `{"text": "..."}` is a text delta; `{"done": true}` ends the reply. A body that
+    /// ends after a line with `"last": true` also completes it.
+    class decoder final : public wire_stream_decoder {
+    public:
+        std::optional<call_error> feed(std::string_view event, std::string_view data, std::vector<stream_event>& out) override {
+            CHECK(event.empty());
+            boost::system::error_code ec;
+            const auto v = boost::json::parse(data, ec);
+            if (ec || !v.is_object()) {
+                call_error e;
+                e.code = make_error_code(errc::protocol);
+                e.message = "not a JSON object: " + std::string(data);
+                return e;
+            }
+            const auto& o = v.get_object();
+            if (const auto* t = o.if_contains("text"); t && t->is_string()) {
+                stream_event e;
+                e.type = stream_event::kind::text;
+                e.text = std::string(t->get_string());
+                text_ += e.text;
+                reply_.choices.resize(1);
+                reply_.choices[0].message = make_message(role::assistant, text_);
+                out.push_back(std::move(e));
+            }
+            last_ = o.contains("last");
+            if (o.contains("done")) finish(out);
+            return std::nullopt;
+        }
+        bool done() const noexcept override { return done_; }
+        const chat_reply& reply() const noexcept override { return reply_; }
+        chat_reply take_reply() override { return std::move(reply_); }
+        bool end_of_body(std::vector<stream_event>& out) override {
+            if (!last_) return false;
+            finish(out);
+            return true;
+        }
+
+    private:
+        void finish(std::vector<stream_event>& out) {
+            done_ = true;
+            stream_event e;
+            e.type = stream_event::kind::done;
+            out.push_back(std::move(e));
+        }
+        chat_reply reply_;
+        std::string text_;
+        bool done_ = false;
+        bool last_ = false;
+    };
+
+private:
+    openai::chat_api inner_;
+};
+
+client_config lines_config(const fake_server& server) {
+    client_config c;
+    c.wire = std::make_shared<lines_api>();
+    c.base_url = server.base_url();
+    c.api_key = "lines-key-0123456789";
+    c.net.retry.max_retries = 0;
+    return c;
+}
+
+fake_step lines_step(std::string body) {
+    return fake_step::http_status(200, {{"content-type", "application/x-ndjson"}}, std::move(body));
+}
+
+}  // namespace wire_tests
+
+TEST_CASE("a program's own wire_api: a target per request, JSON lines, a stream that ends with its body, embeddings") {
+    fake_server server;
+    server.set_script({{lines_step("{\"text\": \"Hel\"}\n\n{\"text\": \"lo\"}\r\n{\"done\": true}\n"),
+                        lines_step("{\"text\": \"cut\"}\n{\"text\": \" here\", \"last\": true}"),
+                        lines_step("{\"text\": \"cut\"}\n"),
+                        lines_step("{\"text\": \"x\"}\nnot json\n"),
+                        fake_step::http_status(200, {{"content-type", "text/event-stream"}}, "data: {}\n\n")}});
+    asio::io_context io;
+    chat_client client(io.get_executor(), lines_config(server));
+
+    // the model in the path, the query for streaming; the lines in any framing of line ends
+    auto s = run_on(io, stream_all(client, question("hi", "m-1")));
+    REQUIRE(s.has_value());
+    CHECK(server.last_request().target == "/v1/models/m-1/chat/completions?stream=lines");
+    CHECK(server.last_request().header("accept") == "application/x-ndjson");
+    CHECK(server.last_request().header("x-lines-key") == "lines-key-0123456789");
+    CHECK(text_of(s->events, stream_event::kind::text) == "Hello");
+    CHECK(s->events.back().type == stream_event::kind::done);
+    CHECK(s->reply.text() == "Hello");
+
+    // a last line without its line end, then the end of the body completing the reply
+    s = run_on(io, stream_all(client, question("hi", "m-2")));
+    REQUIRE(s.has_value());
+    CHECK(text_of(s->events, stream_event::kind::text) == "cut here");
+
+    // a body that ends where the decoder does not take it as complete: the stream was cut
+    s = run_on(io, stream_all(client, question("hi", "m-3")));
+    REQUIRE_FALSE(s.has_value());
+    CHECK(s.error().code == make_error_code(errc::protocol));
+    CHECK(s.error().message == "the stream ended before its end mark (a line with \"done\": true)");
+
+    // a line the decoder refuses
+    s = run_on(io, stream_all(client, question("hi", "m-4")));
+    REQUIRE_FALSE(s.has_value());
+    CHECK(s.error().message == "not a JSON object: not json");
+
+    // server-sent events where JSON lines are expected
+    s = run_on(io, stream_all(client, question("hi", "m-5")));
+    REQUIRE_FALSE(s.has_value());
+    CHECK(s.error().code == make_error_code(errc::protocol));
+    CHECK(s.error().message.starts_with(
+        "expected JSON lines (Content-Type application/x-ndjson), found Content-Type 'text/event-stream'"));
+
+    // a non-streamed call on the request's own path
+    server.set_script({});
+    const auto r = run_on(io, client.chat(question("plain", "m-6")));
+    REQUIRE(r.has_value());
+    CHECK(r->text() == "plain");
+    CHECK(server.last_request().target == "/v1/models/m-6/chat/completions");
+
+    // embeddings on the API's own endpoint
+    embedding_request e;
+    e.model = "emb-1";
+    e.input = {"one", "two"};
+    e.dimensions = 3;
+    const auto v = run_on(io, client.embed(e));
+    REQUIRE(v.has_value());
+    CHECK(v->data.size() == 2);
+    CHECK(server.last_request().target == "/v1/models/emb-1/embeddings");
+}
+
+TEST_CASE("embeddings on an API without them: errc::invalid_argument, the API named") {
+    fake_server server;
+    asio::io_context io;
+    chat_client client(io.get_executor(), config_for(server, api::anthropic));
+    embedding_request e;
+    e.model = "m";
+    e.input = {"x"};
+    const auto v = run_on(io, client.embed(e));
+    REQUIRE_FALSE(v.has_value());
+    CHECK(v.error().code == make_error_code(errc::invalid_argument));
+    CHECK(v.error().message == "embeddings need an API with an embeddings endpoint; this client speaks anthropic");
+    CHECK(server.requests().empty());
+}

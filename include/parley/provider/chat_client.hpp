@@ -6,6 +6,7 @@
 #define PARLEY_PROVIDER_CHAT_CLIENT_HPP
 
 #include <parley/net/http_client.hpp>
+#include <parley/net/ndjson.hpp>
 #include <parley/net/sse.hpp>
 #include <parley/provider/anthropic/api.hpp>
 #include <parley/provider/in_process.hpp>
@@ -223,7 +224,8 @@ private:
     bool decoder_done() const noexcept { return !decoder_ || decoder_->done(); }
 
     net::http_stream http_;
-    std::unique_ptr<net::sse_reader> sse_;
+    std::unique_ptr<net::sse_reader> sse_;  ///< the reader of server-sent events, or
+    std::unique_ptr<net::ndjson_reader> ndjson_;  ///< the reader of JSON lines
     std::unique_ptr<wire_stream_decoder> decoder_;  ///< null for a reply known whole
     std::string_view end_mark_;  ///< the wire API's end mark, for the message of a stream cut short
     chat_reply reply_;  ///< the reply of an in-process model or of a server that did not stream
@@ -286,9 +288,10 @@ public:
     /// The wire API the client speaks; null for an in-process model.
     const wire_api* wire() const noexcept { return wire_.get(); }
 
-    /// OpenAI embeddings (`/embeddings`) of api::openai and api::responses. Fails with
-    /// errc::invalid_argument on other APIs.
-    boost::asio::awaitable<boost::system::result<openai::embedding_reply, call_error>> embed(openai::embedding_request request);
+    /// Embeddings, through the wire API's embeddings endpoint (OpenAI's `/embeddings` for
+    /// api::openai and api::responses). Fails with errc::invalid_argument on an API without one
+    /// (and for the in-process models); throws parley::error for a request the API cannot take.
+    boost::asio::awaitable<boost::system::result<embedding_reply, call_error>> embed(embedding_request request);
 
 private:
     /// The header fields of every request of this client: content types, the API key, the
@@ -296,7 +299,9 @@ private:
     std::shared_ptr<const http_headers> common_fields(bool stream) const {
         auto h = std::make_shared<http_headers>();
         h->add("Content-Type", "application/json");
-        h->add("Accept", stream ? "text/event-stream" : "application/json");
+        h->add("Accept", !stream ? "application/json"
+                         : wire_->framing() == stream_framing::ndjson ? "application/x-ndjson"
+                                                                       : "text/event-stream");
         wire_->add_auth(*h, config_.api_key);
         for (const auto& [name, value] : config_.headers.fields()) h->add(name, value);
         return h;
@@ -304,6 +309,8 @@ private:
 
     /// The reply of an in-process model (echo, scripted) to a non-streamed call.
     boost::system::result<chat_reply, call_error> in_process_reply(const chat_request& request) const;
+    /// The path of a chat call: empty for the wire API's chat_path(), else its chat_target.
+    std::string chat_endpoint(const chat_request& request, bool stream) const { return wire_->chat_target(request, stream); }
     /// The HTTP call of a non-streamed chat, ready to be awaited. The HTTP request is built here
     /// and handed to the call's own coroutine, so that `chat`'s coroutine frame does not hold it.
     boost::asio::awaitable<boost::system::result<net::http_response, call_error>> send_chat(const chat_request& request);
@@ -316,6 +323,8 @@ private:
     /// The result of a non-streamed chat from its HTTP reply: the decoded reply, or the error.
     boost::system::result<chat_reply, call_error> reply_of(boost::system::result<net::http_response, call_error>&& response) const;
 
+    /// The HTTP request of a call to `endpoint` (a path and query under the base URL; empty: the
+    /// chat endpoint).
     net::http_request http_request_for(std::string_view endpoint, std::string body, bool stream) const {
         net::http_request r;
         if (endpoint.empty()) {

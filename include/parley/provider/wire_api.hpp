@@ -1,16 +1,18 @@
 // parley/provider/wire_api.hpp: what a chat client needs of a wire API, in one interface: where
 // it is (base URL, path) and how it is authenticated, how a request is encoded, how a reply, an
-// error and a stream are decoded. parley implements it once per API (parley/provider/openai/,
+// error and a stream (server-sent events or JSON lines) are decoded, and its embeddings endpoint. parley implements it once per API (parley/provider/openai/,
 // anthropic/, responses/: one folder each); chat_client dispatches to it once per call. A
 // program can implement it for another API and hand it to chat_client in client_config::wire.
 #ifndef PARLEY_PROVIDER_WIRE_API_HPP
 #define PARLEY_PROVIDER_WIRE_API_HPP
 
 #include <parley/net/headers.hpp>
+#include <parley/provider/embeddings.hpp>
 #include <parley/provider/reply.hpp>
 
 #include <boost/system/result.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +21,12 @@
 #include <vector>
 
 namespace parley {
+
+/// How a wire API frames the events of a streamed reply.
+enum class stream_framing : std::uint8_t {
+    sse,  ///< server-sent events (`text/event-stream`)
+    ndjson,  ///< one JSON value per line (`application/x-ndjson`): each line is an event without a name
+};
 
 /// The decoder of one streamed reply of a wire API: server-sent events in, stream events and an
 /// assembled reply out.
@@ -38,6 +46,14 @@ public:
     virtual const chat_reply& reply() const noexcept = 0;
     /// Moves the assembled reply out.
     virtual chat_reply take_reply() = 0;
+    /// Called when the body ends before done(). A stream without an end mark of its own (one
+    /// that ends with its body, as Gemini's) completes the reply here: the decoder appends its
+    /// last events, a `done` among them, and returns true. The default returns false: the
+    /// stream was cut short.
+    virtual bool end_of_body(std::vector<stream_event>& out) {
+        static_cast<void>(out);
+        return false;
+    }
 };
 
 /// A wire API: a format of chat requests and replies over HTTP.
@@ -67,6 +83,36 @@ public:
     virtual std::unique_ptr<wire_stream_decoder> stream_decoder(http_headers headers, int status) const = 0;
     /// How a stream marks its end, for the message of a stream cut short ("data: [DONE]").
     virtual std::string_view end_mark() const noexcept = 0;
+
+    /// The path (and query) under the base URL of a chat call whose endpoint depends on the
+    /// request (a model or deployment in the path, a query for streaming); empty, the default:
+    /// chat_path() for every call.
+    virtual std::string chat_target(const chat_request& request, bool stream) const {
+        static_cast<void>(request);
+        static_cast<void>(stream);
+        return {};
+    }
+    /// How its streamed replies are framed (server-sent events by default).
+    virtual stream_framing framing() const noexcept { return stream_framing::sse; }
+
+    /// The path (and query) under the base URL of an embeddings call; empty, the default, for an
+    /// API without embeddings.
+    virtual std::string embed_target(const embedding_request& request) const {
+        static_cast<void>(request);
+        return {};
+    }
+    /// The body of an embeddings call. Throws parley::error (errc::invalid_argument) for a
+    /// request the API cannot take, or for any request when it has no embeddings.
+    virtual std::string encode_embedding(const embedding_request& request) const {
+        static_cast<void>(request);
+        throw error(errc::invalid_argument, "the " + std::string(name()) + " API has no embeddings endpoint");
+    }
+    /// The reply of an embeddings call from its HTTP reply (a status outside 200-299 gives the
+    /// API's error).
+    virtual boost::system::result<embedding_reply, call_error> decode_embedding(int status, http_headers headers,
+                                                                                std::string_view body) const {
+        return decode_error(status, std::move(headers), body);
+    }
 };
 
 namespace detail {

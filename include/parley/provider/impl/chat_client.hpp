@@ -52,7 +52,8 @@ PARLEY_NET_DECL boost::system::result<chat_reply, call_error> chat_client::in_pr
 
 PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<net::http_response, call_error>> chat_client::send_chat(
     const chat_request& request) {
-    return http_.send(http_request_for(std::string_view(), wire_->encode(request, false), false));
+    const std::string endpoint = chat_endpoint(request, false);
+    return http_.send(http_request_for(endpoint, wire_->encode(request, false), false));
 }
 
 PARLEY_NET_DECL boost::system::result<chat_reply, call_error> chat_client::reply_of(
@@ -92,7 +93,8 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_stream, call_e
         s.deliver(std::move(*reply));
         co_return s;
     }
-    auto opening = http_.open(http_request_for(std::string_view(), wire_->encode(*request, true), true));
+    const std::string endpoint = chat_endpoint(*request, true);
+    auto opening = http_.open(http_request_for(endpoint, wire_->encode(*request, true), true));
     request.reset();  // encoded: no longer needed
     auto opened = co_await std::move(opening);
     if (!opened) co_return detail::redacted(opened.error(), *key_);
@@ -118,36 +120,40 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<chat_stream, call_e
         s.deliver(std::move(*reply));
         co_return s;
     }
-    if (!detail::media_type_is(content_type, "text/event-stream")) {
+    const bool lines = wire_->framing() == stream_framing::ndjson;
+    const std::string_view stream_type = lines ? "application/x-ndjson" : "text/event-stream";
+    if (!detail::media_type_is(content_type, stream_type)) {
         auto body = co_await h.read_all(4096);
         co_return detail::redacted(
-            detail::protocol_error("expected an event stream (Content-Type text/event-stream), found Content-Type '" +
-                                       std::string(content_type) + "'" + (body ? ": " + detail::wire::excerpt(*body) : std::string()),
+            detail::protocol_error(std::string(lines ? "expected JSON lines" : "expected an event stream") + " (Content-Type " +
+                                       std::string(stream_type) + "), found Content-Type '" + std::string(content_type) +
+                                       "'" + (body ? ": " + detail::wire::excerpt(*body) : std::string()),
                                    status, h.headers(), h.attempts()),
             *key_);
     }
     s.decoder_ = wire_->stream_decoder(h.headers(), status);
     s.end_mark_ = wire_->end_mark();
-    s.sse_ = std::make_unique<net::sse_reader>(config_.sse);
+    if (lines) s.ndjson_ = std::make_unique<net::ndjson_reader>(config_.sse.max_line);
+    else s.sse_ = std::make_unique<net::sse_reader>(config_.sse);
     s.limits_ = config_.sse;
     s.http_ = std::move(h);
     co_return s;
 }
 
-PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<openai::embedding_reply, call_error>> chat_client::embed(
-    openai::embedding_request request) {
-    if (!wire_ || (wire_->name() != "openai" && wire_->name() != "responses")) {
+PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<embedding_reply, call_error>> chat_client::embed(
+    embedding_request request) {
+    const std::string endpoint = wire_ ? wire_->embed_target(request) : std::string();
+    if (endpoint.empty()) {
         call_error e;
         e.code = make_error_code(errc::invalid_argument);
-        e.message = "embeddings need the OpenAI API; this client speaks " +
+        e.message = "embeddings need an API with an embeddings endpoint; this client speaks " +
                     std::string(wire_ ? wire_->name() : api_name(config_.api));
         co_return e;
     }
-    auto response = co_await http_.send(
-        http_request_for("/embeddings", boost::json::serialize(openai::encode_embedding_request(request)), false));
+    auto response = co_await http_.send(http_request_for(endpoint, wire_->encode_embedding(request), false));
     if (!response) co_return detail::redacted(response.error(), *key_);
     auto& r = *response;
-    auto reply = openai::decode_embedding_reply(r.status, std::move(r.headers), r.body, config_.limits);
+    auto reply = wire_->decode_embedding(r.status, std::move(r.headers), r.body);
     if (!reply) {
         auto e = reply.error();
         e.attempts = r.attempts;
@@ -175,25 +181,45 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<call_error>> chat_stream::f
         if (decoder_done()) co_return std::nullopt;
         auto bytes = co_await http_.read_some();
         if (!bytes) co_return detail::redacted(bytes.error(), *key_);
-        if (bytes->empty()) {
-            // The body ended without the API's end mark ([DONE], message_stop, ...).
-            co_return detail::protocol_error("the stream ended before its end mark (" + std::string(end_mark_) + ")",
-                                             http_.status(), http_.headers(), http_.attempts());
-        }
         std::optional<call_error> failure;
-        const auto ec = sse_->feed(*bytes, [&](const net::sse_event& ev) {
-            failure = decoder_->feed(ev.event, ev.data, pending_);
-            return !failure && !decoder_->done();
-        });
+        if (bytes->empty()) {
+            // The body ended: a last JSON line without its line end is read; then either the
+            // decoder completes the reply (a stream that ends with its body) or the stream was
+            // cut before the API's end mark ([DONE], message_stop, ...).
+            if (ndjson_ && ndjson_->pending()) failure = decoder_->feed(std::string_view(), ndjson_->take_pending(), pending_);
+            if (!failure && !decoder_->done() && !decoder_->end_of_body(pending_))
+                co_return detail::protocol_error("the stream ended before its end mark (" + std::string(end_mark_) + ")",
+                                                 http_.status(), http_.headers(), http_.attempts());
+            if (failure) {
+                failure->attempts = http_.attempts();
+                co_return detail::redacted(std::move(*failure), *key_);
+            }
+            if (pending_.empty()) pending_.push_back(detail::done_event());
+            break;
+        }
+        std::error_code ec;
+        if (ndjson_) {
+            ec = ndjson_->feed(*bytes, [&](std::string_view line) {
+                failure = decoder_->feed(std::string_view(), line, pending_);
+                return !failure && !decoder_->done();
+            });
+        } else {
+            ec = sse_->feed(*bytes, [&](const net::sse_event& ev) {
+                failure = decoder_->feed(ev.event, ev.data, pending_);
+                return !failure && !decoder_->done();
+            });
+        }
         if (failure) {
             failure->attempts = http_.attempts();
             co_return detail::redacted(std::move(*failure), *key_);
         }
-        if (ec)
-            co_return detail::protocol_error("the event stream exceeds its limits (lines of at most " +
-                                                 std::to_string(limits_.max_line) + " bytes, events of at most " +
-                                                 std::to_string(limits_.max_event) + " bytes)",
-                                             http_.status(), http_.headers(), http_.attempts());
+        if (ec) {
+            std::string what = ndjson_ ? "the JSON lines exceed their limit (" + ndjson_->failure() + ")"
+                                       : "the event stream exceeds its limits (lines of at most " +
+                                             std::to_string(limits_.max_line) + " bytes, events of at most " +
+                                             std::to_string(limits_.max_event) + " bytes)";
+            co_return detail::protocol_error(std::move(what), http_.status(), http_.headers(), http_.attempts());
+        }
     }
     co_return std::nullopt;
 }

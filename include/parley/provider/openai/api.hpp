@@ -3,10 +3,13 @@
 #ifndef PARLEY_PROVIDER_OPENAI_API_HPP
 #define PARLEY_PROVIDER_OPENAI_API_HPP
 
+#include <parley/provider/openai/embeddings.hpp>
 #include <parley/provider/openai/reply.hpp>
 #include <parley/provider/openai/request.hpp>
 #include <parley/provider/openai/stream.hpp>
 #include <parley/provider/wire_api.hpp>
+
+#include <boost/json/serialize.hpp>
 
 #include <memory>
 #include <string>
@@ -44,6 +47,14 @@ public:
         return std::make_unique<parley::detail::data_event_decoder<openai::stream_decoder>>(std::move(headers), status, limits_);
     }
     std::string_view end_mark() const noexcept override { return "data: [DONE]"; }
+    std::string embed_target(const embedding_request&) const override { return "/embeddings"; }
+    std::string encode_embedding(const embedding_request& request) const override {
+        return boost::json::serialize(openai::encode_embedding_request(request));
+    }
+    boost::system::result<embedding_reply, call_error> decode_embedding(int status, http_headers headers,
+                                                                        std::string_view body) const override {
+        return openai::decode_embedding_reply(status, std::move(headers), body, limits_);
+    }
 
 private:
     encode_options options_;

@@ -5,6 +5,7 @@
 #define PARLEY_PROVIDER_OPENAI_EMBEDDINGS_HPP
 
 #include <parley/error.hpp>
+#include <parley/provider/embeddings.hpp>
 #include <parley/provider/openai/common.hpp>
 
 #include <boost/json/array.hpp>
@@ -23,23 +24,10 @@
 
 namespace parley::openai {
 
-/// An embeddings request: one vector per input text.
-struct embedding_request {
-    std::string model;
-    std::vector<std::string> input;  ///< the texts, each non-empty
-    std::optional<std::int64_t> dimensions;  ///< fewer dimensions than the model's (models that allow it)
-    std::optional<std::string> encoding_format;  ///< "float" or "base64" (both decoded the same)
-    std::optional<std::string> user;  ///< an end-user identifier for the provider's abuse monitoring
-};
-
+/// An embeddings request (the same type for every wire API).
+using embedding_request = parley::embedding_request;
 /// The reply to an embeddings request.
-struct embedding_reply {
-    std::string model;
-    std::vector<std::vector<float>> data;  ///< one vector per input, in the order of the input
-    std::optional<token_usage> usage;  ///< completion_tokens is 0 for embeddings
-    int status = 0;
-    http_headers headers;
-};
+using embedding_reply = parley::embedding_reply;
 
 /// The JSON body of an embeddings request. Throws parley::error (errc::invalid_argument) when
 /// the model is empty, there is no input or an empty one, `dimensions` is below 1, or

@@ -3,6 +3,7 @@
 #ifndef PARLEY_PROVIDER_RESPONSES_API_HPP
 #define PARLEY_PROVIDER_RESPONSES_API_HPP
 
+#include <parley/provider/openai/embeddings.hpp>
 #include <parley/provider/responses/reply.hpp>
 #include <parley/provider/responses/request.hpp>
 #include <parley/provider/responses/stream.hpp>
@@ -43,6 +44,14 @@ public:
                                                                                                limits_);
     }
     std::string_view end_mark() const noexcept override { return "event: response.completed"; }
+    std::string embed_target(const embedding_request&) const override { return "/embeddings"; }
+    std::string encode_embedding(const embedding_request& request) const override {
+        return boost::json::serialize(openai::encode_embedding_request(request));
+    }
+    boost::system::result<embedding_reply, call_error> decode_embedding(int status, http_headers headers,
+                                                                        std::string_view body) const override {
+        return openai::decode_embedding_reply(status, std::move(headers), body, limits_);
+    }
 
 private:
     encode_options options_;
