@@ -61,31 +61,44 @@ void check(const entry& e);
 /// generated path; prints the counts.
 void check_summary(std::size_t generated, std::size_t floor, const char* generator_summary);
 
-/// Renders with compiled template T and context ctx (render, and render_to after a prefix).
-template <class T, class Ctx>
-outcome render_compiled(const Ctx& ctx) {
-    outcome r;
+/// A compiled template's two ways of rendering with one context type, behind plain functions.
+struct renderers {
+    std::string (*render)(const void* ctx);
+    void (*render_to)(std::string& out, const void* ctx);
+};
+
+/// Renders with `r` and the context at `ctx` (render, and render_to after a prefix).
+inline outcome render_with(const renderers& r, const void* ctx) {
+    outcome o;
     try {
-        r.text = T{}.render(ctx);
-        r.rendered = true;
+        o.text = r.render(ctx);
+        o.rendered = true;
     } catch (const parley::template_error& e) {
-        r.text = e.what();
-        r.code = e.code();
+        o.text = e.what();
+        o.code = e.code();
     } catch (const std::exception& e) {
-        r.text = e.what();
-        r.other_exception = true;
+        o.text = e.what();
+        o.other_exception = true;
     }
     const std::string prefix = "prefix|";
     std::string out = prefix;
     try {
-        T{}.render_to(out, ctx);
-        r.appended_in_place = r.rendered && out == prefix + r.text;
+        r.render_to(out, ctx);
+        o.appended_in_place = o.rendered && out == prefix + o.text;
     } catch (const std::exception&) {
-        r.appended_in_place = !r.rendered && out == prefix;
+        o.appended_in_place = !o.rendered && out == prefix;
     }
-    return r;
+    return o;
 }
 
+/// Renders with compiled template T and context ctx (render, and render_to after a prefix).
+template <class T, class Ctx>
+outcome render_compiled(const Ctx& ctx) {
+    static constexpr renderers r{
+        [](const void* c) { return T{}.render(*static_cast<const Ctx*>(c)); },
+        [](std::string& out, const void* c) { T{}.render_to(out, *static_cast<const Ctx*>(c)); }};
+    return render_with(r, &ctx);
+}
 
 namespace detail {
 

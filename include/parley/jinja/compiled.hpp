@@ -1801,6 +1801,17 @@ constexpr bool check_node() {
     }
 }
 
+/// The run-time engine's parse of a compiled template's source with its options (one function
+/// for every template, rather than one per template).
+inline parsed_template parse_at_run_time(std::string_view source, const compile_options& options) {
+    parley::jinja::options o;
+    o.trim_blocks = options.trim_blocks;
+    o.lstrip_blocks = options.lstrip_blocks;
+    o.keep_trailing_newline = options.keep_trailing_newline;
+    o.loop_controls = options.loop_controls;
+    return environment(o).parse(source, "compiled template");
+}
+
 }  // namespace detail::ct
 
 /// A template parsed at compile time from `Source::value` (a `static constexpr
@@ -1907,14 +1918,7 @@ public:
     /// The same template parsed by the run-time engine (on first use), for the renders the
     /// generated code does not do.
     static const parsed_template& runtime() {
-        static const parsed_template t = [] {
-            parley::jinja::options o;
-            o.trim_blocks = Options.trim_blocks;
-            o.lstrip_blocks = Options.lstrip_blocks;
-            o.keep_trailing_newline = Options.keep_trailing_newline;
-            o.loop_controls = Options.loop_controls;
-            return environment(o).parse(Source::value, "compiled template");
-        }();
+        static const parsed_template t = detail::ct::parse_at_run_time(Source::value, Options);
         return t;
     }
 };

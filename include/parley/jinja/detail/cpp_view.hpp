@@ -75,35 +75,49 @@ value member_view(const M& member, const char* name) {
     return v;
 }
 
-/// Adapter for a described struct: a mapping from member names to members.
+/// Adapter for a described struct: a mapping from member names to members. Listing them (keys and
+/// values by position) goes through tables of the names and of a reader per member.
 template <class T>
 struct struct_adapter {
     using members = boost::describe::describe_members<T, boost::describe::mod_public | boost::describe::mod_inherited>;
     static constexpr std::size_t count = boost::mp11::mp_size<members>::value;
+    using reader = value (*)(const T&);
+
+    template <class D>
+    static value read(const T& obj) {
+        return member_view(obj.*D::pointer, D::name);
+    }
+    /// The members' names, in declaration order.
+    static constexpr std::array<std::string_view, count> names = [] {
+        std::array<std::string_view, count> a{};
+        std::size_t k = 0;
+        boost::mp11::mp_for_each<members>([&](auto D) { a[k++] = std::string_view(D.name); });
+        return a;
+    }();
+    /// A reader of each member, in the same order.
+    static constexpr std::array<reader, count> readers = [] {
+        std::array<reader, count> a{};
+        std::size_t k = 0;
+        boost::mp11::mp_for_each<members>([&](auto D) { a[k++] = &read<decltype(D)>; });
+        return a;
+    }();
 
     static std::size_t size(const void*) { return count; }
     static value key_at(const void*, std::size_t i) {
-        value r;
-        std::size_t k = 0;
-        boost::mp11::mp_for_each<members>([&](auto D) {
-            if (k++ == i) r = value::view_of(std::string_view(D.name));
-        });
-        return r;
+        if (i >= count) return value();
+        return value::view_of(names[i]);
     }
     static value value_at(const void* o, std::size_t i) {
-        const T& obj = *static_cast<const T*>(o);
-        value r;
-        std::size_t k = 0;
-        boost::mp11::mp_for_each<members>([&](auto D) {
-            if (k++ == i) r = member_view(obj.*D.pointer, D.name);
-        });
-        return r;
+        if (i >= count) return value();
+        return readers[i](*static_cast<const T*>(o));
     }
     static bool find(const void* o, std::string_view key, value& out) {
+        // the lookup a render makes for every member it reads: unrolled, the names' sizes known
+        // at compile time (short names are compared as words, without a call to memcmp), and
+        // the member read inline
         const T& obj = *static_cast<const T*>(o);
         bool found = false;
         boost::mp11::mp_for_each<members>([&](auto D) {
-            // member names are short: compared as words, without a call to memcmp
             constexpr std::string_view name = decltype(D)::name;
             if (!found && key.size() == name.size() && same_bytes(key.data(), name.data(), name.size())) {
                 out = member_view(obj.*D.pointer, D.name);
