@@ -1,6 +1,6 @@
 """Writes (to the file given as argument, or standard output) how many arguments each of Python Jinja2's built-in filters and tests takes besides
 its input, one line each: `filter NAME MIN MAX` or `test NAME MIN MAX` (MAX 255: any number).
-The reference for the signature table of parley/jinja/compiled.hpp."""
+The reference for the signature table of parley/jinja/detail/ct/diagnostics.hpp."""
 import inspect
 import sys
 

@@ -558,10 +558,10 @@ class Generated:
 
 
 def builtin_signatures():
-    """The filters and tests parley/jinja/compiled.hpp knows, with their argument counts, read
-    from its tables: {("filter" or "test", name): (min, max)}."""
+    """The filters and tests the compile-time templates know (parley/jinja/detail/ct/diagnostics.hpp),
+    with their argument counts, read from its tables: {("filter" or "test", name): (min, max)}."""
     header = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include", "parley", "jinja",
-                          "compiled.hpp")
+                          "detail", "ct", "diagnostics.hpp")
     with open(header, encoding="utf-8") as f:
         text = f.read()
     table = {}
@@ -569,7 +569,7 @@ def builtin_signatures():
         body = re.search(r"builtin_signature " + array + r"\[\] = \{(.*?)\n\};", text, re.S).group(1)
         for name, lo, hi in re.findall(r'\{"([^"]+)", (\d+), (\d+|many)\}', body):
             table[(kind, name)] = (int(lo), 255 if hi == "many" else int(hi))
-    assert len(table) > 80, "compiled_cases_gen.py: the signature tables of compiled.hpp were not found"
+    assert len(table) > 80, "compiled_cases_gen.py: the signature tables of detail/ct/diagnostics.hpp were not found"
     return table
 
 
