@@ -1,8 +1,8 @@
-// Tests of parley/jinja/detail/more_builtins.hpp (with lipsum.hpp and urlize.hpp): what the
+// Tests of the built-ins of parley/jinja/detail/builtins/ (with lipsum.hpp and urlize.hpp): what the
 // differential cases cannot compare with Python Jinja2 because it is random (the structure of
 // lipsum() text, the spread of `random`), and what needs a C++ environment (user filters and
 // tests seen by `is filter` / `is test`, autoescaping environments).
-#include <parley/jinja/detail/more_builtins.hpp>
+#include <parley/jinja/detail/builtins.hpp>
 
 #include <parley/jinja.hpp>
 
