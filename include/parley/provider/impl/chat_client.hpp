@@ -177,8 +177,10 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<call_error>> chat_stream::f
         if (!bytes) co_return detail::redacted(bytes.error(), *key_);
         if (bytes->empty()) {
             // The body ended without the API's end mark ([DONE], message_stop, ...).
-            co_return detail::protocol_error("the stream ended before its end mark (" + std::string(end_mark_) + ")",
-                                             http_.status(), http_.headers(), http_.attempts());
+            call_error cut = detail::protocol_error("the stream ended before its end mark (" + std::string(end_mark_) + ")",
+                                                    http_.status(), http_.headers(), http_.attempts());
+            cut.transient = true;  // a stream cut short: another attempt may get it whole
+            co_return cut;
         }
         std::optional<call_error> failure;
         const auto ec = sse_->feed(*bytes, [&](const net::sse_event& ev) {
