@@ -78,17 +78,17 @@ const char* const batch_usage =
 namespace {
 
 /// Reads a JSON-lines file in blocks and gives its lines with their numbers.
-class line_reader {
+class jsonl_reader {
 public:
-    explicit line_reader(const std::string& path) : path_(path) {
+    explicit jsonl_reader(const std::string& path) : path_(path) {
         fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd_ < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
     }
-    ~line_reader() {
+    ~jsonl_reader() {
         if (fd_ >= 0) ::close(fd_);
     }
-    line_reader(const line_reader&) = delete;
-    line_reader& operator=(const line_reader&) = delete;
+    jsonl_reader(const jsonl_reader&) = delete;
+    jsonl_reader& operator=(const jsonl_reader&) = delete;
 
     /// The next line (without its line break; the last line may lack one) and its number; false
     /// at the end.
@@ -145,14 +145,14 @@ private:
 };
 
 /// The inputs of the file, read as the runner asks for them (a single-pass range).
-class input_file {
+class batch_input_file {
 public:
     class iterator {
     public:
         using value_type = parley::batch_input;
         using difference_type = std::ptrdiff_t;
         iterator() = default;
-        explicit iterator(input_file* f) : f_(f) { advance(); }
+        explicit iterator(batch_input_file* f) : f_(f) { advance(); }
         const parley::batch_input& operator*() const { return current_; }
         iterator& operator++() {
             advance();
@@ -175,17 +175,17 @@ public:
             }
             f_ = nullptr;
         }
-        input_file* f_ = nullptr;
+        batch_input_file* f_ = nullptr;
         parley::batch_input current_;
     };
 
-    explicit input_file(std::string path) : path_(std::move(path)), reader_(path_) {}
+    explicit batch_input_file(std::string path) : path_(std::move(path)), reader_(path_) {}
     iterator begin() { return iterator(this); }
     std::default_sentinel_t end() const { return {}; }
 
 private:
     std::string path_;
-    line_reader reader_;
+    jsonl_reader reader_;
 };
 
 /// What the first reading of the input file found: the number of inputs, and those the output
@@ -198,7 +198,7 @@ struct input_survey {
 /// Reads every line of the input file before anything runs: each must be an object with an id,
 /// no id may repeat. Throws std::runtime_error listing the first problems.
 input_survey survey_inputs(const std::string& path, const parley::batch_sink& output) {
-    line_reader reader(path);
+    jsonl_reader reader(path);
     std::unordered_map<std::string, std::size_t> first_line;
     std::vector<std::string> problems;
     std::size_t more = 0;
@@ -363,7 +363,7 @@ int batch_main(const std::vector<std::string>& args) {
     parley::model_catalog catalog = parley::model_catalog::builtin();
     try {
         if (models_file) catalog.merge(parley::model_catalog::from_file(*models_file));
-        parley::template_set set = load_templates(file, std::nullopt, {parley::switch_template_function}, true);
+        parley::template_set set = load_templates(file, std::nullopt, {std::string(parley::switch_template_function)}, true);
         const std::string template_name = select_template(set, name, file).name();
         for (const auto& f : set.functions())
             throw std::runtime_error(file + ": function '" + f.name + "': parley batch runs templates without functions (use parley run for them)");
@@ -441,7 +441,7 @@ int batch_main(const std::vector<std::string>& args) {
         });
         std::signal(SIGPIPE, SIG_IGN);
 
-        input_file inputs(*input);
+        batch_input_file inputs(*input);
         std::optional<parley::batch_progress> result;
         std::exception_ptr failure;
         boost::asio::co_spawn(io, runner.run(inputs, work, out), [&](std::exception_ptr e, parley::batch_progress p) {

@@ -179,11 +179,12 @@ inline bool should_retry(int status, const http_headers& headers) noexcept {
     return status == 408 || status == 409 || status == 429 || status >= 500;
 }
 
-/// Whether another attempt of a failed call may succeed: a transient failure of the transport
-/// (`transient`: a connection refused or broken, a time-out, a body or stream cut short), or a
-/// reply whose HTTP status (not 2xx) should_retry accepts.
+/// Whether another attempt of a failed call, with time limits of its own, may succeed: a
+/// transient failure of the transport (`transient`: a connection refused or broken, a body or
+/// stream cut short), a time-out (errc::timeout, also of the call's total time), or a reply
+/// whose HTTP status (not 2xx) should_retry accepts.
 inline bool worth_retrying(const call_error& e) noexcept {
-    if (e.transient) return true;
+    if (e.transient || e.code == make_error_code(errc::timeout)) return true;
     if (e.status == 0 || (e.status >= 200 && e.status <= 299)) return false;
     return should_retry(e.status, e.headers);
 }
