@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include <parley/detail/warnings_push.hpp>  // Asio coroutines: see the file
