@@ -21,7 +21,6 @@
 #include <memory>
 #include <ranges>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -79,6 +78,32 @@ auto chat_work(parley::chat_client& client) {
         co_return boost::json::value(reply->text());
     };
 }
+
+/// An input with an integer id.
+struct numbered_item {
+    std::int64_t id;
+    std::string text;
+};
+
+/// A single-pass range of numbered_items (ids 0, 10, 20...): each is made when it is read.
+struct numbered_source {
+    int next = 0;
+    int end = 0;
+    struct iterator {
+        using value_type = numbered_item;
+        using difference_type = std::ptrdiff_t;
+        numbered_source* s = nullptr;
+        numbered_item operator*() const { return numbered_item{s->next * 10, "t" + std::to_string(s->next)}; }
+        iterator& operator++() {
+            ++s->next;
+            return *this;
+        }
+        void operator++(int) { ++s->next; }
+        friend bool operator==(const iterator& i, std::default_sentinel_t) { return i.s->next == i.s->end; }
+    };
+    iterator begin() { return iterator{this}; }
+    std::default_sentinel_t end() const { return {}; }
+};
 
 template <class T>
 T run_on(asio::io_context& io, asio::awaitable<T> a) {
@@ -168,18 +193,11 @@ TEST_CASE("batch_runner: a single-pass range, and ids of other types") {
     server.set_script(echo_script());
     asio::io_context io;
     parley::chat_client client(io.get_executor(), batch_config(server));
-    struct item {
-        std::int64_t id;
-        std::string text;
-    };
-    // an input range that is not a forward range: numbers read from a stream
-    std::istringstream numbers("0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19");
-    auto single_pass = std::ranges::istream_view<int>(numbers) |
-                       std::views::transform([](int i) { return item{i * 10, "t" + std::to_string(i)}; });
+    numbered_source single_pass{0, 20};
     static_assert(!std::ranges::forward_range<decltype(single_pass)>);
     parley::batch_runner runner(io.get_executor());
     parley::batch_memory_sink sink;
-    auto work = [&client](const item& in, parley::batch_attempt& a) -> asio::awaitable<parley::batch_outcome> {
+    auto work = [&client](const numbered_item& in, parley::batch_attempt& a) -> asio::awaitable<parley::batch_outcome> {
         parley::chat_request r;
         r.messages.push_back(parley::make_message(parley::role::user, in.text));
         auto reply = co_await client.chat(std::move(r));

@@ -462,7 +462,7 @@ private:
                 break;
             }
             bool call = !thrown;
-            call_error e = thrown ? detail::batch::error_of(thrown, call) : std::move(outcome->error());
+            call_error e = thrown ? detail::batch::error_of(thrown, call) : outcome->error();
             if (call) governor_.observe(e.headers, e.status);
             governor_.release();
             if (call) {
