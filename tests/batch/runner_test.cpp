@@ -88,7 +88,7 @@ struct numbered_item {
 /// A single-pass range of numbered_items (ids 0, 10, 20...): each is made when it is read.
 struct numbered_source {
     int next = 0;
-    int end = 0;
+    int last = 0;
     struct iterator {
         using value_type = numbered_item;
         using difference_type = std::ptrdiff_t;
@@ -99,7 +99,7 @@ struct numbered_source {
             return *this;
         }
         void operator++(int) { ++s->next; }
-        friend bool operator==(const iterator& i, std::default_sentinel_t) { return i.s->next == i.s->end; }
+        friend bool operator==(const iterator& i, std::default_sentinel_t) { return i.s->next == i.s->last; }
     };
     iterator begin() { return iterator{this}; }
     std::default_sentinel_t end() const { return {}; }
