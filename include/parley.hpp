@@ -6,6 +6,7 @@
 #include <parley/error.hpp>
 #include <parley/fixed_string.hpp>
 #include <parley/string_list.hpp>
+#include <parley/batch.hpp>
 #include <parley/bot.hpp>
 #include <parley/chat.hpp>
 #include <parley/jinja.hpp>

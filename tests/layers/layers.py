@@ -30,6 +30,7 @@ LAYERS = [
     ("mcp", ["parley/mcp/"]),
     ("provider", ["parley/provider/"]),
     ("bot", ["parley/bot.hpp", "parley/bot/"]),
+    ("batch", ["parley/batch.hpp", "parley/batch/"]),
 ]
 EVERYTHING = {"parley.hpp", "parley/src.hpp"}
 # layers that only their own headers may include

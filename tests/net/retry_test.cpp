@@ -236,3 +236,34 @@ TEST_CASE("retry_delay: the server's wait when it is above 0 and below 60 s") {
     CHECK(delay({}) == 1000ms);
     CHECK(delay({{"x-should-retry", "true"}}) == 1000ms);
 }
+
+TEST_CASE("worth_retrying: transient failures, time-outs and the retryable statuses") {
+    parley::call_error e;
+    e.code = std::make_error_code(std::errc::connection_refused);
+    CHECK_FALSE(parley::net::worth_retrying(e));
+    e.transient = true;
+    CHECK(parley::net::worth_retrying(e));
+    parley::call_error timeout;
+    timeout.code = parley::make_error_code(parley::errc::timeout);
+    timeout.status = 200;  // the total time passed while the body was read
+    CHECK(parley::net::worth_retrying(timeout));
+    parley::call_error status;
+    status.code = parley::make_error_code(parley::errc::api_error);
+    for (int s : {408, 409, 429, 500, 503, 529}) {
+        status.status = s;
+        CHECK(parley::net::worth_retrying(status));
+    }
+    for (int s : {200, 400, 401, 404, 422}) {
+        status.status = s;
+        CHECK_FALSE(parley::net::worth_retrying(status));
+    }
+    status.status = 429;
+    status.headers.add("x-should-retry", "false");
+    CHECK_FALSE(parley::net::worth_retrying(status));
+    parley::call_error cut;
+    cut.code = parley::make_error_code(parley::errc::protocol);
+    cut.status = 200;
+    CHECK_FALSE(parley::net::worth_retrying(cut));  // a malformed reply: not again
+    cut.transient = true;  // a stream cut short
+    CHECK(parley::net::worth_retrying(cut));
+}

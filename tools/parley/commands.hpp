@@ -33,6 +33,11 @@ extern const char* const chat_usage;
 int run_main(const std::vector<std::string>& args);
 extern const char* const run_usage;
 
+/// `parley batch TEMPLATES.yaml --input IN.jsonl --output OUT.jsonl [...]`: a template run for
+/// every input line, N at once, one output line each, resumable (docs/batch.md)
+int batch_main(const std::vector<std::string>& args);
+extern const char* const batch_usage;
+
 /// `parley mcp tools|call|prompts ... SERVER`: an MCP server's tools and prompts (docs/mcp.md)
 int mcp_main(const std::vector<std::string>& args);
 extern const char* const mcp_usage;

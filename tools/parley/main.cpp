@@ -10,6 +10,7 @@
 //              [--image FILE_OR_URL]... [--detail low|high|auto] [--history FILE] [--base-url URL] [--model NAME]
 //              [--provider openai|anthropic|echo|scripted] [--script FILE.json] [--stream] [--ca-file PEM]
 //              [PROMPT...|-]
+//   parley batch TEMPLATES.yaml [--template NAME] --input IN.jsonl --output OUT.jsonl [--concurrency N] ...
 //   parley templates list FILE... | search WORDS FILE... | show NAME FILE...
 //   parley mcp tools|call|prompts ... SERVER
 //   parley tokens (--tiktoken FILE.tiktoken | --tokenizer PATH) [--ids] [--special MODE] [--add-special-tokens] [FILE|-]
@@ -119,7 +120,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "-h" || args[0] == "--help") {
         std::cout << usage << '\n' << parley_cli::render_usage << '\n' << parley_cli::chat_usage << '\n'
-                  << parley_cli::run_usage << '\n' << parley_cli::templates_usage << '\n' << parley_cli::fake_server_usage
+                  << parley_cli::run_usage << '\n' << parley_cli::batch_usage << '\n' << parley_cli::templates_usage << '\n' << parley_cli::fake_server_usage
                   << '\n' << parley_cli::mcp_usage << '\n' << parley_cli::tokens_usage;
         return args.empty() ? 2 : 0;
     }
@@ -127,12 +128,14 @@ int main(int argc, char** argv) {
     if (args[0] == "render") return parley_cli::render_main({args.begin() + 1, args.end()});
     if (args[0] == "chat") return parley_cli::chat_main({args.begin() + 1, args.end()});
     if (args[0] == "run") return parley_cli::run_main({args.begin() + 1, args.end()});
+    if (args[0] == "batch") return parley_cli::batch_main({args.begin() + 1, args.end()});
     if (args[0] == "templates") return parley_cli::templates_main({args.begin() + 1, args.end()});
     if (args[0] == "fake-server") return parley_cli::fake_server_main({args.begin() + 1, args.end()});
     if (args[0] == "mcp") return parley_cli::mcp_main({args.begin() + 1, args.end()});
     if (args[0] == "tokens") return parley_cli::tokens_main({args.begin() + 1, args.end()});
     std::cerr << "error: unknown command " << args[0] << "\n" << usage << '\n' << parley_cli::render_usage << '\n'
-              << parley_cli::chat_usage << '\n' << parley_cli::run_usage << '\n' << parley_cli::templates_usage << '\n'
+              << parley_cli::chat_usage << '\n' << parley_cli::run_usage << '\n' << parley_cli::batch_usage << '\n'
+              << parley_cli::templates_usage << '\n'
               << parley_cli::fake_server_usage << '\n' << parley_cli::mcp_usage << '\n'
               << parley_cli::tokens_usage;
     return 2;

@@ -26,6 +26,10 @@ struct call_error {
     std::string api_code;  ///< the API's error code ("rate_limit_exceeded", ...); "" when none
     http_headers headers;  ///< the reply's header fields when a reply arrived
     unsigned attempts = 0;  ///< how many attempts were made (1 + retries)
+    /// The failure may pass: another attempt may succeed (a connection refused or broken, a
+    /// time-out, a body or stream cut short). Set by the transport; a reply with an HTTP status
+    /// is judged by its status instead (net::should_retry).
+    bool transient = false;
 
     /// One line for humans: what failed, the status, the API's type and message.
     std::string what() const {

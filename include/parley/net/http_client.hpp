@@ -97,6 +97,7 @@ inline call_error to_call_error(failure f, unsigned attempts) {
     e.status = f.status;
     e.headers = std::move(f.headers);
     e.attempts = attempts;
+    e.transient = f.retryable;
     return e;
 }
 

@@ -4,6 +4,7 @@
 #ifndef PARLEY_NET_RETRY_HPP
 #define PARLEY_NET_RETRY_HPP
 
+#include <parley/net/call_error.hpp>
 #include <parley/net/headers.hpp>
 
 #include <algorithm>
@@ -176,6 +177,16 @@ inline bool should_retry(int status, const http_headers& headers) noexcept {
         if (s == "false") return false;
     }
     return status == 408 || status == 409 || status == 429 || status >= 500;
+}
+
+/// Whether another attempt of a failed call, with time limits of its own, may succeed: a
+/// transient failure of the transport (`transient`: a connection refused or broken, a body or
+/// stream cut short), a time-out (errc::timeout, also of the call's total time), or a reply
+/// whose HTTP status (not 2xx) should_retry accepts.
+inline bool worth_retrying(const call_error& e) noexcept {
+    if (e.transient || e.code == make_error_code(errc::timeout)) return true;
+    if (e.status == 0 || (e.status >= 200 && e.status <= 299)) return false;
+    return should_retry(e.status, e.headers);
 }
 
 /// The wait the server asks for, relative to `now`: `retry-after-ms` (milliseconds, may be

@@ -188,11 +188,44 @@ struct fake_step {
     }
 };
 
+/// Faults mixed into a share of the chat requests (chat completions, Responses, Anthropic
+/// Messages), for load tests: each such request is, with probability `rate`, answered by one of
+/// `faults` (drawn with equal chances) instead of the script, which then keeps its step for the
+/// next request. The draws depend on `seed` and the request's rank of arrival only.
+/// docs/fake-server.md, "Fault mix".
+struct fake_fault_mix {
+    double rate = 0;  ///< the share of chat requests answered with a fault, from 0 to 1
+    std::uint64_t seed = 1;  ///< the same seed, the same ranks fault, with the same faults
+    /// The faults, as steps; empty: fake_standard_faults().
+    std::vector<fake_step> faults;
+};
+
+/// A request limit per window, with the rate-limit header fields of the real APIs on every reply
+/// of a chat route: `x-ratelimit-limit-requests`, `x-ratelimit-remaining-requests` and
+/// `x-ratelimit-reset-requests` (a duration such as "120ms") on OpenAI's routes,
+/// `anthropic-ratelimit-requests-limit`, `-remaining` and `-reset` (an RFC 3339 time) on
+/// Anthropic's. A request over the limit gets a 429 (with `retry-after-ms` when `retry_after`).
+/// Windows are fixed: the first request opens one, and the count starts again when it ends.
+struct fake_rate_limit {
+    std::size_t requests = 0;  ///< requests allowed per window (0: no limit, no fields)
+    std::chrono::milliseconds window{1000};  ///< the window's length
+    bool retry_after = true;  ///< the 429 also says `retry-after-ms` (else only the reset fields)
+};
+
 /// A script: steps taken in order. With `repeat`, a step taken goes back to the end of the queue.
 struct fake_script {
     std::vector<fake_step> steps;  ///< the steps, the first answered first
     bool repeat = false;           ///< a step taken goes back to the end of the queue
+    fake_fault_mix fault_mix;      ///< faults in a share of the requests (rate 0: none)
+    fake_rate_limit rate_limit;    ///< a request limit (0 requests: none)
 };
+
+/// The faults a fake_fault_mix without faults draws from, one kind each (docs/fake-server.md):
+/// a 429 with `retry-after-ms: 20`, `x-ratelimit-remaining-requests: 0` and
+/// `x-ratelimit-reset-requests: 20ms`; a 500; a 503; the connection closed before the reply; the
+/// connection closed after 24 bytes of the body (a cut stream or body); nothing sent at all (the
+/// client's time-out); 24 bytes of the body, then nothing (a time-out in the middle of a body).
+PARLEY_DECL std::vector<fake_step> fake_standard_faults();
 
 /// A request as the server received it.
 struct recorded_request {
@@ -202,6 +235,7 @@ struct recorded_request {
     std::string body;    ///< the body, as received
     bool tls = false;            ///< received over TLS
     std::size_t connection = 0;  ///< number of the connection it came on (1 for the first accepted)
+    std::chrono::steady_clock::time_point received{};  ///< when its header and body had arrived
 
     /// The value of the first header field named `name` (any case), or "" when there is none.
     std::string header(std::string_view name) const {

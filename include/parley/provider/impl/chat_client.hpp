@@ -187,9 +187,12 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<call_error>> chat_stream::f
             // decoder completes the reply (a stream that ends with its body) or the stream was
             // cut before the API's end mark ([DONE], message_stop, ...).
             if (ndjson_ && ndjson_->pending()) failure = decoder_->feed(std::string_view(), ndjson_->take_pending(), pending_);
-            if (!failure && !decoder_->done() && !decoder_->end_of_body(pending_))
-                co_return detail::protocol_error("the stream ended before its end mark (" + std::string(end_mark_) + ")",
-                                                 http_.status(), http_.headers(), http_.attempts());
+            if (!failure && !decoder_->done() && !decoder_->end_of_body(pending_)) {
+                call_error cut = detail::protocol_error("the stream ended before its end mark (" + std::string(end_mark_) + ")",
+                                                        http_.status(), http_.headers(), http_.attempts());
+                cut.transient = true;  // a stream cut short: another attempt may get it whole
+                co_return cut;
+            }
             if (failure) {
                 failure->attempts = http_.attempts();
                 co_return detail::redacted(std::move(*failure), *key_);

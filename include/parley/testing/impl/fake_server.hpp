@@ -932,11 +932,13 @@ public:
             steps = &v.get_array();
         } else if (v.is_object()) {
             const auto& o = v.get_object();
-            keys(o, "script", {"steps", "repeat"});
+            keys(o, "script", {"steps", "repeat", "fault_mix", "rate_limit"});
             const auto* st = o.if_contains("steps");
             if (!st || !st->is_array()) fail("script", "'steps' must be an array");
             steps = &st->get_array();
             if (const auto* r = o.if_contains("repeat")) s.repeat = boolean(*r, "repeat");
+            if (const auto* m = o.if_contains("fault_mix")) s.fault_mix = fault_mix(*m, "fault_mix");
+            if (const auto* l = o.if_contains("rate_limit")) s.rate_limit = rate_limit(*l, "rate_limit");
         } else {
             fail("script", "must be an object {\"steps\": [...]} or an array of steps");
         }
@@ -1120,6 +1122,37 @@ private:
         return c;
     }
 
+    fake_fault_mix fault_mix(const boost::json::value& v, const std::string& at) {
+        const auto& o = object(v, at);
+        keys(o, at, {"rate", "seed", "faults"});
+        fake_fault_mix m;
+        if (const auto* r = o.if_contains("rate")) {
+            if (!r->is_number() || !(r->to_number<double>() >= 0 && r->to_number<double>() <= 1))
+                fail(at + ".rate", "must be a number from 0 to 1");
+            m.rate = r->to_number<double>();
+        }
+        if (const auto* r = o.if_contains("seed")) m.seed = static_cast<std::uint64_t>(count(*r, at + ".seed"));
+        if (const auto* r = o.if_contains("faults")) {
+            const auto& list = array(*r, at, ".faults");
+            for (std::size_t i = 0; i < list.size(); ++i)
+                m.faults.push_back(step(list[i], at + ".faults[" + std::to_string(i) + "]"));
+        }
+        return m;
+    }
+
+    fake_rate_limit rate_limit(const boost::json::value& v, const std::string& at) {
+        const auto& o = object(v, at);
+        keys(o, at, {"requests", "window_ms", "retry_after"});
+        fake_rate_limit l;
+        if (const auto* r = o.if_contains("requests")) l.requests = count(*r, at + ".requests");
+        if (const auto* r = o.if_contains("window_ms")) {
+            l.window = std::chrono::milliseconds(count(*r, at + ".window_ms"));
+            if (l.window.count() == 0) fail(at + ".window_ms", "must be at least 1");
+        }
+        if (const auto* r = o.if_contains("retry_after")) l.retry_after = boolean(*r, at + ".retry_after");
+        return l;
+    }
+
     [[noreturn]] static void fail(const std::string& at, const std::string& what) {
         throw std::invalid_argument("fake server script: " + at + ": " + what);
     }
@@ -1168,6 +1201,12 @@ private:
 };
 
 }  // namespace detail
+
+}  // namespace parley::testing
+
+#include <parley/testing/impl/fault_mix.hpp>  // the fault mix and the request limit
+
+namespace parley::testing {
 
 /// A script from its JSON form (docs/fake-server.md): {"steps": [...], "repeat": false} or an
 /// array of steps. Relative replay paths are taken from `base_dir`. Throws std::invalid_argument
@@ -1295,6 +1334,7 @@ struct fake_server::impl {
 
     /// Replaces the script. Throws std::runtime_error when a replay file cannot be read.
     void set_script(fake_script script) {
+        faults_.configure(script, [&](fake_step step) { return detail::make_entry(std::move(step), ++steps_made_); });
         std::deque<std::shared_ptr<detail::script_entry>> entries;
         for (auto& s : script.steps) entries.push_back(detail::make_entry(std::move(s), ++steps_made_));
         std::lock_guard lock(script_mutex_);
@@ -1461,6 +1501,7 @@ struct fake_server::impl {
                 record.body = req.body();
                 record.tls = tls;
                 record.connection = number;
+                record.received = std::chrono::steady_clock::now();
             }
             if (req.method() == http::verb::connect) {
                 unsigned status = 200;
@@ -1728,7 +1769,7 @@ struct fake_server::impl {
                                        : (anthropic_client ? fake_route::anthropic : fake_route::openai);
         // every reply carries the request's id, as the real APIs' do
         const std::string request_id = "req_fake_" + std::to_string(requests_.load());
-        const header_list id_field{{d::anthropic_route(shape) ? "request-id" : "x-request-id", request_id}};
+        header_list id_field{{d::anthropic_route(shape) ? "request-id" : "x-request-id", request_id}};
         auto simple = [&](unsigned status, std::string type, std::string message, std::string code = "null") -> awaitable<bool> {
             remember(std::move(record), status, want_record);
             co_return co_await write_simple(stream, status, d::error_body(shape, type, message, request_id, code), keep,
@@ -1765,7 +1806,10 @@ struct fake_server::impl {
                                             "application/json", id_field);
         }
 
-        const entry_ptr entry = take_step(*route);
+        // the fault mix and the request limit come first on chat routes (impl/fault_mix.hpp)
+        const bool chat_route = *route == fake_route::openai || *route == fake_route::anthropic || *route == fake_route::responses;
+        entry_ptr entry = chat_route ? faults_.before_step(d::anthropic_route(*route), id_field) : nullptr;
+        if (!entry) entry = take_step(*route);
         static const fake_step no_step{};
         const fake_step& step = entry ? entry->step : no_step;
 
@@ -1978,6 +2022,7 @@ struct fake_server::impl {
     std::unique_ptr<boost::asio::io_context> ioc_;
     std::vector<std::thread> threads_;
 
+    detail::fault_injector faults_;
     mutable std::mutex script_mutex_;
     std::deque<entry_ptr> queue_;
     bool repeat_ = false;
