@@ -216,8 +216,8 @@ struct fake_rate_limit {
 struct fake_script {
     std::vector<fake_step> steps;  ///< the steps, the first answered first
     bool repeat = false;           ///< a step taken goes back to the end of the queue
-    fake_fault_mix fault_mix;      ///< faults in a share of the requests (rate 0: none)
-    fake_rate_limit rate_limit;    ///< a request limit (0 requests: none)
+    fake_fault_mix fault_mix{};    ///< faults in a share of the requests (rate 0: none)
+    fake_rate_limit rate_limit{};  ///< a request limit (0 requests: none)
 };
 
 /// The faults a fake_fault_mix without faults draws from, one kind each (docs/fake-server.md):
