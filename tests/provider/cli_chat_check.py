@@ -195,7 +195,7 @@ def responses_and_refusals(program):
             r = run(program, ["--api", "responses", "--provider", "openai", "--model", "m", "x"], env)
             check(r.returncode == 2 and "--api and --provider" in r.stderr, f"--api and --provider: {r.returncode} {r.stderr!r}")
             r = run(program, ["--api", "nonsense", "x"], env)
-            check(r.returncode == 2 and "--api must be openai, responses, anthropic or echo, not 'nonsense'" in r.stderr,
+            check(r.returncode == 2 and "--api must be openai, responses, anthropic, gemini or echo, not 'nonsense'" in r.stderr,
                   f"bad --api: {r.returncode} {r.stderr!r}")
         finally:
             stop_fake_server(server)
