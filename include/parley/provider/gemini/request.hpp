@@ -120,7 +120,7 @@ inline boost::json::object function_response(const message& m) {
                     " message's image parts have no place in a Gemini functionResponse: send its text");
         text += part.text;
     }
-    boost::json::value value = text;
+    boost::json::value value(boost::json::string_view(text.data(), text.size()));
     try {
         boost::json::value v = parse_bounded(text, 64, "JSON");
         if (v.is_object() && !m.is_error) return std::move(v.get_object());
@@ -411,7 +411,7 @@ inline boost::json::object encode_request(const chat_request& r, bool stream, co
 
     const bool listed = p.functions && !p.functions->empty();
     const bool forced = p.call_function && !p.call_function->empty() && *p.call_function != "*";
-    if (forced && !listed) check_call_listed(p);
+    if (forced && !listed) dg::check_call_listed(p);
     if (forced && *p.call_function != "+" &&
         std::find(p.functions->begin(), p.functions->end(), *p.call_function) == p.functions->end())
         throw error(errc::chat_invalid, describe(chat_rule::forced_function_not_listed, role::request, *p.call_function));
