@@ -128,7 +128,7 @@ TEST_CASE("gemini client: a streamed reply with thoughts, text and tool calls; u
     parley::testing::fake_step step;
     step.reply = reply;
     server.push(step);
-    server.push(step);
+    server.set_repeat(true);  // one step, so one responseId: the ids made up for the calls agree
     gasio::io_context io;
     parley::chat_client client(io.get_executor(), gemini_config(server));
     auto s = gemini_run(io, gemini_stream_all(client, gemini_ask("Weather?")));
@@ -256,6 +256,23 @@ TEST_CASE("gemini client: Google's error bodies; 429 and 503 retried, 400 not; f
     REQUIRE(cl.error.has_value());
     CHECK(cl.error->code == parley::errc::protocol);
     CHECK(cl.error->message == "the stream ended before its end mark (a finishReason for every candidate)");
+}
+
+TEST_CASE("gemini client: a 429 whose body asks for a wait in a RetryInfo detail is retried after that wait") {
+    parley::testing::fake_server server;
+    server.push(parley::testing::fake_step::http_status(
+        429, {}, std::string(R"({"error": {"code": 429, "message": "Quota exceeded.", "status": "RESOURCE_EXHAUSTED", "details": [
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.3s"}]}})")));
+    server.push(parley::testing::fake_step::text("after the wait"));
+    gasio::io_context io;
+    parley::chat_client client(io.get_executor(), gemini_config(server));  // computed delays of at most 5 ms
+    const auto start = std::chrono::steady_clock::now();
+    auto r = gemini_run(io, client.chat(gemini_ask("x")));
+    const auto waited = std::chrono::steady_clock::now() - start;
+    REQUIRE(r.has_value());
+    CHECK(r->text() == "after the wait");
+    CHECK(r->attempts == 2);
+    CHECK(waited >= 300ms);
 }
 
 TEST_CASE("gemini client: embeddings through embedContent and batchEmbedContents") {

@@ -418,7 +418,8 @@ TEST_CASE("gemini::stream_decoder: chunks assemble the reply decode_reply gives;
     std::vector<stream_event::kind> kinds;
     for (const auto& e : events) kinds.push_back(e.type);
     using k = stream_event::kind;
-    CHECK(kinds == std::vector<k>{k::usage, k::reasoning, k::reasoning, k::text, k::tool_call, k::usage, k::finish, k::done});
+    // a chunk's parts first, then its usage when the counts changed
+    CHECK(kinds == std::vector<k>{k::reasoning, k::usage, k::reasoning, k::text, k::tool_call, k::usage, k::finish, k::done});
     CHECK(events[4].id == "gemini-call-R1-0-0");
     CHECK(events[4].name == "weather");
     CHECK(events[4].text == R"({"location":"San Francisco"})");
@@ -456,7 +457,9 @@ TEST_CASE("gemini::stream_decoder: a stream cut before the finishReason, an erro
     REQUIRE(e.has_value());
     CHECK(e->code == errc::api_error);
     CHECK(e->type == "UNAVAILABLE");
-    CHECK(err.feed("", "{}", out) == e);  // failed for good
+    const auto again_failed = err.feed("", "{}", out);  // failed for good
+    REQUIRE(again_failed.has_value());
+    CHECK(again_failed->message == e->message);
     CHECK(out.size() == 1);
 
     gemini::stream_decoder blocked;
@@ -512,4 +515,20 @@ TEST_CASE("gemini embeddings: embedContent for one input, batchEmbedContents for
     const auto failed = gemini::decode_embedding_reply(400, {}, R"({"error": {"code": 400, "message": "bad", "status": "INVALID_ARGUMENT"}})");
     REQUIRE_FALSE(failed.has_value());
     CHECK(failed.error().type == "INVALID_ARGUMENT");
+}
+
+TEST_CASE("gemini: the RetryInfo detail of an error body is the wait before a retry") {
+    const std::string quota = R"({"error": {"code": 429, "message": "You exceeded your current quota, please check your plan.",
+        "status": "RESOURCE_EXHAUSTED", "details": [
+            {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{"quotaId": "q"}]},
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "34.4s"}]}})";
+    CHECK(gemini::retry_info_delay(quota) == std::chrono::milliseconds(34400));
+    CHECK(gemini::gemini_api().retry_after({}, quota) == std::chrono::milliseconds(34400));
+    CHECK(gemini::retry_info_delay(R"({"error": {"code": 503, "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo",
+        "retryDelay": "2s"}]}})") == std::chrono::milliseconds(2000));
+    for (std::string body : {std::string(R"({"error": {"code": 429, "status": "RESOURCE_EXHAUSTED"}})"),
+                             std::string(R"({"error": {"details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "soon"}]}})"),
+                             std::string(R"({"error": {"details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "-1s"}]}})"),
+                             std::string("<html>"), std::string()})
+        CHECK_FALSE(gemini::retry_info_delay(body).has_value());
 }

@@ -273,7 +273,7 @@ public:
         : config_(std::move(config)),
           key_(std::make_shared<const std::string>(config_.api_key)),
           wire_(wire_api_of(config_)),
-          http_(ex, config_.net) {
+          http_(ex, net_options(config_.net, wire_)) {
         if (wire_) {
             if (config_.base_url.empty()) config_.base_url = wire_->default_base_url();
             base_ = net::parse_url(config_.base_url);
@@ -316,6 +316,15 @@ public:
     boost::asio::awaitable<boost::system::result<embedding_reply, call_error>> embed(embedding_request request);
 
 private:
+    /// The HTTP options of the client: the configuration's, with the wire API's reading of retry
+    /// hints in error bodies unless the configuration has its own.
+    static net::client_options net_options(net::client_options o, const std::shared_ptr<const wire_api>& wire) {
+        if (wire && !o.retry.body_wait)
+            o.retry.body_wait = [wire](const http_headers& headers, std::string_view body) {
+                return wire->retry_after(headers, body);
+            };
+        return o;
+    }
     /// The header fields of every request of this client: content types, the API key, the
     /// configured fields.
     std::shared_ptr<const http_headers> common_fields(bool stream) const {

@@ -56,6 +56,11 @@ public:
     std::unique_ptr<wire_stream_decoder> stream_decoder(http_headers headers, int status) const override {
         return std::make_unique<gemini::stream_decoder>(std::move(headers), status, limits_);
     }
+    /// The `retryDelay` of a RetryInfo detail of a Google error body (a 429's "retry in 34.4s").
+    std::optional<std::chrono::milliseconds> retry_after(const http_headers& headers, std::string_view body) const override {
+        static_cast<void>(headers);
+        return retry_info_delay(body, limits_);
+    }
     /// The stream has no end mark of its own: it ends with its body, after the last candidate's
     /// finishReason.
     std::string_view end_mark() const noexcept override { return "a finishReason for every candidate"; }

@@ -13,8 +13,13 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <charconv>
+#include <chrono>
+#include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <string_view>
 #include <utility>
 
@@ -159,6 +164,39 @@ inline std::string generated_call_id(std::string_view response_id, std::size_t c
 }
 
 }  // namespace detail
+
+/// The wait a Google error body asks for before a retry: the `retryDelay` of its RetryInfo
+/// detail (a duration in seconds with the suffix "s": "34.4s"), rounded up to a millisecond;
+/// none when the body has no such detail or is not a Google error body.
+inline std::optional<std::chrono::milliseconds> retry_info_delay(std::string_view body, const reply_limits& limits = {}) {
+    namespace dw = parley::detail::wire;
+    if (body.size() > limits.max_body_bytes) return std::nullopt;
+    try {
+        const boost::json::value v = dw::parse_bounded(body, limits.max_json_depth, "an error object");
+        const boost::json::value* b = &v;
+        if (const auto* a = v.if_array(); a && a->size() == 1) b = &(*a)[0];
+        const auto* o = b->if_object();
+        const auto* err = o ? dw::member(*o, "error") : nullptr;
+        const auto* details = err && err->is_object() ? dw::member(err->get_object(), "details") : nullptr;
+        if (!details || !details->is_array()) return std::nullopt;
+        for (const auto& d : details->get_array()) {
+            const auto* dobj = d.if_object();
+            const auto* type = dobj ? dw::member(*dobj, "@type") : nullptr;
+            if (!type || !type->is_string() || !std::string_view(type->get_string()).ends_with("google.rpc.RetryInfo")) continue;
+            const auto* delay = dw::member(*dobj, "retryDelay");
+            if (!delay || !delay->is_string()) return std::nullopt;
+            std::string_view s = delay->get_string();
+            if (s.size() < 2 || s.back() != 's') return std::nullopt;
+            s.remove_suffix(1);
+            double seconds = 0;
+            const auto r = std::from_chars(s.data(), s.data() + s.size(), seconds);
+            if (r.ec != std::errc() || r.ptr != s.data() + s.size() || !(seconds >= 0) || seconds > 1e9) return std::nullopt;
+            return std::chrono::milliseconds(static_cast<std::chrono::milliseconds::rep>(std::ceil(seconds * 1000)));
+        }
+    } catch (const dw::wire_failure&) {
+    }
+    return std::nullopt;
+}
 
 /// The call_error of a failed call: a Google error body (`{"error": {"code": 429, "message":
 /// "...", "status": "RESOURCE_EXHAUSTED", "details": [...]}}`, also inside a one-element array)
