@@ -28,7 +28,11 @@ let require, GoogleGenAI, ApiError, genaiVersion;
 try {
     require = createRequire(join(peers, 'sdk', 'package.json'));
     ({ GoogleGenAI, ApiError } = require('@google/genai'));
-    genaiVersion = require('@google/genai/package.json').version;
+    // the package exports no ./package.json: read it from the folder it resolves to
+    const { readFileSync } = await import('node:fs');
+    const main = require.resolve('@google/genai');
+    const root = main.slice(0, main.lastIndexOf(join('node_modules', '@google', 'genai')) + join('node_modules', '@google', 'genai').length);
+    genaiVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
 } catch (e) {
     console.error(`error: @google/genai is not installed in ${join(peers, 'sdk')} (./dev.sh installs it ` +
                   `from tests/peers/sdk/package.json): ${e.message}`);
@@ -297,7 +301,7 @@ test('errors: an error chunk in a stream is an ApiError with its code',
             equal(e.status, 503, 'status');
             expect(e.message.includes('The model is overloaded.'), `message ${e.message}`);
         }
-        equal(text, 'a few', 'text before the error');
+        equal(text, 'a few wo', 'text before the error (two chunks of 4 bytes)');
     });
 
 test('models.list: Gemini\'s models list',
