@@ -1137,7 +1137,7 @@ TEST_CASE("scripts from JSON: every kind of step, and mistakes named by place") 
     };
     CHECK(error_of(R"({"steps": [{"reply": {"text": "a"}}, {"reply": {"txt": "b"}}]})") ==
           "fake server script: steps[1].reply: unknown key \"txt\" (known: text, refusal, reasoning, tool_calls, finish, choices, "
-          "usage, model, delta_size, embeddings, dimensions)");
+          "usage, model, delta_size, embeddings, dimensions, block_reason)");
     CHECK(error_of(R"([{"fault": "explode"}])").find("steps[0].fault: unknown fault \"explode\"") != std::string::npos);
     CHECK(error_of(R"([{"status": 200, "reply": {}}])") ==
           "fake server script: steps[0]: 'reply', 'replay' and 'status' exclude each other");

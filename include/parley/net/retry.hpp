@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
-#include <functional>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -26,11 +25,6 @@ struct retry_policy {
     std::chrono::milliseconds initial_delay{500};  ///< the wait before the first retry
     std::chrono::milliseconds max_delay{8000};  ///< the longest computed wait
     double jitter = 0.25;  ///< the delay is multiplied by (1 - jitter * random01)
-    /// The wait a failed reply's body asks for, read when its header fields ask for none: an
-    /// API's own retry hint (Google's RetryInfo detail). Taken as a header's wait is: when it is
-    /// more than 0 and less than 60 s. chat_client sets it from its wire API
-    /// (wire_api::retry_after) when it is empty.
-    std::function<std::optional<std::chrono::milliseconds>(const http_headers& headers, std::string_view body)> body_wait;
 };
 
 namespace detail {

@@ -319,8 +319,8 @@ private:
     /// The HTTP options of the client: the configuration's, with the wire API's reading of retry
     /// hints in error bodies unless the configuration has its own.
     static net::client_options net_options(net::client_options o, const std::shared_ptr<const wire_api>& wire) {
-        if (wire && !o.retry.body_wait)
-            o.retry.body_wait = [wire](const http_headers& headers, std::string_view body) {
+        if (wire && !o.retry_body_wait)
+            o.retry_body_wait = [wire](const http_headers& headers, std::string_view body) {
                 return wire->retry_after(headers, body);
             };
         return o;

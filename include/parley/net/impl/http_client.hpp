@@ -703,8 +703,8 @@ PARLEY_NET_DECL std::optional<std::chrono::milliseconds> http_client::retry_wait
         else if (!f && (a.status < 200 || a.status > 299) && should_retry(a.status, a.headers)) {
             const auto now = std::chrono::system_clock::now();
             std::optional<std::chrono::milliseconds> asked;  // the body's hint, when the header fields give none
-            if (options_.retry.body_wait && !server_retry_after(a.headers, now))
-                asked = options_.retry.body_wait(a.headers, a.body);
+            if (options_.retry_body_wait && !server_retry_after(a.headers, now))
+                asked = options_.retry_body_wait(a.headers, a.body);
             if (asked && asked->count() > 0 && *asked < std::chrono::seconds(60)) wait = *asked;
             else wait = retry_delay(options_.retry, retries, &a.headers, detail::random01(), now);
         }
