@@ -1,8 +1,8 @@
-// parley/testing/fake_server.hpp: a fake OpenAI / Anthropic model server for the tests of programs
-// that call models (and for parley's own tests, benchmarks and `parley fake-server`). Boost.Beast
-// HTTP/1.1 on loopback (optionally TLS), keep-alive, answers from a script of steps: replies
-// encoded in the wire format of the route they are answered on (chat completions, the Responses
-// API, Anthropic Messages, embeddings; JSON or server-sent events), recorded SSE files replayed
+// parley/testing/fake_server.hpp: a fake OpenAI / Anthropic / Gemini model server for the tests of
+// programs that call models (and for parley's own tests, benchmarks and `parley fake-server`).
+// Boost.Beast HTTP/1.1 on loopback (optionally TLS), keep-alive, answers from a script of steps:
+// replies encoded in the wire format of the route they are answered on (chat completions, the
+// Responses API, Anthropic Messages, the Gemini API, embeddings; JSON or server-sent events), recorded SSE files replayed
 // byte for byte, HTTP errors and faults (slow headers, stalls, disconnects, malformed JSON, error
 // events, wrong content type, connections closed while idle). It records every request and can
 // act as an HTTP CONNECT proxy. It shares no code with parley's clients (it uses Boost and

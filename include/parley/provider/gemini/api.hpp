@@ -70,8 +70,7 @@ public:
     }
     boost::system::result<embedding_reply, call_error> decode_embedding(int status, http_headers headers,
                                                                         std::string_view body) const override {
-        auto r = decode_embedding_reply(status, std::move(headers), body, limits_);
-        return r;
+        return decode_embedding_reply(status, std::move(headers), body, limits_);
     }
 
 private:
