@@ -207,6 +207,10 @@ def main():
     for f in sorted((src / "tests/provider/openai-sse-assembled/cases").glob("*.sse")):
         for cut in (0, 0x5A):
             stream.add([1, cut], f.read_bytes())
+    # the Gemini API's streams (the data of the SSE files; mode 4)
+    for f in sorted((src / "tests/provider/gemini-data").glob("*.sse")):
+        for cut in (0, 0x5A):
+            stream.add([4, cut], f.read_bytes())
     # the Responses API's events written in its stream test, as one stream and one by one
     responses_events = [s for s in literals_of([src / "tests/provider/responses_stream_test.cpp"])
                         if '"type":"response.' in s or '"type":"error"' in s]

@@ -1,9 +1,13 @@
-// Fuzz target: a server's event stream (parley/net/sse.hpp) and the three stream assemblers
-// over it (parley/provider/openai/stream.hpp, anthropic/stream.hpp, responses/stream.hpp),
-// with their reasoning deltas and the joining of UTF-16 surrogate pairs split between events.
+// Fuzz target: a server's event stream (parley/net/sse.hpp) and the four stream assemblers
+// over it (parley/provider/openai/stream.hpp, anthropic/stream.hpp, responses/stream.hpp,
+// gemini/stream.hpp), with their reasoning deltas and the joining of UTF-16 surrogate pairs
+// split between events; and the Gemini API's whole-reply, error, embeddings and retry-hint
+// readers on the same bytes.
 //
 // Input: byte 0 chooses what reads the events (0: the SSE reader alone; 1: the OpenAI chat
-// completions decoder; 2: the Anthropic decoder; 3: the Responses API decoder; byte 0 % 4),
+// completions decoder; 2: the Anthropic decoder; 3: the Responses API decoder; 4: the Gemini
+// decoder, then end_of_body, and gemini::decode_reply, decode_error, decode_embedding_reply and
+// retry_info_delay on the whole input; byte 0 % 5),
 // byte 1 how the stream is cut into feeds (a pattern of chunk sizes from 1 to 16 bytes, or
 // whole); the rest is the byte stream. Checked besides crashes, hangs and sanitizer reports:
 // - the SSE reader gives the same events, last event ID, reconnection time, failure and
@@ -17,6 +21,8 @@
 #include <parley/net/sse.hpp>
 #include <parley/provider/anthropic/stream.hpp>
 #include <parley/provider/detail/wire.hpp>
+#include <parley/provider/gemini/embeddings.hpp>
+#include <parley/provider/gemini/stream.hpp>
 #include <parley/provider/openai/stream.hpp>
 #include <parley/provider/responses/stream.hpp>
 
@@ -122,7 +128,7 @@ void decode_events(const std::vector<fuzz_sse_event>& events, Feed feed) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 2) return 0;
-    const unsigned mode = data[0] % 4;
+    const unsigned mode = data[0] % 5;
     const unsigned cut = data[1];
     const std::string_view stream(reinterpret_cast<const char*>(data) + 2, size - 2);
 
@@ -153,6 +159,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const bool done = decoder.done() && !decoder.failed();
         const parley::chat_reply reply = decoder.take_reply();
         if (done) check_reply_texts(reply);
+    } else if (mode == 4) {
+        parley::gemini::stream_decoder decoder;
+        decode_events(whole.events, [&](const fuzz_sse_event& e, std::vector<parley::stream_event>& out) {
+            return decoder.feed(e.event, e.data, out);
+        });
+        std::vector<parley::stream_event> last;
+        const bool failed = decoder.failed();
+        const bool done = decoder.end_of_body(last);
+        check(!(failed && done));  // a failed stream never completes
+        check(done == decoder.done());
+        if (done) check(!last.empty() && last.back().type == parley::stream_event::kind::done);
+        const parley::chat_reply reply = decoder.take_reply();
+        if (done) check_reply_texts(reply);
+        // the same bytes as a whole reply, an error body, an embeddings reply, a retry hint
+        const auto whole_reply = parley::gemini::decode_reply(200, {}, stream);
+        if (whole_reply) check(!whole_reply->choices.empty());
+        static_cast<void>(parley::gemini::decode_error(429, {}, stream));
+        static_cast<void>(parley::gemini::decode_embedding_reply(200, {}, stream));
+        if (const auto wait = parley::gemini::retry_info_delay(stream)) check(wait->count() >= 0);
     }
     return 0;
 }

@@ -27,6 +27,8 @@ def run(program, args, env):
 def main():
     program = sys.argv[1]
     script = {"steps": [
+        {"route": "gemini", "reply": {"text": "Hallo von Gemini"}},
+        {"route": "gemini", "reply": {"text": "Gestreamte Worte", "delta_size": 3}},
         {"reply": {"text": "Hello from OpenAI"}},
         {"reply": {"text": "Streamed words arrive in pieces", "delta_size": 3}, "chunk_size": 5},
         {"reply": {"tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}]}},
@@ -44,6 +46,17 @@ def main():
         server, base = start_fake_server(program, script_path, log_path)
         try:
             env = clean_env(OPENAI_API_KEY="key-1234567890abcdef")
+
+            # Gemini first (its steps head the script): --provider gemini with --base-url, then
+            # the API chosen and the server found from GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL
+            r = run(program, ["--provider", "gemini", "--base-url", base + "/v1beta", "--model", "gemini-2.5-flash", "Hallo"],
+                    clean_env(GEMINI_API_KEY="gemini-key-0123456789"))
+            check(r.returncode == 0, f"gemini chat exit {r.returncode}: {r.stderr}")
+            check(r.stdout == "Hallo von Gemini\n", f"gemini chat output {r.stdout!r}")
+            r = run(program, ["--model", "gemini-2.5-flash", "--stream", "Los"],
+                    clean_env(GEMINI_API_KEY="gemini-key-0123456789", GOOGLE_GEMINI_BASE_URL=base))
+            check(r.returncode == 0, f"gemini streamed chat exit {r.returncode}: {r.stderr}")
+            check(r.stdout == "Gestreamte Worte\n", f"gemini streamed chat output {r.stdout!r}")
 
             r = run(program, ["--base-url", base + "/v1", "--model", "m1", "--system", "Be brief.", "Hi"], env)
             check(r.returncode == 0, f"plain chat exit {r.returncode}: {r.stderr}")
@@ -195,7 +208,7 @@ def responses_and_refusals(program):
             r = run(program, ["--api", "responses", "--provider", "openai", "--model", "m", "x"], env)
             check(r.returncode == 2 and "--api and --provider" in r.stderr, f"--api and --provider: {r.returncode} {r.stderr!r}")
             r = run(program, ["--api", "nonsense", "x"], env)
-            check(r.returncode == 2 and "--api must be openai, responses, anthropic or echo, not 'nonsense'" in r.stderr,
+            check(r.returncode == 2 and "--api must be openai, responses, anthropic, gemini or echo, not 'nonsense'" in r.stderr,
                   f"bad --api: {r.returncode} {r.stderr!r}")
         finally:
             stop_fake_server(server)

@@ -1185,7 +1185,8 @@ TEST_CASE("config_from_environment: the SDKs' variable names choose the API") {
     // nothing set: an error, unless a fallback is chosen
     CHECK_THROWS_WITH_AS(config_from_environment(std::nullopt, options),
                          "no model API is configured: set OPENAI_API_KEY or OPENAI_BASE_URL (OpenAI and compatible "
-                         "servers), or ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (Anthropic)",
+                         "servers), ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (Anthropic), or GEMINI_API_KEY, "
+                         "GOOGLE_API_KEY or GOOGLE_GEMINI_BASE_URL (Gemini)",
                          parley::error);
     try {
         config_from_environment(std::nullopt, options);

@@ -1137,14 +1137,18 @@ TEST_CASE("scripts from JSON: every kind of step, and mistakes named by place") 
     };
     CHECK(error_of(R"({"steps": [{"reply": {"text": "a"}}, {"reply": {"txt": "b"}}]})") ==
           "fake server script: steps[1].reply: unknown key \"txt\" (known: text, refusal, reasoning, tool_calls, finish, choices, "
-          "usage, model, delta_size, embeddings, dimensions)");
+          "usage, model, delta_size, embeddings, dimensions, block_reason)");
     CHECK(error_of(R"([{"fault": "explode"}])").find("steps[0].fault: unknown fault \"explode\"") != std::string::npos);
     CHECK(error_of(R"([{"status": 200, "reply": {}}])") ==
           "fake server script: steps[0]: 'reply', 'replay' and 'status' exclude each other");
     CHECK(error_of(R"([{"reply": {"tool_calls": [{"arguments": "{}"}]}}])") ==
           "fake server script: steps[0].reply.tool_calls[0]: 'name' is required");
     CHECK(error_of(R"([{"chunk_size": "big"}])") == "fake server script: steps[0].chunk_size: must be a number of bytes or \"random\"");
-    CHECK(error_of(R"([{"route": "gemini"}])").find("steps[0].route: must be") != std::string::npos);
+    CHECK(error_of(R"([{"route": "bard"}])") ==
+          "fake server script: steps[0].route: must be \"openai\", \"responses\", \"anthropic\", \"embeddings\", \"models\", "
+          "\"count_tokens\", \"gemini\" or \"gemini_embeddings\", not \"bard\"");
+    CHECK(error_of(R"([{"route": "gemini", "reply": {"block_reason": "SAFETY"}}, {"route": "gemini_embeddings"}])") == "no error");
+    CHECK(error_of(R"([{"reply": {"block_reason": ""}}])") == "fake server script: steps[0].reply.block_reason: must not be empty");
     CHECK(error_of(R"({"step": []})").find("unknown key \"step\"") != std::string::npos);
     CHECK(error_of(R"([{"after_bytes": -1}])") == "fake server script: steps[0].after_bytes: must not be negative");
 

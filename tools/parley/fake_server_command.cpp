@@ -40,7 +40,8 @@ const char* const fake_server_usage =
     "  --threads N         threads serving connections (default 1)\n"
     "  --proxy             also act as an HTTP CONNECT proxy\n"
     "  --proxy-auth VALUE  the Proxy-Authorization value a CONNECT must carry (else 407)\n"
-    "  --api-key KEY       require `Authorization: Bearer KEY` / `x-api-key: KEY` (else 401)\n"
+    "  --api-key KEY       require `Authorization: Bearer KEY` / `x-api-key: KEY` (else 401), or on\n"
+    "                      the Gemini routes `x-goog-api-key: KEY` or `?key=KEY`\n"
     "  --log               print each request (method, target, status) to standard error\n"
     "  --record FILE       write each request to FILE as a JSON line {\"method\", \"target\", \"status\",\n"
     "                      \"body\"}, before it is answered (the file is emptied first)\n";

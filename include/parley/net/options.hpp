@@ -8,8 +8,10 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace parley::net {
 
@@ -75,6 +77,11 @@ struct client_options {
     std::size_t max_connections_per_host = 256;
     /// The User-Agent field of every request.
     std::string user_agent = "parley/0.1";
+    /// The wait before a retry that a failed reply's body asks for, read when its header fields
+    /// (retry-after) ask for none: an API's own retry hint (Google's RetryInfo detail), taken as a
+    /// header's wait is, when it is more than 0 and less than 60 s. Empty: none is read.
+    /// chat_client sets it from its wire API (wire_api::retry_after) when it is empty.
+    std::function<std::optional<std::chrono::milliseconds>(const http_headers& headers, std::string_view body)> retry_body_wait;
 };
 
 }  // namespace parley::net

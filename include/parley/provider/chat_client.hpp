@@ -1,6 +1,6 @@
 // parley/provider/chat_client.hpp: chat calls with co_await. One client speaks one wire API
 // (OpenAI chat completions and every compatible server, the OpenAI Responses API, Anthropic
-// Messages, a program's own wire_api, or an in-process model) and returns parley's replies and
+// Messages, the Google Gemini API, a program's own wire_api, or an in-process model) and returns parley's replies and
 // stream events whatever the wire format.
 #ifndef PARLEY_PROVIDER_CHAT_CLIENT_HPP
 #define PARLEY_PROVIDER_CHAT_CLIENT_HPP
@@ -9,6 +9,7 @@
 #include <parley/net/ndjson.hpp>
 #include <parley/net/sse.hpp>
 #include <parley/provider/anthropic/api.hpp>
+#include <parley/provider/gemini/api.hpp>
 #include <parley/provider/in_process.hpp>
 #include <parley/provider/openai/api.hpp>
 #include <parley/provider/openai/embeddings.hpp>
@@ -41,9 +42,10 @@ enum class api : std::uint8_t {
     responses,  ///< the OpenAI Responses API
     echo,  ///< in process: echo_model
     scripted,  ///< in process: scripted_model
+    gemini,  ///< the Google Gemini API (generateContent)
 };
 
-/// "openai", "anthropic", "responses", "echo", "scripted".
+/// "openai", "anthropic", "responses", "echo", "scripted", "gemini".
 constexpr std::string_view api_name(api a) noexcept {
     switch (a) {
     case api::openai: return "openai";
@@ -51,13 +53,14 @@ constexpr std::string_view api_name(api a) noexcept {
     case api::responses: return "responses";
     case api::echo: return "echo";
     case api::scripted: return "scripted";
+    case api::gemini: return "gemini";
     }
     return "?";
 }
 
 /// The API named `name`; empty for an unknown name.
 constexpr std::optional<api> api_from_name(std::string_view name) noexcept {
-    for (api a : {api::openai, api::anthropic, api::responses, api::echo, api::scripted})
+    for (api a : {api::openai, api::anthropic, api::responses, api::echo, api::scripted, api::gemini})
         if (api_name(a) == name) return a;
     return std::nullopt;
 }
@@ -66,6 +69,8 @@ constexpr std::optional<api> api_from_name(std::string_view name) noexcept {
 inline constexpr std::string_view openai_base_url = openai::base_url;
 /// The base URL the official Anthropic SDKs use.
 inline constexpr std::string_view anthropic_base_url = anthropic::base_url;
+/// The base URL of the Gemini API (with the official SDKs' default API version, v1beta).
+inline constexpr std::string_view gemini_base_url = gemini::base_url;
 
 /// Everything a chat_client needs. The API key is sent in the API's header field and never
 /// written anywhere else: a server message that quotes it has it replaced by "***".
@@ -80,6 +85,7 @@ struct client_config {
     openai::encode_options openai;  ///< how api::openai writes requests
     anthropic::encode_options anthropic;  ///< how api::anthropic writes requests
     responses::encode_options responses;  ///< how api::responses writes requests
+    gemini::encode_options gemini;  ///< how api::gemini writes requests
     reply_limits limits;  ///< bounds of every API's replies (choices, tool calls, sizes, depth)
     /// A wire API of the program's own: when set, the client speaks it (with `base_url`,
     /// `api_key`, `headers`...), whatever `api` says.
@@ -96,6 +102,7 @@ inline std::shared_ptr<const wire_api> wire_api_of(const client_config& config) 
     case api::openai: return std::make_shared<openai::chat_api>(config.openai, config.limits);
     case api::anthropic: return std::make_shared<anthropic::messages_api>(config.anthropic, config.limits);
     case api::responses: return std::make_shared<responses::responses_api>(config.responses, config.limits);
+    case api::gemini: return std::make_shared<gemini::gemini_api>(config.gemini, config.limits);
     case api::echo:
     case api::scripted: return nullptr;
     }
@@ -113,10 +120,15 @@ struct environment_options {
 };
 
 /// A configuration from the environment variables the official SDKs read: OPENAI_API_KEY,
-/// OPENAI_BASE_URL (for api::openai and api::responses), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL. With `which` empty, the API is
-/// OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, else Anthropic when ANTHROPIC_API_KEY
-/// or ANTHROPIC_BASE_URL is set, else `options.fallback`. Throws parley::error
-/// (errc::invalid_argument, naming the variables) when none is set and there is no fallback.
+/// OPENAI_BASE_URL (for api::openai and api::responses), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
+/// GOOGLE_API_KEY or GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL (api::gemini: GOOGLE_API_KEY
+/// when both keys are set, as the official @google/genai SDK takes it; the base URL variable
+/// names the server without the API version, which is appended: "/v1beta"). With `which`
+/// empty, the API is OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, else Anthropic when
+/// ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL is set, else Gemini when GOOGLE_API_KEY,
+/// GEMINI_API_KEY or GOOGLE_GEMINI_BASE_URL is set, else `options.fallback`. Throws
+/// parley::error (errc::invalid_argument, naming the variables) when none is set and there is
+/// no fallback.
 inline client_config config_from_environment(std::optional<api> which = std::nullopt,
                                              const environment_options& options = {}) {
     auto env = [&](const char* name) -> std::string {
@@ -127,11 +139,14 @@ inline client_config config_from_environment(std::optional<api> which = std::nul
     if (!which) {
         if (!env("OPENAI_API_KEY").empty() || !env("OPENAI_BASE_URL").empty()) which = api::openai;
         else if (!env("ANTHROPIC_API_KEY").empty() || !env("ANTHROPIC_BASE_URL").empty()) which = api::anthropic;
+        else if (!env("GOOGLE_API_KEY").empty() || !env("GEMINI_API_KEY").empty() || !env("GOOGLE_GEMINI_BASE_URL").empty())
+            which = api::gemini;
         else if (options.fallback) which = options.fallback;
         else
             throw error(errc::invalid_argument,
                         "no model API is configured: set OPENAI_API_KEY or OPENAI_BASE_URL (OpenAI and compatible "
-                        "servers), or ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (Anthropic)");
+                        "servers), ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (Anthropic), or GEMINI_API_KEY, "
+                        "GOOGLE_API_KEY or GOOGLE_GEMINI_BASE_URL (Gemini)");
     }
     c.api = *which;
     if (c.api == api::openai || c.api == api::responses) {
@@ -140,6 +155,13 @@ inline client_config config_from_environment(std::optional<api> which = std::nul
     } else if (c.api == api::anthropic) {
         c.api_key = env("ANTHROPIC_API_KEY");
         c.base_url = env("ANTHROPIC_BASE_URL");
+    } else if (c.api == api::gemini) {
+        c.api_key = env("GOOGLE_API_KEY");
+        if (c.api_key.empty()) c.api_key = env("GEMINI_API_KEY");
+        if (std::string base = env("GOOGLE_GEMINI_BASE_URL"); !base.empty()) {
+            while (!base.empty() && base.back() == '/') base.pop_back();
+            c.base_url = base + "/v1beta";
+        }
     }
     return c;
 }
@@ -251,7 +273,7 @@ public:
         : config_(std::move(config)),
           key_(std::make_shared<const std::string>(config_.api_key)),
           wire_(wire_api_of(config_)),
-          http_(ex, config_.net) {
+          http_(ex, net_options(config_.net, wire_)) {
         if (wire_) {
             if (config_.base_url.empty()) config_.base_url = wire_->default_base_url();
             base_ = net::parse_url(config_.base_url);
@@ -294,6 +316,15 @@ public:
     boost::asio::awaitable<boost::system::result<embedding_reply, call_error>> embed(embedding_request request);
 
 private:
+    /// The HTTP options of the client: the configuration's, with the wire API's reading of retry
+    /// hints in error bodies unless the configuration has its own.
+    static net::client_options net_options(net::client_options o, const std::shared_ptr<const wire_api>& wire) {
+        if (wire && !o.retry_body_wait)
+            o.retry_body_wait = [wire](const http_headers& headers, std::string_view body) {
+                return wire->retry_after(headers, body);
+            };
+        return o;
+    }
     /// The header fields of every request of this client: content types, the API key, the
     /// configured fields.
     std::shared_ptr<const http_headers> common_fields(bool stream) const {

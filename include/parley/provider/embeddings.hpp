@@ -20,6 +20,9 @@ struct embedding_request {
     std::optional<std::int64_t> dimensions;  ///< fewer dimensions than the model's (models that allow it)
     std::optional<std::string> encoding_format;  ///< OpenAI: "float" or "base64" (both decoded the same)
     std::optional<std::string> user;  ///< OpenAI: an end-user identifier for the provider's abuse monitoring
+    /// Gemini: what the vectors are for (its taskType: "RETRIEVAL_QUERY", "RETRIEVAL_DOCUMENT",
+    /// "SEMANTIC_SIMILARITY", "CLASSIFICATION", "CLUSTERING", ...), sent as given
+    std::optional<std::string> task_type;
 };
 
 /// The reply to an embeddings request.

@@ -81,11 +81,12 @@ struct token_usage {
     boost::json::object details;
 
     /// Prompt tokens read from the provider's prompt cache: OpenAI's
-    /// `prompt_tokens_details.cached_tokens`, Anthropic's `cache_read_input_tokens`; 0 when the
-    /// reply does not say.
+    /// `prompt_tokens_details.cached_tokens`, Anthropic's `cache_read_input_tokens`, Gemini's
+    /// `cachedContentTokenCount`; 0 when the reply does not say.
     std::int64_t cached_tokens() const noexcept {
         if (const auto n = detail_count(details, "prompt_tokens_details", "cached_tokens")) return *n;
         if (const auto n = detail_count(details, "input_tokens_details", "cached_tokens")) return *n;
+        if (const auto n = detail_count(details, "cachedContentTokenCount")) return *n;
         return detail_count(details, "cache_read_input_tokens").value_or(0);
     }
     /// Prompt tokens written to the prompt cache (Anthropic's `cache_creation_input_tokens`).
@@ -94,10 +95,12 @@ struct token_usage {
     }
     /// Completion tokens spent on reasoning: OpenAI's `completion_tokens_details.reasoning_tokens`,
     /// the Responses API's `output_tokens_details.reasoning_tokens`, Anthropic's
-    /// `output_tokens_details.thinking_tokens`; 0 when the reply does not say.
+    /// `output_tokens_details.thinking_tokens`, Gemini's `thoughtsTokenCount`; 0 when the reply
+    /// does not say.
     std::int64_t reasoning_tokens() const noexcept {
         if (const auto n = detail_count(details, "completion_tokens_details", "reasoning_tokens")) return *n;
         if (const auto n = detail_count(details, "output_tokens_details", "reasoning_tokens")) return *n;
+        if (const auto n = detail_count(details, "thoughtsTokenCount")) return *n;
         return detail_count(details, "output_tokens_details", "thinking_tokens").value_or(0);
     }
 

@@ -12,6 +12,7 @@
 
 #include <boost/system/result.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -91,6 +92,14 @@ public:
         static_cast<void>(request);
         static_cast<void>(stream);
         return {};
+    }
+    /// The wait before a retry that a failed reply's body asks for (an error detail of the API's
+    /// own, such as Google's RetryInfo); none, the default, when it asks for none. The client
+    /// takes it when the reply's header fields (retry-after) ask for no wait.
+    virtual std::optional<std::chrono::milliseconds> retry_after(const http_headers& headers, std::string_view body) const {
+        static_cast<void>(headers);
+        static_cast<void>(body);
+        return std::nullopt;
     }
     /// How its streamed replies are framed (server-sent events by default).
     virtual stream_framing framing() const noexcept { return stream_framing::sse; }

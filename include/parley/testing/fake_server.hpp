@@ -1,8 +1,8 @@
-// parley/testing/fake_server.hpp: a fake OpenAI / Anthropic model server for the tests of programs
-// that call models (and for parley's own tests, benchmarks and `parley fake-server`). Boost.Beast
-// HTTP/1.1 on loopback (optionally TLS), keep-alive, answers from a script of steps: replies
-// encoded in the wire format of the route they are answered on (chat completions, the Responses
-// API, Anthropic Messages, embeddings; JSON or server-sent events), recorded SSE files replayed
+// parley/testing/fake_server.hpp: a fake OpenAI / Anthropic / Gemini model server for the tests of
+// programs that call models (and for parley's own tests, benchmarks and `parley fake-server`).
+// Boost.Beast HTTP/1.1 on loopback (optionally TLS), keep-alive, answers from a script of steps:
+// replies encoded in the wire format of the route they are answered on (chat completions, the
+// Responses API, Anthropic Messages, the Gemini API, embeddings; JSON or server-sent events), recorded SSE files replayed
 // byte for byte, HTTP errors and faults (slow headers, stalls, disconnects, malformed JSON, error
 // events, wrong content type, connections closed while idle). It records every request and can
 // act as an HTTP CONNECT proxy. It shares no code with parley's clients (it uses Boost and
@@ -46,6 +46,8 @@ enum class fake_route {
     models,        ///< GET .../models
     responses,     ///< POST .../responses
     count_tokens,  ///< POST .../messages/count_tokens
+    gemini,        ///< POST .../models/MODEL:generateContent, :streamGenerateContent?alt=sse (Gemini)
+    gemini_embeddings,  ///< POST .../models/MODEL:embedContent, :batchEmbedContents (Gemini)
 };
 
 /// One tool (function) call of a scripted reply. `arguments` is the JSON text of the arguments as
@@ -88,6 +90,8 @@ struct fake_reply {
     std::size_t delta_size = 4;             ///< bytes of text / arguments per streamed delta
     std::vector<std::vector<double>> embeddings;  ///< embeddings route: these vectors
     std::size_t dimensions = 0;             ///< embeddings route: vector size (0: request's or 16)
+    /// Gemini routes: the prompt is blocked (`promptFeedback.blockReason`, no candidates): SAFETY, OTHER...
+    std::string block_reason;
 
     /// A reply of one choice with this text.
     static fake_reply with_text(std::string text, std::string finish = {}) {
@@ -270,7 +274,9 @@ struct fake_server_options {
     std::string tls_private_key_pem;        ///< the private key of the chain's first certificate
     bool proxy = false;                        ///< also act as an HTTP CONNECT proxy
     std::string proxy_authorization;           ///< non-empty: the Proxy-Authorization value required (else 407)
-    std::string api_key;                       ///< non-empty: require `Authorization: Bearer KEY` / `x-api-key: KEY` (else 401)
+    /// non-empty: require `Authorization: Bearer KEY` / `x-api-key: KEY` (else 401), on the
+    /// Gemini routes `x-goog-api-key: KEY` or `?key=KEY` (else 403 without a key, 400 with another)
+    std::string api_key;
     bool record = true;                        ///< keep every request for requests()
     int backlog = SOMAXCONN;                   ///< the listen queue (default: the system's maximum)
     std::size_t max_body = 64u << 20;          ///< bigger request bodies are refused (413)

@@ -700,8 +700,14 @@ PARLEY_NET_DECL std::optional<std::chrono::milliseconds> http_client::retry_wait
     std::optional<std::chrono::milliseconds> wait;
     if (retries < options_.retry.max_retries) {
         if (f && f->retryable) wait = retry_delay(options_.retry, retries, nullptr, detail::random01(), std::chrono::system_clock::now());
-        else if (!f && (a.status < 200 || a.status > 299) && should_retry(a.status, a.headers))
-            wait = retry_delay(options_.retry, retries, &a.headers, detail::random01(), std::chrono::system_clock::now());
+        else if (!f && (a.status < 200 || a.status > 299) && should_retry(a.status, a.headers)) {
+            const auto now = std::chrono::system_clock::now();
+            std::optional<std::chrono::milliseconds> asked;  // the body's hint, when the header fields give none
+            if (options_.retry_body_wait && !server_retry_after(a.headers, now))
+                asked = options_.retry_body_wait(a.headers, a.body);
+            if (asked && asked->count() > 0 && *asked < std::chrono::seconds(60)) wait = *asked;
+            else wait = retry_delay(options_.retry, retries, &a.headers, detail::random01(), now);
+        }
     }
     if (wait && detail::clock::now() + *wait >= deadline) wait.reset();  // no time left for another attempt
     return wait;

@@ -30,8 +30,8 @@ using embedding_request = parley::embedding_request;
 using embedding_reply = parley::embedding_reply;
 
 /// The JSON body of an embeddings request. Throws parley::error (errc::invalid_argument) when
-/// the model is empty, there is no input or an empty one, `dimensions` is below 1, or
-/// `encoding_format` is neither "float" nor "base64".
+/// the model is empty, there is no input or an empty one, `dimensions` is below 1,
+/// `encoding_format` is neither "float" nor "base64", or `task_type` is set (Gemini's).
 inline boost::json::object encode_embedding_request(const embedding_request& r) {
     if (r.model.empty()) throw error(errc::invalid_argument, "the embeddings request has no model");
     if (r.input.empty()) throw error(errc::invalid_argument, "the embeddings request has no input");
@@ -55,6 +55,7 @@ inline boost::json::object encode_embedding_request(const embedding_request& r) 
         body["encoding_format"] = *r.encoding_format;
     }
     if (r.user) body["user"] = *r.user;
+    if (r.task_type) throw error(errc::invalid_argument, "'task_type' is not supported by the OpenAI embeddings API (it is Gemini's)");
     return body;
 }
 

@@ -693,6 +693,15 @@ inline std::string models_list(bool anthropic) {
     return out + "]}";
 }
 
+}  // namespace detail
+}  // namespace parley::testing
+
+// the Gemini API's routes: they use the encoders' helpers above
+#include <parley/testing/impl/fake_server_gemini.hpp>
+
+namespace parley::testing {
+namespace detail {
+
 /// True for the routes of Anthropic's API.
 inline bool anthropic_route(fake_route route) { return route == fake_route::anthropic || route == fake_route::count_tokens; }
 
@@ -701,6 +710,7 @@ inline bool anthropic_route(fake_route route) { return route == fake_route::anth
 /// api_error, overloaded_error) or OpenAI's (invalid_request_error for 4xx, `requests` for a rate
 /// limit, server_error for 5xx).
 inline std::string error_type_for(unsigned status, fake_route route) {
+    if (gemini_route(route)) return gemini_status_word(status);
     if (anthropic_route(route)) {
         switch (status) {
         case 401: return "authentication_error";
@@ -728,6 +738,7 @@ inline std::string error_code_for(unsigned status) {
 /// Anthropic's {"type": "error", "error": {"type", "message"}, "request_id"}.
 inline std::string error_body(fake_route route, const std::string& type, const std::string& message, const std::string& request_id,
                        const std::string& code = "null") {
+    if (gemini_route(route)) return gemini_error_body(type, message);
     if (anthropic_route(route))
         return "{\"type\":\"error\",\"error\":{\"type\":" + json_string(type) + ",\"message\":" + json_string(message) +
                "},\"request_id\":" + json_string(request_id) + "}";
@@ -741,6 +752,7 @@ inline std::string error_body(fake_route route, const std::string& type, const s
 inline std::string status_error_body(fake_route route, unsigned status, const fake_error& e, const std::string& request_id) {
     const std::string type = e.type.empty() ? error_type_for(status, route) : e.type;
     std::string message = e.message;
+    if (message.empty() && gemini_route(route)) message = gemini_default_message(status);
     if (message.empty()) {
         if (anthropic_route(route) && status == 529) {
             message = "Overloaded";
@@ -753,11 +765,15 @@ inline std::string status_error_body(fake_route route, unsigned status, const fa
             message = "fake server: " + std::to_string(status) + " " + std::string(reason.data(), reason.size());
         }
     }
+    if (gemini_route(route)) return gemini_error_body(type, message, {}, status);
     return error_body(route, type, message, request_id, e.type.empty() ? error_code_for(status) : "null");
 }
 
 /// The error event that ends a stream: `data: {"error": ...}` or Anthropic's `event: error`.
 inline std::string error_event(fake_route route, const fake_error& e, const std::string& request_id) {
+    if (gemini_route(route))  // Google's error object as a chunk
+        return "data: " + gemini_error_body(e.type.empty() ? "INTERNAL" : e.type, e.message.empty() ? gemini_default_message(500) : e.message) +
+               "\r\n\r\n";
     if (route == fake_route::anthropic)
         return "event: error\ndata: " +
                error_body(route, e.type.empty() ? "overloaded_error" : e.type, e.message.empty() ? "Overloaded" : e.message,
@@ -772,6 +788,7 @@ inline std::string error_event(fake_route route, const fake_error& e, const std:
 
 /// The event that replaces a good one in malformed_json's stream variant.
 inline std::string malformed_event(fake_route route) {
+    if (gemini_route(route)) return "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\r\n\r\n";
     if (route == fake_route::responses)
         return "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\n\n";
     if (route == fake_route::anthropic)
@@ -961,9 +978,11 @@ public:
             else if (name == "models") s.route = fake_route::models;
             else if (name == "responses") s.route = fake_route::responses;
             else if (name == "count_tokens") s.route = fake_route::count_tokens;
+            else if (name == "gemini") s.route = fake_route::gemini;
+            else if (name == "gemini_embeddings") s.route = fake_route::gemini_embeddings;
             else
-                fail(at + ".route", "must be \"openai\", \"responses\", \"anthropic\", \"embeddings\", \"models\" or "
-                                    "\"count_tokens\", not \"" + name + "\"");
+                fail(at + ".route", "must be \"openai\", \"responses\", \"anthropic\", \"embeddings\", \"models\", "
+                                    "\"count_tokens\", \"gemini\" or \"gemini_embeddings\", not \"" + name + "\"");
         }
         if (const auto* r = o.if_contains("reply")) s.reply = reply(*r, at + ".reply");
         if (const auto* r = o.if_contains("replay")) {
@@ -1050,7 +1069,7 @@ private:
         const auto& o = object(v, at);
         keys(o, at,
              {"text", "refusal", "reasoning", "tool_calls", "finish", "choices", "usage", "model", "delta_size", "embeddings",
-              "dimensions"});
+              "dimensions", "block_reason"});
         fake_reply r;
         const bool single = o.contains("text") || o.contains("refusal") || o.contains("reasoning") || o.contains("tool_calls") ||
                             o.contains("finish");
@@ -1091,6 +1110,10 @@ private:
             }
         }
         if (const auto* d = o.if_contains("dimensions")) r.dimensions = count(*d, at + ".dimensions");
+        if (const auto* b = o.if_contains("block_reason")) {
+            r.block_reason = string(*b, at + ".block_reason");
+            if (r.block_reason.empty()) fail(at + ".block_reason", "must not be empty");
+        }
         return r;
     }
 
@@ -1240,6 +1263,7 @@ PARLEY_DECL std::optional<fake_route> fake_route_of_path(std::string_view target
     }
     target = target.substr(0, target.find('?'));
     while (target.size() > 1 && target.back() == '/') target.remove_suffix(1);
+    if (auto gemini = detail::gemini_route_of_path(target)) return gemini;
     auto ends = [&](std::string_view s) {
         return target.size() >= s.size() && target.substr(target.size() - s.size()) == s;
     };
@@ -1590,7 +1614,7 @@ struct fake_server::impl {
 
     /// Reads what the encoders need from the request body; an error message when the request is
     /// not one the real API would accept.
-    std::string inspect(fake_route route, const std::string& body, detail::request_info& info) const {
+    std::string inspect(fake_route route, const std::string& body, detail::request_info& info, std::string_view target) const {
         info.route = route;
         if (route == fake_route::models) return {};
         boost::system::error_code ec;
@@ -1598,6 +1622,11 @@ struct fake_server::impl {
         if (ec) return "the body is not valid JSON: " + ec.message();
         if (!v.is_object()) return "the body must be a JSON object";
         const auto& o = v.get_object();
+        if (detail::gemini_route(route)) {  // the model is in the path
+            info.prompt_tokens = std::max<std::size_t>(1, body.size() / 4);
+            return route == fake_route::gemini ? detail::gemini_inspect(target, o, info)
+                                               : detail::gemini_inspect_embeddings(target, o, info);
+        }
         const auto* model = o.if_contains("model");
         if (!model || !model->is_string()) return "'model' must be a string";
         info.model = std::string(model->get_string());
@@ -1734,6 +1763,7 @@ struct fake_server::impl {
         const std::string number = entry ? entry->id : "e" + std::to_string(++echoes_);
         names.id = (info.route == fake_route::anthropic   ? "msg_fake_"
                     : info.route == fake_route::responses ? "resp_fake_"
+                    : info.route == fake_route::gemini    ? "gemini_fake_"
                                                           : "chatcmpl-fake-") +
                    number;
         names.model = reply.model.empty() ? info.model : reply.model;
@@ -1745,6 +1775,9 @@ struct fake_server::impl {
         else if (info.route == fake_route::responses)
             *body = info.stream ? d::responses_stream(reply, names, info)
                                 : d::encoded_body{d::responses_object(reply, names, info, true), {}};
+        else if (info.route == fake_route::gemini)
+            *body = info.stream ? d::gemini_stream(reply, names, info)
+                                : d::encoded_body{d::gemini_response(reply, names, info), {}};
         else
             *body = info.stream ? d::openai_stream(reply, names, info)
                                 : d::encoded_body{d::openai_completion(reply, names, info), {}};
@@ -1765,15 +1798,27 @@ struct fake_server::impl {
         // An Anthropic client sends anthropic-version: its replies (a models list, an error of a
         // path that is not a route) take Anthropic's shapes
         const bool anthropic_client = !req["anthropic-version"].empty();
-        const fake_route shape = route ? (*route == fake_route::models && anthropic_client ? fake_route::anthropic : *route)
-                                       : (anthropic_client ? fake_route::anthropic : fake_route::openai);
+        // a Gemini client sends x-goog-api-key (or ?key=) or asks for Gemini's models list
+        const std::string_view target_text(req.target().data(), req.target().size());
+        const std::string gemini_key = !req["x-goog-api-key"].empty() ? std::string(req["x-goog-api-key"])
+                                                                       : d::query_value(target_text, "key");
+        const bool gemini_client = (route && d::gemini_route(*route)) || !gemini_key.empty() ||
+                                   target_text.substr(0, target_text.find('?')).ends_with("/v1beta/models");
+        const fake_route shape = route ? (*route == fake_route::models && anthropic_client ? fake_route::anthropic
+                                          : *route == fake_route::models && gemini_client  ? fake_route::gemini
+                                                                                           : *route)
+                                       : (anthropic_client ? fake_route::anthropic
+                                          : gemini_client  ? fake_route::gemini
+                                                           : fake_route::openai);
         // every reply carries the request's id, as the real APIs' do
         const std::string request_id = "req_fake_" + std::to_string(requests_.load());
         header_list id_field{{d::anthropic_route(shape) ? "request-id" : "x-request-id", request_id}};
         auto simple = [&](unsigned status, std::string type, std::string message, std::string code = "null") -> awaitable<bool> {
             remember(std::move(record), status, want_record);
-            co_return co_await write_simple(stream, status, d::error_body(shape, type, message, request_id, code), keep,
-                                            "application/json", id_field);
+            // the Gemini routes answer with Google's status word for the status
+            std::string body = d::gemini_route(shape) ? d::gemini_error_body(d::gemini_status_word(status), message, {}, status)
+                                                      : d::error_body(shape, type, message, request_id, code);
+            co_return co_await write_simple(stream, status, std::move(body), keep, "application/json", id_field);
         };
         if (!route)
             co_return co_await simple(404, anthropic_client ? "not_found_error" : "invalid_request_error",
@@ -1783,7 +1828,18 @@ struct fake_server::impl {
         if (req.method() != (is_get ? http::verb::get : http::verb::post))
             co_return co_await simple(405, "invalid_request_error",
                                       "Method " + std::string(req.method_string()) + " is not allowed here");
-        if (!options_.api_key.empty()) {
+        if (!options_.api_key.empty() && d::gemini_route(shape)) {
+            if (gemini_key.empty())
+                co_return co_await simple(403, "PERMISSION_DENIED",
+                                          "Method doesn't allow unregistered callers (callers without established identity). "
+                                          "Please use API Key or other form of API consumer identity to call this API.");
+            if (gemini_key != options_.api_key) {
+                remember(std::move(record), 400, want_record);
+                co_return co_await write_simple(
+                    stream, 400, d::gemini_error_body("INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", "API_KEY_INVALID"),
+                    keep, "application/json", id_field);
+            }
+        } else if (!options_.api_key.empty()) {
             const bool ok = d::anthropic_route(shape) ? req["x-api-key"] == options_.api_key
                                                       : req[http::field::authorization] == "Bearer " + options_.api_key;
             if (!ok) {
@@ -1798,8 +1854,8 @@ struct fake_server::impl {
             co_return co_await simple(400, "invalid_request_error", "anthropic-version: header is required");
         d::request_info info;
         info.anthropic_client = anthropic_client;
-        if (std::string problem = inspect(*route, req.body(), info); !problem.empty())
-            co_return co_await simple(400, "invalid_request_error", problem);
+        if (std::string problem = inspect(*route, req.body(), info, target_text); !problem.empty())
+            co_return co_await simple(400, d::gemini_route(shape) ? "INVALID_ARGUMENT" : "invalid_request_error", problem);
         if (*route == fake_route::count_tokens) {  // the tokens the request's messages would take
             remember(std::move(record), 200, want_record);
             co_return co_await write_simple(stream, 200, "{\"input_tokens\":" + std::to_string(info.prompt_tokens) + "}", keep,
@@ -1846,7 +1902,10 @@ struct fake_server::impl {
             chunked = true;
             body = std::shared_ptr<const d::encoded_body>(entry, &entry->replay);
         } else if (*route == fake_route::models) {
-            own(d::models_list(anthropic_client));
+            own(shape == fake_route::gemini ? d::gemini_models_list() : d::models_list(anthropic_client));
+        } else if (*route == fake_route::gemini_embeddings) {
+            own(d::gemini_embeddings(step.reply ? &*step.reply : nullptr, info,
+                                     target_text.substr(0, target_text.find('?')).ends_with(":batchEmbedContents")));
         } else if (*route == fake_route::embeddings) {
             own(d::embeddings_list(step.reply ? &*step.reply : nullptr, info));
         } else {
@@ -1854,7 +1913,7 @@ struct fake_server::impl {
             const fake_reply* reply = step.reply ? &*step.reply : nullptr;
             if (!reply || reply->choices.empty()) {
                 if (reply) echo = *reply;
-                echo.choices.assign(info.route == fake_route::openai ? info.n : 1, fake_choice{info.echo_text, {}, {}, {}, {}, true});
+                echo.choices.assign(info.route == fake_route::openai || info.route == fake_route::gemini ? info.n : 1, fake_choice{info.echo_text, {}, {}, {}, {}, true});
                 reply = &echo;
             } else if (std::any_of(reply->choices.begin(), reply->choices.end(), [](const fake_choice& c) { return c.default_text; })) {
                 // a choice that scripts only its finish reason takes the default reply's text
