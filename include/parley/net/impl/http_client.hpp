@@ -332,14 +332,22 @@ inline asio::awaitable<std::optional<failure>> read_whole_body(connection& c, re
     }
 }
 
+/// A name resolution and whether its time limit passed. Shared with the deadline's handler, which
+/// may run after the resolution ended (a timer that expired as the resolution completed has its
+/// handler queued already; cancelling the timer then does not stop it).
+struct resolve_state {
+    explicit resolve_state(const asio::any_io_executor& ex) : resolver(ex) {}
+    asio::ip::tcp::resolver resolver;
+    bool timed_out = false;
+};
+
 /// Cancels a name resolution when its time limit passes.
 struct resolve_deadline {
-    asio::ip::tcp::resolver* resolver;
-    bool* timed_out;
+    std::shared_ptr<resolve_state> state;
     void operator()(const boost::system::error_code& ec) const {
         if (!ec) {
-            *timed_out = true;
-            resolver->cancel();
+            state->timed_out = true;
+            state->resolver.cancel();
         }
     }
 };
@@ -398,15 +406,14 @@ PARLEY_NET_DECL boost::asio::awaitable<std::optional<detail::failure>> http_clie
     if (limit <= clock::duration::zero()) co_return detail::timeout_failure(where);
 
     // Name resolution has no socket to put a deadline on: a timer cancels it.
-    asio::ip::tcp::resolver resolver(ex_);
+    auto resolving = std::make_shared<detail::resolve_state>(ex_);
     asio::steady_timer timer(ex_);
-    bool resolve_timed_out = false;
     timer.expires_at(connect_deadline);
-    timer.async_wait(detail::resolve_deadline{&resolver, &resolve_timed_out});
-    auto [rec, endpoints] = co_await resolver.async_resolve(first_hop.host, std::to_string(first_hop.port),
-                                                            asio::as_tuple(asio::use_awaitable));
+    timer.async_wait(detail::resolve_deadline{resolving});
+    auto [rec, endpoints] = co_await resolving->resolver.async_resolve(first_hop.host, std::to_string(first_hop.port),
+                                                                       asio::as_tuple(asio::use_awaitable));
     timer.cancel();
-    if (rec) co_return detail::io_failure(rec, "resolve " + first_hop.host, resolve_timed_out, limit, true);
+    if (rec) co_return detail::io_failure(rec, "resolve " + first_hop.host, resolving->timed_out, limit, true);
 
     c.tcp().expires_at(connect_deadline);
     auto [cec, ep] = co_await c.tcp().async_connect(endpoints, asio::as_tuple(asio::use_awaitable));
