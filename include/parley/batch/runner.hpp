@@ -156,7 +156,7 @@ inline std::string code_name(const std::error_code& code) {
             "template_value", "template_security", "template_limit", "template_raised", "invalid_argument",
             "template_callback", "chat_invalid", "yaml_syntax", "conversion", "http_status", "api_error",
             "protocol", "timeout", "tls_verification", "bad_function_arguments", "bot_limit", "connection_closed",
-            "tokenizer_file", "tokenizer_unsupported", "tokenizer_input"};
+            "tokenizer_file", "tokenizer_unsupported", "tokenizer_input", "schema_invalid", "schema_limit"};
         const int v = code.value();
         if (v > 0 && static_cast<std::size_t>(v) < std::size(names)) return std::string(names[v]);
     }
