@@ -350,10 +350,12 @@ private:
                      start);
             }
         }
-        node inner = alternation(depth + 1);
+        node group;  // a concatenation of one: a group of an assertion may be repeated
+        group.k = node::kind::concat;
+        group.kids.push_back(alternation(depth + 1));
         if (!more() || peek() != ')') fail("missing ) of the group that begins", start);
         ++i_;
-        return inner;
+        return group;
     }
 
     /// A hexadecimal number of exactly `digits` digits at i_.
