@@ -94,15 +94,20 @@ def plan(i, prose_allowed):
     return wrong, False
 
 
-def reply_step(mode, i, reply):
+def reply_text(mode, reply):
+    """The call's arguments or the reply's text that carries a reply."""
     text = reply if isinstance(reply, str) else json.dumps(reply)
+    if mode == "json-text" and not isinstance(reply, str):
+        return "Here it is:\n```json\n" + text + "\n```"
+    return text
+
+
+def reply_step(mode, i, reply):
     step = {"match": "(input doc-%d)" % i}
     if mode == "tool-call":
-        step["reply"] = {"tool_calls": [{"name": "person", "arguments": text}]}
-    elif mode == "json-text" and not isinstance(reply, str):
-        step["reply"] = {"text": "Here it is:\n```json\n" + text + "\n```"}
+        step["reply"] = {"tool_calls": [{"name": "person", "arguments": reply_text(mode, reply)}]}
     else:
-        step["reply"] = {"text": text}
+        step["reply"] = {"text": reply_text(mode, reply)}
     return step
 
 
@@ -183,7 +188,7 @@ def check_mode(program, tmp, mode):
     check(r.returncode == 3, f"{mode}: exit {r.returncode} (3 expected: error lines), stderr {r.stderr[-1500:]}")
     lines = read_lines(out, mode)
     check(set(lines) == {f"doc-{i}" for i in range(INPUTS)}, f"{mode}: the ids of the lines differ from the inputs'")
-    requests = 0
+    requests = compared = reasks = 0
     for i in range(INPUTS):
         line = lines.get(f"doc-{i}")
         if line is None:
@@ -200,9 +205,10 @@ def check_mode(program, tmp, mode):
         check(e.get("code") == "conversion", f"{what}: error {e}")
         check(e.get("message", "").startswith("no reply fitted in 3 attempts"), f"{what}: message {e.get('message')!r}")
         last = replies[-1]
-        check(e.get("reply") == json.dumps(last), f"{what}: reply {e.get('reply')!r}, expected {json.dumps(last)!r}")
+        check(e.get("reply") == reply_text(mode, last), f"{what}: reply {e.get('reply')!r}, expected {reply_text(mode, last)!r}")
         got = sorted((v.get("instance_path"), v.get("message")) for v in e.get("violations", []))
         check(got == expected_errors(last), f"{what}: violations {got}, jsonschema says {expected_errors(last)}")
+        compared += len(got)
         for v in e.get("violations", []):
             check(isinstance(v.get("schema_path"), str) and v["schema_path"].startswith("/") and v.get("keyword"),
                   f"{what}: violation without schema path or keyword: {v}")
@@ -243,6 +249,7 @@ def check_mode(program, tmp, mode):
                   f"{what}: no schema in the prompt: {texts}")
         replies, _ = plan(i, prose)
         for k in range(1, len(bodies)):
+            reasks += 1
             asked = "\n".join(message_texts(bodies[k]))
             previous = replies[k - 1]
             errors = expected_errors(previous)
@@ -260,7 +267,8 @@ def check_mode(program, tmp, mode):
                 check(bodies[k]["messages"][-1]["role"] == "user" and
                       bodies[k]["messages"][-1]["content"].startswith("Your reply does not fit the requested JSON:"),
                       f"{what}: re-ask {k}: {bodies[k]['messages'][-1]}")
-    print(f"{mode}: {INPUTS} inputs, {requests} requests, {took:.1f} s")
+    print(f"{mode}: {INPUTS} inputs, {requests} requests ({reasks} re-asks checked), {compared} violations of error "
+          f"lines compared with jsonschema's, {took:.1f} s")
 
 
 def check_other_apis(program, tmp):
