@@ -22,12 +22,12 @@ namespace extract_json_test {
 using parley::role;
 using bot_tests::run_sync;
 
-struct scripted {
+struct json_scripted {
     std::shared_ptr<parley::scripted_model> script = std::make_shared<parley::scripted_model>();
     std::shared_ptr<parley::in_process_model> model = std::make_shared<parley::in_process_model>(script);
 };
 
-parley::chat_reply call(std::string id, std::string name, std::string arguments) {
+parley::chat_reply json_call(std::string id, std::string name, std::string arguments) {
     return parley::tool_call_reply({parley::tool_call{std::move(id), {std::move(name), std::move(arguments)}}});
 }
 
@@ -40,25 +40,25 @@ const char* const person_schema = R"({
     "additionalProperties": false
 })";
 
-parley::schema_validator person() { return parley::schema_validator::from_text(person_schema); }
+parley::schema_validator person_validator() { return parley::schema_validator::from_text(person_schema); }
 
-const boost::json::value data = boost::json::parse(R"({"text": "Ada Lovelace, 36"})");
-constexpr std::string_view prompt = "Who is in: {{ text }}";
+const boost::json::value who_data = boost::json::parse(R"({"text": "Ada Lovelace, 36"})");
+constexpr std::string_view who_prompt = "Who is in: {{ text }}";
 
 }  // namespace extract_json_test
 
 TEST_CASE("extract_json: a forced tool call whose parameters are the schema; the violations sent back under the call's id") {
     using namespace extract_json_test;
-    scripted s;
+    json_scripted s;
     const std::string wrong = R"({"name": "Ada", "age": -36, "born": 1815})";
     const std::string good = R"({"name": "Ada", "age": 36})";
-    s.script->push(call("call_1", "person", wrong));
-    s.script->push(call("call_2", "person", good));
+    s.script->push(json_call("call_1", "person", wrong));
+    s.script->push(json_call("call_2", "person", good));
     parley::extract_json_options opt;
     opt.name = "person";
     parley::usage_summary usage;
     opt.usage = &usage;
-    auto r = run_sync(parley::extract_json(*s.model, prompt, data, person(), opt));
+    auto r = run_sync(parley::extract_json(*s.model, who_prompt, who_data, person_validator(), opt));
     REQUIRE(r.has_value());
     CHECK(*r == boost::json::parse(good));
     CHECK(usage.total().requests == 2);
@@ -91,9 +91,9 @@ TEST_CASE("extract_json: a forced tool call whose parameters are the schema; the
 
 TEST_CASE("extract_json: the schema sent is the one jsonschema judges the replies by") {
     using namespace extract_json_test;
-    scripted s;
-    s.script->push(call("call_1", "extract", R"({"name": "Ada", "age": 36})"));
-    auto r = run_sync(parley::extract_json(*s.model, prompt, data, person()));
+    json_scripted s;
+    s.script->push(json_call("call_1", "extract", R"({"name": "Ada", "age": 36})"));
+    auto r = run_sync(parley::extract_json(*s.model, who_prompt, who_data, person_validator()));
     REQUIRE(r.has_value());
     const auto requests = s.script->requests();
     REQUIRE(requests.at(0).functions.size() == 1);
@@ -110,7 +110,7 @@ TEST_CASE("extract_json: the schema sent is the one jsonschema judges the replie
 
 TEST_CASE("extract_json: json_schema mode is the response format; a reply that is not JSON is re-asked") {
     using namespace extract_json_test;
-    scripted s;
+    json_scripted s;
     s.script->push_text("Ada, aged 36.");
     s.script->push_text(R"({"name": "Ada", "age": 36})");
     parley::extract_json_options opt;
@@ -118,7 +118,7 @@ TEST_CASE("extract_json: json_schema mode is the response format; a reply that i
     opt.name = "person";
     opt.strict = true;
     opt.params.model = "gpt-4o-mini";
-    auto r = run_sync(parley::extract_json(*s.model, prompt, data, person(), opt));
+    auto r = run_sync(parley::extract_json(*s.model, who_prompt, who_data, person_validator(), opt));
     REQUIRE(r.has_value());
     CHECK(r->at("age") == 36);
     const auto requests = s.script->requests();
@@ -142,7 +142,7 @@ TEST_CASE("extract_json: json_schema mode is the response format; a reply that i
 
 TEST_CASE("extract_json: json_text mode, any schema at the root; three replies that do not fit") {
     using namespace extract_json_test;
-    scripted s;
+    json_scripted s;
     s.script->push_text("```json\n[\"a\", 2]\n```");
     s.script->push_text("Here: [\"a\", \"b\", \"a\"]");
     s.script->push_text("[]");
@@ -153,7 +153,7 @@ TEST_CASE("extract_json: json_text mode, any schema at the root; three replies t
     opt.usage = &usage;
     std::vector<parley::schema_violation> violations;
     opt.violations = &violations;
-    auto r = run_sync(parley::extract_json(*s.model, "Tags of {{ text }}", data, tags, opt));
+    auto r = run_sync(parley::extract_json(*s.model, "Tags of {{ text }}", who_data, tags, opt));
     REQUIRE(r.has_error());
     CHECK(r.error().code == parley::make_error_code(parley::errc::conversion));
     REQUIRE(r.error().attempts.size() == 3);
@@ -175,9 +175,9 @@ TEST_CASE("extract_json: json_text mode, any schema at the root; three replies t
 
 TEST_CASE("extract_json: tool_call mode needs an object schema; a failed call is the error at once") {
     using namespace extract_json_test;
-    scripted s;
+    json_scripted s;
     const auto list = parley::schema_validator::from_text(R"({"type": "array"})");
-    CHECK_THROWS_WITH_AS(run_sync(parley::extract_json(*s.model, prompt, data, list)),
+    CHECK_THROWS_WITH_AS(run_sync(parley::extract_json(*s.model, who_prompt, who_data, list)),
                          doctest::Contains("extract_mode::tool_call needs a schema whose root is an object schema"), parley::error);
     CHECK(s.script->requests().empty());
 
@@ -185,18 +185,18 @@ TEST_CASE("extract_json: tool_call mode needs an object schema; a failed call is
     e.code = make_error_code(parley::errc::http_status);
     e.status = 503;
     s.script->push(e);
-    auto r = run_sync(parley::extract_json(*s.model, prompt, data, person()));
+    auto r = run_sync(parley::extract_json(*s.model, who_prompt, who_data, person_validator()));
     REQUIRE(r.has_error());
     REQUIRE(r.error().call);
     CHECK(r.error().call->status == 503);
     CHECK(s.script->requests().size() == 1);
 }
 
-TEST_CASE("extract_json: a validator's rejection of a value that fits, and a conversation template as the prompt") {
+TEST_CASE("extract_json: a validator's rejection of a value that fits, and a conversation template as the who_prompt") {
     using namespace extract_json_test;
-    scripted s;
-    s.script->push(call("call_1", "extract", R"({"name": "Bob", "age": 3})"));
-    s.script->push(call("call_2", "extract", R"({"name": "Ada", "age": 36})"));
+    json_scripted s;
+    s.script->push(json_call("call_1", "extract", R"({"name": "Bob", "age": 3})"));
+    s.script->push(json_call("call_2", "extract", R"({"name": "Ada", "age": 36})"));
     const parley::conversation_template t(
         "who", {parley::make_message(role::system, "You read names."), parley::make_message(role::user, "{{ text }}")});
     parley::extract_json_options opt;
@@ -204,7 +204,7 @@ TEST_CASE("extract_json: a validator's rejection of a value that fits, and a con
         if (v.at("name") != "Ada") return "the text names Ada";
         return std::nullopt;
     };
-    auto r = run_sync(parley::extract_json(*s.model, t, data, person(), opt));
+    auto r = run_sync(parley::extract_json(*s.model, t, who_data, person_validator(), opt));
     REQUIRE(r.has_value());
     CHECK(r->at("name") == "Ada");
     const auto requests = s.script->requests();
