@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -320,6 +321,24 @@ TEST_CASE("schema_validator: patterns are ECMA-262's, where Python's re reads th
     CHECK(fits("^\\uD83D\\uDE00$", "\xf0\x9f\x98\x80"));  // a surrogate pair is one code point
     CHECK(fits("^.$", "\xf0\x9f\x98\x80"));  // . takes a code point
     CHECK_FALSE(fits("^caf\xc3\xa9\\b", "caf\xc3\xa9"));  // \b between ASCII word characters and others
+}
+
+TEST_CASE("schema_validator: numbers beyond a double's range") {
+    // JSON's 1e400 reads as an infinite double (Python's json too, whose jsonschema then fails
+    // with a ValueError in multipleOf): no multiple of anything, above every maximum
+    const auto v = parley::schema_validator::from_text(R"({"multipleOf": 1e-300, "maximum": 1e308})");
+    auto parsed = parley::detail::json_text::parse_at("1e400", 0, 5, {}, true);  // the validator's JSON reader
+    REQUIRE(parsed.value);
+    const boost::json::value big = *parsed.value;
+    REQUIRE(big.is_double());
+    CHECK(std::isinf(big.get_double()));
+    const auto errors = v.validate(big);
+    REQUIRE(errors.size() == 2);
+    CHECK(errors[0].message == "inf is not a multiple of 1e-300");
+    CHECK(errors[1].message == "inf is greater than the maximum of 1e+308");
+    CHECK(v.is_valid(boost::json::value(1e10)) == false);  // 1e10 / 1e-300 overflows: decided exactly
+    CHECK_THROWS_WITH_AS(parley::schema_validator::from_text(R"({"minLength": 1e400})"),
+                         "schema at #/minLength: expected a whole number of at least 0, found a number (inf)", parley::schema_error);
 }
 
 TEST_CASE("schema_validator: patterns match in linear time") {

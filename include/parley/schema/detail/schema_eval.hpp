@@ -50,11 +50,13 @@ inline bool multiple_of(const boost::json::value& x, const boost::json::value& d
     if (d.is_double()) {
         const double q = to_double(x) / d.get_double();
         if (std::isfinite(q)) return std::trunc(q) == q;
+        // an infinite number (JSON's 1e400 reads as one) is no multiple of anything
+        if (!std::isfinite(to_double(x)) || !std::isfinite(d.get_double())) return false;
         const binary bx = split(x), bd = split(d);  // exactly, as Python's Fraction
         if (bx.odd == 0) return true;
         return bx.odd % bd.odd == 0 && bx.exponent >= bd.exponent;
     }
-    if (x.is_double()) return std::fmod(x.get_double(), to_double(d)) == 0;
+    if (x.is_double()) return std::isfinite(x.get_double()) && std::fmod(x.get_double(), to_double(d)) == 0;
     const std::uint64_t divisor = d.is_uint64() ? d.get_uint64() : static_cast<std::uint64_t>(d.get_int64());
     const std::uint64_t magnitude = x.is_uint64() ? x.get_uint64()
                                     : x.get_int64() < 0 ? 0 - static_cast<std::uint64_t>(x.get_int64())
