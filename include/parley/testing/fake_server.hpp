@@ -2,7 +2,8 @@
 // programs that call models (and for parley's own tests, benchmarks and `parley fake-server`).
 // Boost.Beast HTTP/1.1 on loopback (optionally TLS), keep-alive, answers from a script of steps:
 // replies encoded in the wire format of the route they are answered on (chat completions, the
-// Responses API, Anthropic Messages, the Gemini API, embeddings; JSON or server-sent events), recorded SSE files replayed
+// Responses API, Anthropic Messages, the Gemini API, embeddings; JSON or server-sent events; the
+// batch APIs of OpenAI and Anthropic, whose requests are answered the same way), recorded SSE files replayed
 // byte for byte, HTTP errors and faults (slow headers, stalls, disconnects, malformed JSON, error
 // events, wrong content type, connections closed while idle). It records every request and can
 // act as an HTTP CONNECT proxy. It shares no code with parley's clients (it uses Boost and
@@ -48,6 +49,9 @@ enum class fake_route {
     count_tokens,  ///< POST .../messages/count_tokens
     gemini,        ///< POST .../models/MODEL:generateContent, :streamGenerateContent?alt=sse (Gemini)
     gemini_embeddings,  ///< POST .../models/MODEL:embedContent, :batchEmbedContents (Gemini)
+    files,  ///< .../files, .../files/ID, .../files/ID/content (OpenAI's files, for batches)
+    batches,  ///< .../batches, .../batches/ID, .../batches/ID/cancel (OpenAI's Batch API)
+    message_batches,  ///< .../messages/batches, .../ID, .../ID/results, .../ID/cancel (Anthropic's Message Batches API)
 };
 
 /// One tool (function) call of a scripted reply. `arguments` is the JSON text of the arguments as
@@ -216,12 +220,34 @@ struct fake_rate_limit {
     bool retry_after = true;  ///< the 429 also says `retry-after-ms` (else only the reset fields)
 };
 
+/// How the batches of the batch APIs (OpenAI's /v1/batches, Anthropic's /v1/messages/batches)
+/// move through their states, one step per retrieval of the batch (GET .../batches/ID), so
+/// that a test sees each state without waiting. docs/fake-server.md, "Batch APIs".
+struct fake_batch_options {
+    /// Retrievals that see each state before the next: OpenAI's validating, in_progress,
+    /// finalizing and cancelling, Anthropic's in_progress and canceling. 0: a batch has ended
+    /// at its first retrieval.
+    std::size_t polls = 1;
+    /// Requests answered at each retrieval in progress (0: all of them at the first); in_progress
+    /// lasts until every request is answered, and at least `polls` retrievals.
+    std::size_t per_poll = 0;
+    /// The batch expires after `polls` retrievals in progress: the requests not answered by then
+    /// expire (OpenAI's status expired; Anthropic's results of type expired).
+    bool expire = false;
+    /// The most requests of one batch (0: the API's, 50,000 for OpenAI, 100,000 for Anthropic).
+    std::size_t max_requests = 0;
+    /// The most bytes of one batch: OpenAI's file, Anthropic's request body (0: the API's, 200 MB
+    /// and 256 MB).
+    std::size_t max_bytes = 0;
+};
+
 /// A script: steps taken in order. With `repeat`, a step taken goes back to the end of the queue.
 struct fake_script {
     std::vector<fake_step> steps;  ///< the steps, the first answered first
     bool repeat = false;           ///< a step taken goes back to the end of the queue
     fake_fault_mix fault_mix{};    ///< faults in a share of the requests (rate 0: none)
     fake_rate_limit rate_limit{};  ///< a request limit (0 requests: none)
+    fake_batch_options batch{};    ///< how batches of the batch APIs move through their states
 };
 
 /// The faults a fake_fault_mix without faults draws from, one kind each (docs/fake-server.md):
@@ -311,7 +337,8 @@ PARLEY_DECL fake_step fake_step_from_json(const boost::json::value& json, const 
 /// when the script is wrong.
 PARLEY_DECL fake_script fake_script_from_file(const std::filesystem::path& path);
 
-/// The route a request path leads to (matched on its end), or nothing.
+/// The route a request path leads to (matched on its end; the batch APIs' routes on their last
+/// segments, ids included), or nothing.
 PARLEY_DECL std::optional<fake_route> fake_route_of_path(std::string_view target);
 
 /// A fake model server: binds at construction (the port is known at once), serves on its own

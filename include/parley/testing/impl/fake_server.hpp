@@ -703,7 +703,14 @@ namespace parley::testing {
 namespace detail {
 
 /// True for the routes of Anthropic's API.
-inline bool anthropic_route(fake_route route) { return route == fake_route::anthropic || route == fake_route::count_tokens; }
+inline bool anthropic_route(fake_route route) {
+    return route == fake_route::anthropic || route == fake_route::count_tokens || route == fake_route::message_batches;
+}
+
+/// True for the routes of the batch APIs (files, batches, message batches).
+inline bool batch_api_route(fake_route route) {
+    return route == fake_route::files || route == fake_route::batches || route == fake_route::message_batches;
+}
 
 /// The error type the real API gives a status: Anthropic's (invalid_request_error,
 /// authentication_error, permission_error, not_found_error, request_too_large, rate_limit_error,
@@ -949,13 +956,14 @@ public:
             steps = &v.get_array();
         } else if (v.is_object()) {
             const auto& o = v.get_object();
-            keys(o, "script", {"steps", "repeat", "fault_mix", "rate_limit"});
+            keys(o, "script", {"steps", "repeat", "fault_mix", "rate_limit", "batch"});
             const auto* st = o.if_contains("steps");
             if (!st || !st->is_array()) fail("script", "'steps' must be an array");
             steps = &st->get_array();
             if (const auto* r = o.if_contains("repeat")) s.repeat = boolean(*r, "repeat");
             if (const auto* m = o.if_contains("fault_mix")) s.fault_mix = fault_mix(*m, "fault_mix");
             if (const auto* l = o.if_contains("rate_limit")) s.rate_limit = rate_limit(*l, "rate_limit");
+            if (const auto* b = o.if_contains("batch")) s.batch = batch_options(*b, "batch");
         } else {
             fail("script", "must be an object {\"steps\": [...]} or an array of steps");
         }
@@ -1163,6 +1171,18 @@ private:
         return m;
     }
 
+    fake_batch_options batch_options(const boost::json::value& v, const std::string& at) {
+        const auto& o = object(v, at);
+        keys(o, at, {"polls", "per_poll", "expire", "max_requests", "max_bytes"});
+        fake_batch_options b;
+        if (const auto* r = o.if_contains("polls")) b.polls = count(*r, at + ".polls");
+        if (const auto* r = o.if_contains("per_poll")) b.per_poll = count(*r, at + ".per_poll");
+        if (const auto* r = o.if_contains("expire")) b.expire = boolean(*r, at + ".expire");
+        if (const auto* r = o.if_contains("max_requests")) b.max_requests = count(*r, at + ".max_requests");
+        if (const auto* r = o.if_contains("max_bytes")) b.max_bytes = count(*r, at + ".max_bytes");
+        return b;
+    }
+
     fake_rate_limit rate_limit(const boost::json::value& v, const std::string& at) {
         const auto& o = object(v, at);
         keys(o, at, {"requests", "window_ms", "retry_after"});
@@ -1228,6 +1248,7 @@ private:
 }  // namespace parley::testing
 
 #include <parley/testing/impl/fault_mix.hpp>  // the fault mix and the request limit
+#include <parley/testing/impl/fake_server_batch.hpp>  // the batch APIs
 
 namespace parley::testing {
 
@@ -1264,6 +1285,7 @@ PARLEY_DECL std::optional<fake_route> fake_route_of_path(std::string_view target
     target = target.substr(0, target.find('?'));
     while (target.size() > 1 && target.back() == '/') target.remove_suffix(1);
     if (auto gemini = detail::gemini_route_of_path(target)) return gemini;
+    if (auto batch = detail::batch_route_of_path(target)) return batch;
     auto ends = [&](std::string_view s) {
         return target.size() >= s.size() && target.substr(target.size() - s.size()) == s;
     };
@@ -1359,6 +1381,7 @@ struct fake_server::impl {
     /// Replaces the script. Throws std::runtime_error when a replay file cannot be read.
     void set_script(fake_script script) {
         faults_.configure(script, [&](fake_step step) { return detail::make_entry(std::move(step), ++steps_made_); });
+        batches_.configure(script.batch);
         std::deque<std::shared_ptr<detail::script_entry>> entries;
         for (auto& s : script.steps) entries.push_back(detail::make_entry(std::move(s), ++steps_made_));
         std::lock_guard lock(script_mutex_);
@@ -1748,6 +1771,51 @@ struct fake_server::impl {
         return {};
     }
 
+    /// The reply a step gives a chat request: the step's, or the default reply (the request's
+    /// last user text, in `echo`) for a step without choices, with that text in the choices that
+    /// script only their finish reason.
+    static const fake_reply* reply_of(const fake_step& step, const detail::request_info& info, fake_reply& echo) {
+        const fake_reply* reply = step.reply ? &*step.reply : nullptr;
+        if (!reply || reply->choices.empty()) {
+            if (reply) echo = *reply;
+            echo.choices.assign(info.route == fake_route::openai || info.route == fake_route::gemini ? info.n : 1,
+                                fake_choice{info.echo_text, {}, {}, {}, {}, true});
+            return &echo;
+        }
+        if (std::any_of(reply->choices.begin(), reply->choices.end(), [](const fake_choice& c) { return c.default_text; })) {
+            // a choice that scripts only its finish reason takes the default reply's text
+            echo = *reply;
+            for (auto& c : echo.choices)
+                if (c.default_text) c.text = info.echo_text;
+            return &echo;
+        }
+        return reply;
+    }
+
+    /// The answer to one request of a batch (on the route of its endpoint) from the script, as
+    /// a chat request would get it without streaming: a status step's status and body, a reply
+    /// step's reply; a step with a fault or a replay (which a batch cannot show) is a 500. A
+    /// request the real API would refuse gets 400 without taking a step. The fault mix and the
+    /// request limit do not apply.
+    detail::line_answer answer_line(fake_route route, const std::string& body, const std::string& request_id) {
+        namespace d = detail;
+        d::request_info info;
+        info.anthropic_client = route == fake_route::anthropic;
+        if (std::string problem = inspect(route, body, info, {}); !problem.empty())
+            return {400, d::error_body(route, "invalid_request_error", problem, request_id)};
+        info.stream = false;
+        info.include_usage = false;
+        const entry_ptr entry = take_step(route);
+        static const fake_step no_step{};
+        const fake_step& step = entry ? entry->step : no_step;
+        if (step.status) return {step.status, step.body ? *step.body : d::status_error_body(route, step.status, step.error, request_id)};
+        if (step.fault != fake_fault::none || !step.replay.empty()) return {500, d::status_error_body(route, 500, step.error, request_id)};
+        if (route == fake_route::embeddings) return {200, d::embeddings_list(step.reply ? &*step.reply : nullptr, info)};
+        fake_reply echo;
+        const fake_reply* reply = reply_of(step, info, echo);
+        return {200, encode(reply == &echo ? nullptr : entry, *reply, info)->bytes};
+    }
+
     /// The body of a chat reply, encoded once per step and request shape.
     std::shared_ptr<const detail::encoded_body> encode(const entry_ptr& entry, const fake_reply& reply,
                                                                    const detail::request_info& info) {
@@ -1825,7 +1893,7 @@ struct fake_server::impl {
                                       "Invalid URL (" + std::string(req.method_string()) + " " + std::string(req.target()) +
                                           ")");
         const bool is_get = *route == fake_route::models;
-        if (req.method() != (is_get ? http::verb::get : http::verb::post))
+        if (!d::batch_api_route(*route) && req.method() != (is_get ? http::verb::get : http::verb::post))
             co_return co_await simple(405, "invalid_request_error",
                                       "Method " + std::string(req.method_string()) + " is not allowed here");
         if (!options_.api_key.empty() && d::gemini_route(shape)) {
@@ -1852,6 +1920,24 @@ struct fake_server::impl {
         }
         if (d::anthropic_route(*route) && !anthropic_client)
             co_return co_await simple(400, "invalid_request_error", "anthropic-version: header is required");
+        if (d::batch_api_route(*route)) {  // the batch APIs (impl/fake_server_batch.hpp)
+            const std::string host(req[http::field::host]);
+            const std::string_view path = target_text.substr(0, target_text.find('?'));
+            // a request in absolute form names its origin itself
+            std::string origin = (tls_ ? "https://" : "http://") + host;
+            std::string_view local = path;
+            if (const auto scheme = path.find("://"); scheme != std::string_view::npos && path.substr(0, scheme).find('/') == std::string_view::npos) {
+                const auto slash = path.find('/', scheme + 3);
+                origin = std::string(path.substr(0, slash));
+                local = slash == std::string_view::npos ? std::string_view("/") : path.substr(slash);
+            }
+            const d::batch_reply reply = batches_.handle(
+                *route, std::string_view(req.method_string().data(), req.method_string().size()), local,
+                std::string_view(req[http::field::content_type].data(), req[http::field::content_type].size()), req.body(), origin,
+                request_id, [this](fake_route r, const std::string& b, const std::string& id) { return answer_line(r, b, id); });
+            remember(std::move(record), reply.status, want_record);
+            co_return co_await write_simple(stream, reply.status, reply.body, keep, reply.content_type, id_field);
+        }
         d::request_info info;
         info.anthropic_client = anthropic_client;
         if (std::string problem = inspect(*route, req.body(), info, target_text); !problem.empty())
@@ -1910,18 +1996,7 @@ struct fake_server::impl {
             own(d::embeddings_list(step.reply ? &*step.reply : nullptr, info));
         } else {
             fake_reply echo;
-            const fake_reply* reply = step.reply ? &*step.reply : nullptr;
-            if (!reply || reply->choices.empty()) {
-                if (reply) echo = *reply;
-                echo.choices.assign(info.route == fake_route::openai || info.route == fake_route::gemini ? info.n : 1, fake_choice{info.echo_text, {}, {}, {}, {}, true});
-                reply = &echo;
-            } else if (std::any_of(reply->choices.begin(), reply->choices.end(), [](const fake_choice& c) { return c.default_text; })) {
-                // a choice that scripts only its finish reason takes the default reply's text
-                echo = *reply;
-                for (auto& c : echo.choices)
-                    if (c.default_text) c.text = info.echo_text;
-                reply = &echo;
-            }
+            const fake_reply* reply = reply_of(step, info, echo);
             const bool event_variant = step.variant.empty() ? info.stream : step.variant == "event";
             if (step.fault == fake_fault::malformed_json && !event_variant) {
                 own(std::string(d::malformed_body));
@@ -2082,6 +2157,7 @@ struct fake_server::impl {
     std::vector<std::thread> threads_;
 
     detail::fault_injector faults_;
+    detail::batch_store batches_;
     mutable std::mutex script_mutex_;
     std::deque<entry_ptr> queue_;
     bool repeat_ = false;
