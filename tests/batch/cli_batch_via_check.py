@@ -37,8 +37,7 @@ templates:
       - role: user
         content: "Summarize: {{ text }}"
       - role: request
-        params:
-          max_tokens: 100
+        max_tokens: 100
   twice:
     messages:
       - role: user

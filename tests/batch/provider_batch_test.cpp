@@ -100,7 +100,7 @@ auto decoder_for(parley::batch_api api) {
 }
 
 template <class T>
-T run_on(asio::io_context& io, asio::awaitable<T> a) {
+T run_batch_on(asio::io_context& io, asio::awaitable<T> a) {
     auto f = asio::co_spawn(io, std::move(a), asio::use_future);
     io.restart();
     io.run();
@@ -130,9 +130,6 @@ std::size_t count_requests(const fake_server& server, std::string_view method, s
     return n;
 }
 
-}  // namespace provider_batch_test
-
-using namespace provider_batch_test;
 
 TEST_CASE("batch_api: the request lines and bodies; custom_ids") {
     const parley::provider_batch_request r{"in-7", R"({"model":"m","messages":[]})"};
@@ -334,7 +331,7 @@ TEST_CASE("provider_batch, OpenAI: a file per batch, split at the limit; results
     inputs[5].data.as_object()["text"] = "unrenderable";
     parley::batch_memory_sink sink;
     sink.mark_done(key_of(6));
-    const auto p = run_on(io, job.run(inputs, body_of(parley::batch_api::openai), decoder_for(parley::batch_api::openai), sink, state));
+    const auto p = run_batch_on(io, job.run(inputs, body_of(parley::batch_api::openai), decoder_for(parley::batch_api::openai), sink, state));
     CHECK(p.inputs == 8);
     CHECK(p.skipped == 1);
     CHECK(p.submitted == 6);
@@ -397,7 +394,7 @@ TEST_CASE("provider_batch, Anthropic: errored and expired requests; the fake's r
     asio::io_context io;
     parley::provider_batch job(io.get_executor(), options_for(server, parley::batch_api::anthropic));
     parley::batch_memory_sink sink;
-    const auto p = run_on(io, job.run(numbered_inputs(4), body_of(parley::batch_api::anthropic),
+    const auto p = run_batch_on(io, job.run(numbered_inputs(4), body_of(parley::batch_api::anthropic),
                                       decoder_for(parley::batch_api::anthropic), sink, state));
     CHECK(p.done == 4);
     CHECK(p.failed == 3);
@@ -448,7 +445,7 @@ TEST_CASE("provider_batch: a run stopped after submitting resumes by batch id, w
             parley::provider_batch job(io.get_executor(), o);
             self = &job;
             parley::batch_memory_sink nothing;
-            const auto p = run_on(io, job.run(numbered_inputs(3), body_of(api), decoder_for(api), nothing, state));
+            const auto p = run_batch_on(io, job.run(numbered_inputs(3), body_of(api), decoder_for(api), nothing, state));
             CHECK(p.stopped);
             CHECK(p.done == 0);
             CHECK(p.pending.size() == 2);
@@ -466,7 +463,7 @@ TEST_CASE("provider_batch: a run stopped after submitting resumes by batch id, w
         sink.mark_done(key_of(1));  // as if written by the first run before it was killed
         asio::io_context io;
         parley::provider_batch job(io.get_executor(), options_for(server, api));
-        const auto p = run_on(io, job.run(numbered_inputs(3), body_of(api), decoder_for(api), sink, state));
+        const auto p = run_batch_on(io, job.run(numbered_inputs(3), body_of(api), decoder_for(api), sink, state));
         CHECK(p.submitted == 0);
         CHECK(p.resumed == 2);
         CHECK(p.skipped == 1);
@@ -501,14 +498,13 @@ TEST_CASE("provider_batch: cancel writes the requests done, forgets the batches;
             asio::io_context io;
             auto o = options_for(server, api);
             parley::provider_batch* self = nullptr;
-            int polls = 0;
             o.on_progress = [&](const parley::provider_batch_progress& p) {
-                if (!p.pending.empty() && p.pending.front().status == "in_progress" && ++polls == 1) self->stop();
+                if (!p.pending.empty() && p.pending.front().succeeded == 1) self->stop();  // after one request is answered
             };
             parley::provider_batch job(io.get_executor(), o);
             self = &job;
             parley::batch_memory_sink nothing;
-            CHECK(run_on(io, job.run(numbered_inputs(5), body_of(api), decoder_for(api), nothing, state)).stopped);
+            CHECK(run_batch_on(io, job.run(numbered_inputs(5), body_of(api), decoder_for(api), nothing, state)).stopped);
         }
         REQUIRE(fs::exists(state));
 
@@ -518,14 +514,14 @@ TEST_CASE("provider_batch: cancel writes the requests done, forgets the batches;
             const auto other = api == parley::batch_api::openai ? parley::batch_api::anthropic : parley::batch_api::openai;
             parley::provider_batch job(io.get_executor(), options_for(server, other));
             parley::batch_memory_sink sink;
-            CHECK_THROWS_AS(run_on(io, job.run(numbered_inputs(5), body_of(other), decoder_for(other), sink, state)), parley::error);
+            CHECK_THROWS_AS(run_batch_on(io, job.run(numbered_inputs(5), body_of(other), decoder_for(other), sink, state)), parley::error);
             CHECK(sink.lines().empty());
         }
 
         asio::io_context io;
         parley::provider_batch job(io.get_executor(), options_for(server, api));
         parley::batch_memory_sink sink;
-        const auto p = run_on(io, job.cancel(decoder_for(api), sink, state));
+        const auto p = run_batch_on(io, job.cancel(decoder_for(api), sink, state));
         // a poll in progress answered one request, the retrieval before the cancellation another;
         // the cancellation stopped the other three
         CHECK(p.done == 2);
@@ -539,7 +535,7 @@ TEST_CASE("provider_batch: cancel writes the requests done, forgets the batches;
 
         // nothing to cancel any more
         parley::batch_memory_sink empty;
-        const auto again = run_on(io, job.cancel(decoder_for(api), empty, state));
+        const auto again = run_batch_on(io, job.cancel(decoder_for(api), empty, state));
         CHECK(again.done == 0);
         CHECK(again.resumed == 0);
     }
@@ -560,7 +556,7 @@ TEST_CASE("provider_batch: a request too large for a batch, a batch that fails v
     auto inputs = numbered_inputs(2);
     inputs[1].data.as_object()["text"] = std::string(300, 'x');
     parley::batch_memory_sink sink;
-    auto p = run_on(io, job.run(inputs, body_of(parley::batch_api::openai), decoder_for(parley::batch_api::openai), sink, state));
+    auto p = run_batch_on(io, job.run(inputs, body_of(parley::batch_api::openai), decoder_for(parley::batch_api::openai), sink, state));
     CHECK(p.done == 2);
     auto lines = lines_by_id(sink.lines());
     CHECK(lines.at(key_of(0)).at("result") == "text of 0");
@@ -570,7 +566,7 @@ TEST_CASE("provider_batch: a request too large for a batch, a batch that fails v
     // a body the fake's validation refuses (not an object): the batch fails, each input gets its error
     parley::provider_batch failing(io.get_executor(), options_for(server, parley::batch_api::openai));
     parley::batch_memory_sink failed_sink;
-    p = run_on(io, failing.run(numbered_inputs(2), [](const parley::batch_input&) { return std::string("[1]"); },
+    p = run_batch_on(io, failing.run(numbered_inputs(2), [](const parley::batch_input&) { return std::string("[1]"); },
                                decoder_for(parley::batch_api::openai), failed_sink, state));
     lines = lines_by_id(failed_sink.lines());
     REQUIRE(lines.size() == 2);
@@ -583,7 +579,7 @@ TEST_CASE("provider_batch: a request too large for a batch, a batch that fails v
     parley::provider_batch refused(io.get_executor(), options_for(server, parley::batch_api::anthropic));
     parley::batch_memory_sink refused_sink;
     try {
-        run_on(io, refused.run(numbered_inputs(1), [](const parley::batch_input&) { return std::string("{\"stream\":true}"); },
+        run_batch_on(io, refused.run(numbered_inputs(1), [](const parley::batch_input&) { return std::string("{\"stream\":true}"); },
                                decoder_for(parley::batch_api::anthropic), refused_sink, state));
         FAIL("no error");
     } catch (const parley::call_exception& x) {
@@ -599,20 +595,20 @@ TEST_CASE("fake server batch routes: files, unknown ids, wrong methods, multipar
     fake_server server;
     asio::io_context io;
     parley::provider_batch_client client(io.get_executor(), options_for(server, parley::batch_api::openai));
-    const auto id = run_on(io, client.upload("{\"a\":1}\n", "requests.jsonl"));
+    const auto id = run_batch_on(io, client.upload("{\"a\":1}\n", "requests.jsonl"));
     REQUIRE(id.has_value());
     CHECK(id->starts_with("file-fake-"));
-    const auto not_jsonl = run_on(io, client.upload("{}\n", "requests.txt"));
+    const auto not_jsonl = run_batch_on(io, client.upload("{}\n", "requests.txt"));
     REQUIRE_FALSE(not_jsonl.has_value());
     CHECK(not_jsonl.error().status == 400);
     CHECK(not_jsonl.error().message == "Invalid file format for Batch API. Must be .jsonl");
-    const auto missing = run_on(io, client.retrieve("batch_nope"));
+    const auto missing = run_batch_on(io, client.retrieve("batch_nope"));
     REQUIRE_FALSE(missing.has_value());
     CHECK(missing.error().status == 404);
     CHECK(missing.error().message == "No batch found with id 'batch_nope'.");
     parley::provider_batch_status none;
     none.output_file_id = "file-none";
-    const auto content = run_on(io, client.results(none));
+    const auto content = run_batch_on(io, client.results(none));
     REQUIRE_FALSE(content.has_value());
     CHECK(content.error().status == 404);
     // a completed batch cannot be cancelled
@@ -620,19 +616,21 @@ TEST_CASE("fake server batch routes: files, unknown ids, wrong methods, multipar
     instant.batch.polls = 0;
     server.set_script(instant);
     std::vector<parley::provider_batch_request> one{{"in-1", R"({"model":"m","messages":[{"role":"user","content":"hi"}]})"}};
-    const auto created = run_on(io, client.create(one));
+    const auto created = run_batch_on(io, client.create(one));
     REQUIRE(created.has_value());
     CHECK(created->status == "validating");
-    const auto done = run_on(io, client.retrieve(created->id));
+    const auto done = run_batch_on(io, client.retrieve(created->id));
     REQUIRE(done.has_value());
     CHECK(done->status == "completed");
     CHECK(done->succeeded == 1);
-    const auto late = run_on(io, client.cancel(created->id));
+    const auto late = run_batch_on(io, client.cancel(created->id));
     REQUIRE_FALSE(late.has_value());
     CHECK(late.error().message == "Cannot cancel a batch with status 'completed'.");
-    const auto results = run_on(io, client.results(*done));
+    const auto results = run_batch_on(io, client.results(*done));
     REQUIRE(results.has_value());
     REQUIRE(results->size() == 1);
     CHECK(results->front().custom_id == "in-1");
     CHECK(parley::openai::decode_reply(200, {}, results->front().body)->text() == "hi");
 }
+
+}  // namespace provider_batch_test

@@ -282,7 +282,8 @@ test('anthropic: messages.batches.create, retrieve until ended, results by custo
         equal(ids, [created.id], 'list');
         const requests = await server.requests();
         equal(requests[0], 'POST /v1/messages/batches -> 200', 'creation');
-        equal(requests[requests.length - 1], `GET /v1/messages/batches/${created.id}/results -> 200`, 'results');
+        equal(requests.slice(-2), [`GET /v1/messages/batches/${created.id}/results -> 200`, 'GET /v1/messages/batches -> 200'],
+              'the results, then the list');
     });
 
 test('anthropic: cancel (canceling, then ended with canceled results) and expiry; a bad custom_id is a 400',

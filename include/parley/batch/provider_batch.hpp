@@ -155,7 +155,8 @@ public:
         body += jsonl;
         jsonl = std::string();
         body += "\r\n--" + boundary + "--\r\n";
-        auto reply = co_await call("POST", target("/files"), "multipart/form-data; boundary=" + boundary, std::move(body));
+        std::string content_type = "multipart/form-data; boundary=" + boundary;
+        auto reply = co_await call("POST", target("/files"), std::move(content_type), std::move(body));
         if (!reply) co_return reply.error();
         try {
             const boost::json::value v = detail::batch_wire::parse(reply->body, "the file object");
@@ -175,7 +176,7 @@ public:
         if (options_.api == batch_api::openai) {
             std::string jsonl;
             for (const auto& r : requests) jsonl += openai_batch_line(r, options_.endpoint);
-            auto file = co_await upload(std::move(jsonl));
+            auto file = co_await upload(std::move(jsonl), std::string("batch.jsonl"));
             if (!file) co_return file.error();
             std::string body = "{\"input_file_id\":" + boost::json::serialize(boost::json::value(*file)) +
                                ",\"endpoint\":" + boost::json::serialize(boost::json::value(options_.endpoint)) +
@@ -195,12 +196,12 @@ public:
 
     /// The batch `id` as the API describes it now.
     boost::asio::awaitable<boost::system::result<provider_batch_status, call_error>> retrieve(std::string id) {
-        co_return co_await status_call("GET", target(batch_path(id)), {});
+        co_return co_await status_call("GET", target(batch_path(id)), std::string());
     }
 
     /// Asks the API to cancel the batch `id`; the batch as it describes it then (cancelling).
     boost::asio::awaitable<boost::system::result<provider_batch_status, call_error>> cancel(std::string id) {
-        co_return co_await status_call("POST", target(batch_path(id) + "/cancel"), {});
+        co_return co_await status_call("POST", target(batch_path(id) + "/cancel"), std::string());
     }
 
     /// The results of an ended batch: OpenAI's output and error files (GET {base}/files/ID/content),
@@ -223,7 +224,7 @@ public:
             files.push_back(std::move(u));
         }
         for (auto& f : files) {
-            auto reply = co_await call("GET", std::move(f), {}, {});
+            auto reply = co_await call("GET", std::move(f), std::string(), std::string());
             if (!reply) co_return reply.error();
             auto read = read_batch_results(options_.api, reply->body, out);
             if (!read) {
@@ -267,10 +268,10 @@ private:
     }
 
     /// One call; a reply outside 200-299 is the API's error.
-    boost::asio::awaitable<boost::system::result<net::http_response, call_error>> call(std::string method, net::url to,
+    boost::asio::awaitable<boost::system::result<net::http_response, call_error>> call(std::string_view method, net::url to,
                                                                                        std::string content_type, std::string body) {
         net::http_request r;
-        r.method = std::move(method);
+        r.method = std::string(method);
         r.target = std::move(to);
         r.common = common_;
         if (!content_type.empty()) r.headers.add("Content-Type", std::move(content_type));
@@ -286,9 +287,10 @@ private:
         co_return std::move(*reply);
     }
 
-    boost::asio::awaitable<boost::system::result<provider_batch_status, call_error>> status_call(std::string method, net::url to,
+    boost::asio::awaitable<boost::system::result<provider_batch_status, call_error>> status_call(std::string_view method, net::url to,
                                                                                                 std::string body) {
-        auto reply = co_await call(std::move(method), std::move(to), body.empty() ? std::string() : "application/json", std::move(body));
+        std::string content_type = body.empty() ? std::string() : std::string("application/json");
+        auto reply = co_await call(method, std::move(to), std::move(content_type), std::move(body));
         if (!reply) co_return reply.error();
         auto status = read_batch_status(options_.api, reply->body);
         if (!status) co_return protocol(status.error().message, *reply);

@@ -166,18 +166,22 @@ public:
             if (rest.size() == 2 && rest[1] == "content" && get) return file_content(std::string(rest[0]), request_id);
         } else if (route == fake_route::batches) {
             if (rest.empty() && post) return create_openai(body, request_id);
-            if (rest.empty() && get) return list_batches(false);
+            if (rest.empty() && get) return list_batches(false, origin, prefix);
             if (rest.size() == 1 && get) return retrieve(false, std::string(rest[0]), request_id, origin, prefix, answer);
             if (rest.size() == 2 && rest[1] == "cancel" && post) return cancel(false, std::string(rest[0]), request_id, origin, prefix);
         } else {
             if (rest.empty() && post) return create_anthropic(body, request_id);
-            if (rest.empty() && get) return list_batches(true);
+            if (rest.empty() && get) return list_batches(true, origin, prefix);
             if (rest.size() == 1 && get) return retrieve(true, std::string(rest[0]), request_id, origin, prefix, answer);
             if (rest.size() == 2 && rest[1] == "results" && get) return results(std::string(rest[0]), request_id);
             if (rest.size() == 2 && rest[1] == "cancel" && post) return cancel(true, std::string(rest[0]), request_id, origin, prefix);
         }
         const fake_route shape = route == fake_route::message_batches ? fake_route::anthropic : fake_route::openai;
-        const bool known = rest.size() <= 2;
+        // a path of the API with another method is 405, any other path 404
+        const std::string_view last = rest.size() == 2 ? rest[1] : std::string_view();
+        const bool known = rest.size() < 2 || (route == fake_route::files ? last == "content"
+                                               : route == fake_route::batches ? last == "cancel"
+                                                                              : last == "cancel" || last == "results");
         return error(shape, known ? 405 : 404, known ? "invalid_request_error" : "not_found_error",
                      known ? "Method " + std::string(method) + " is not allowed here" : "Invalid URL (" + std::string(method) + " " + std::string(path) + ")",
                      request_id);
@@ -492,13 +496,13 @@ private:
         return r;
     }
 
-    batch_reply list_batches(bool anthropic) const {
+    batch_reply list_batches(bool anthropic, const std::string& origin, const std::string& prefix) const {
         std::string data, first_id, last_id;
         for (auto it = order_.rbegin(); it != order_.rend(); ++it) {  // the newest first
             const batch& b = batches_.at(*it);
             if (b.anthropic != anthropic) continue;
             if (!data.empty()) data += ',';
-            data += anthropic ? anthropic_json(b, "", "") : openai_json(b);
+            data += anthropic ? anthropic_json(b, origin, prefix) : openai_json(b);
             if (first_id.empty()) first_id = b.id;
             last_id = b.id;
         }
