@@ -290,20 +290,24 @@ def main():
 
     # ---- batch lines and rate-limit fields ----
     batch = corpus(out, "fuzz-batch")
-    batch_texts = [s for s in literals_of([src / "tests/batch/output_test.cpp", src / "tests/batch/governor_test.cpp",
-                                           src / "tests/batch/provider_batch_test.cpp"])]
+    batch_texts = [s for s in literals_of([src / "tests/batch/output_test.cpp", src / "tests/batch/governor_test.cpp"])]
     batch_texts += [
         '{"id": "a1", "text": "hello"}\n{"id": 17, "x": [1, {"y": null}]}\n\n[1]\n{"text": 1}\n{"id": 1.5}\n{"id": "a1"}',
         '\ufeff{"id":"a","result":"fine","usage":{"input_tokens":1,"output_tokens":2},"attempts":1}\n'
         '{"id":2,"error":{"code":"timeout","message":"m","status":503},"attempts":5}\n{"id":"b","res',
         "6m0s\n1h2m3.5s\n20ms\n0.5\n2024-05-01T12:00:30.25+02:00\nSun, 06 Nov 1994 08:49:37 GMT\n",
     ]
-    batch_texts += [
+    for t in batch_texts:
+        for selector in range(8):
+            batch.add([selector], t)
+    # the batch APIs' objects and result files, and state files (selector bit 3)
+    api_texts = [s for s in literals_of([src / "tests/batch/provider_batch_test.cpp"])]
+    api_texts += [
         '{"parley_batch_state":1,"via":"openai-batch","base_url":"http://h/v1","endpoint":"/v1/chat/completions",'
         '"batches":[{"id":"batch_1","input_file_id":"file-1","requests":{"in-1":"a","in-2":17}}]}',
     ]
-    for t in batch_texts:
-        for selector in range(16):
+    for t in api_texts:
+        for selector in (8, 10):
             batch.add([selector], t)
 
     for c in (jinja, compiled, yaml, stream, js, commands, mcp, batch):

@@ -553,13 +553,15 @@ TEST_CASE("provider_batch: a request too large for a batch, a batch that fails v
     auto o = options_for(server, parley::batch_api::openai);
     o.limits.max_bytes = 200;
     parley::provider_batch job(io.get_executor(), o);
-    auto inputs = numbered_inputs(2);
+    auto inputs = numbered_inputs(3);
     inputs[1].data.as_object()["text"] = std::string(300, 'x');
     parley::batch_memory_sink sink;
     auto p = run_batch_on(io, job.run(inputs, body_of(parley::batch_api::openai), decoder_for(parley::batch_api::openai), sink, state));
-    CHECK(p.done == 2);
+    CHECK(p.done == 3);
+    CHECK(p.batches_submitted == 2);  // two requests of about 160 bytes each do not fit in 200
     auto lines = lines_by_id(sink.lines());
     CHECK(lines.at(key_of(0)).at("result") == "text of 0");
+    CHECK(lines.at(key_of(2)).at("result") == "text of 2");
     CHECK(lines.at(key_of(1)).at("error").at("code") == "invalid_argument");
     CHECK(std::string(lines.at(key_of(1)).at("error").at("message").as_string()).ends_with("more than a batch holds (200)"));
 
@@ -631,6 +633,25 @@ TEST_CASE("fake server batch routes: files, unknown ids, wrong methods, multipar
     REQUIRE(results->size() == 1);
     CHECK(results->front().custom_id == "in-1");
     CHECK(parley::openai::decode_reply(200, {}, results->front().body)->text() == "hi");
+
+    // the server's limits: OpenAI fails the batch after validating, Anthropic refuses it
+    parley::testing::fake_script small;
+    small.batch.polls = 0;
+    small.batch.max_requests = 1;
+    server.set_script(small);
+    one.push_back({"in-2", one.front().body});
+    const auto too_many = run_batch_on(io, client.create(one));
+    REQUIRE(too_many.has_value());
+    const auto failed = run_batch_on(io, client.retrieve(too_many->id));
+    REQUIRE(failed.has_value());
+    CHECK(failed->status == "failed");
+    CHECK(failed->errors == "fake server: the file has 2 requests, more than 1 (too_many_requests)");
+    parley::provider_batch_client anthropic(io.get_executor(), options_for(server, parley::batch_api::anthropic));
+    one[0].body = one[1].body = R"({"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]})";
+    const auto refused = run_batch_on(io, anthropic.create(one));
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().status == 400);
+    CHECK(refused.error().message == "requests: at most 1 requests, found 2");
 }
 
 }  // namespace provider_batch_test
