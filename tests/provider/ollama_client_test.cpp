@@ -283,6 +283,7 @@ TEST_CASE("ollama client: errors: a model it does not have, a busy server retrie
     line.fault = parley::testing::fake_fault::error_event;
     line.after_events = 2;
     line.error.message = "an error was encountered while running the model: CUDA error";
+    line.chunk_delay = 20ms;  // each line written on its own, as a model writes them
     server.push(line);
     auto e = ollama_run(io, ollama_stream_all(once, ollama_ask("x")));
     REQUIRE(e.error.has_value());
