@@ -73,10 +73,8 @@ inline std::string host_url(std::string_view host) {
             port = std::string(rest.substr(1));
         }
     } else if (const auto colon = host.find(':'); colon != std::string_view::npos) {
-        if (host.find(':', colon + 1) != std::string_view::npos) {
-            name = "[" + std::string(host) + "]";  // a bare IPv6 address
-            return scheme + "://" + std::string(name) + ":" + port + std::string(path);
-        }
+        if (host.find(':', colon + 1) != std::string_view::npos)  // a bare IPv6 address
+            return scheme + "://[" + std::string(host) + "]:" + port + std::string(path);
         name = host.substr(0, colon);
         port = std::string(host.substr(colon + 1));
     }
