@@ -31,8 +31,9 @@ namespace parley::ollama {
 /// that does not set them itself (through `extra`).
 struct encode_options {
     /// `options.num_ctx`: the context window, in tokens, Ollama loads the model with. Ollama's own
-    /// default is small (4096 tokens in current versions) and a longer conversation loses its
-    /// oldest messages without an error: set it to what the conversations need. At least 1.
+    /// default is small (a few thousand tokens, depending on its version) and a longer
+    /// conversation loses its oldest messages without an error: set it to what the conversations
+    /// need. At least 1.
     std::optional<std::int64_t> num_ctx;
     /// `keep_alive`: how long the server keeps the model loaded after the request ("5m", "1h";
     /// "0" unloads it at once, "-1" keeps it). Unset: the server's default (5 minutes).
