@@ -211,6 +211,13 @@ def main():
     for f in sorted((src / "tests/provider/gemini-data").glob("*.sse")):
         for cut in (0, 0x5A):
             stream.add([4, cut], f.read_bytes())
+    # Ollama's JSON lines (mode 5), and the lines its codec test writes
+    for f in sorted((src / "tests/provider/ollama-data").glob("*.ndjson")):
+        for cut in (0, 0x5A):
+            stream.add([5, cut], f.read_bytes())
+    for s in literals_of([src / "tests/provider/ollama_codec_test.cpp"]):
+        if '"message"' in s or '"error"' in s:
+            stream.add([5, 0], s.replace("\n", " ") + "\n")
     # the Responses API's events written in its stream test, as one stream and one by one
     responses_events = [s for s in literals_of([src / "tests/provider/responses_stream_test.cpp"])
                         if '"type":"response.' in s or '"type":"error"' in s]

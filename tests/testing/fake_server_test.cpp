@@ -1146,8 +1146,9 @@ TEST_CASE("scripts from JSON: every kind of step, and mistakes named by place") 
     CHECK(error_of(R"([{"chunk_size": "big"}])") == "fake server script: steps[0].chunk_size: must be a number of bytes or \"random\"");
     CHECK(error_of(R"([{"route": "bard"}])") ==
           "fake server script: steps[0].route: must be \"openai\", \"responses\", \"anthropic\", \"embeddings\", \"models\", "
-          "\"count_tokens\", \"gemini\" or \"gemini_embeddings\", not \"bard\"");
+          "\"count_tokens\", \"gemini\", \"gemini_embeddings\", \"ollama\" or \"ollama_embeddings\", not \"bard\"");
     CHECK(error_of(R"([{"route": "gemini", "reply": {"block_reason": "SAFETY"}}, {"route": "gemini_embeddings"}])") == "no error");
+    CHECK(error_of(R"([{"route": "ollama", "reply": {"text": "x"}}, {"route": "ollama_embeddings"}])") == "no error");
     CHECK(error_of(R"([{"reply": {"block_reason": ""}}])") == "fake server script: steps[0].reply.block_reason: must not be empty");
     CHECK(error_of(R"({"step": []})").find("unknown key \"step\"") != std::string::npos);
     CHECK(error_of(R"([{"after_bytes": -1}])") == "fake server script: steps[0].after_bytes: must not be negative");

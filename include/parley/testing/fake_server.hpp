@@ -1,10 +1,11 @@
-// parley/testing/fake_server.hpp: a fake OpenAI / Anthropic / Gemini model server for the tests of
-// programs that call models (and for parley's own tests, benchmarks and `parley fake-server`).
-// Boost.Beast HTTP/1.1 on loopback (optionally TLS), keep-alive, answers from a script of steps:
-// replies encoded in the wire format of the route they are answered on (chat completions, the
-// Responses API, Anthropic Messages, the Gemini API, embeddings; JSON or server-sent events; the
-// batch APIs of OpenAI and Anthropic, whose requests are answered the same way), recorded SSE files replayed
-// byte for byte, HTTP errors and faults (slow headers, stalls, disconnects, malformed JSON, error
+// parley/testing/fake_server.hpp: a fake OpenAI / Azure OpenAI / Anthropic / Gemini / Ollama model
+// server for the tests of programs that call models (and for parley's own tests, benchmarks and
+// `parley fake-server`). Boost.Beast HTTP/1.1 on loopback (optionally TLS), keep-alive, answers
+// from a script of steps: replies encoded in the wire format of the route they are answered on
+// (chat completions, the Responses API, Anthropic Messages, the Gemini API, Ollama's API,
+// embeddings; JSON, server-sent events or JSON lines; the batch APIs of OpenAI and Anthropic,
+// whose requests are answered the same way), recorded files replayed byte for byte,
+// HTTP errors and faults (slow headers, stalls, disconnects, malformed JSON, error
 // events, wrong content type, connections closed while idle). It records every request and can
 // act as an HTTP CONNECT proxy. It shares no code with parley's clients (it uses Boost and
 // parley's support layer only): it is an independent reading of the wire formats, there to catch
@@ -49,6 +50,8 @@ enum class fake_route {
     count_tokens,  ///< POST .../messages/count_tokens
     gemini,        ///< POST .../models/MODEL:generateContent, :streamGenerateContent?alt=sse (Gemini)
     gemini_embeddings,  ///< POST .../models/MODEL:embedContent, :batchEmbedContents (Gemini)
+    ollama,        ///< POST .../api/chat (Ollama)
+    ollama_embeddings,  ///< POST .../api/embed (Ollama)
     files,  ///< .../files, .../files/ID, .../files/ID/content (OpenAI's files, for batches)
     batches,  ///< .../batches, .../batches/ID, .../batches/ID/cancel (OpenAI's Batch API)
     message_batches,  ///< .../messages/batches, .../ID, .../ID/results, .../ID/cancel (Anthropic's Message Batches API)
@@ -137,7 +140,9 @@ struct fake_chunking {
 
 /// The error object of a status reply's default body or of an error event.
 struct fake_error {
-    std::string type;     ///< empty: chosen from the status / route
+    /// empty: chosen from the status / route; "content_filter" on a status step: the error body
+    /// of Azure's content filter (code content_filter, an innererror naming the category)
+    std::string type;
     std::string message;  ///< empty: a default message
 };
 
@@ -146,7 +151,7 @@ struct fake_error {
 struct fake_step {
     std::optional<fake_route> route;  ///< answer only a request on this route (absent: any POST route)
     std::optional<fake_reply> reply;  ///< a reply encoded for the route and the request's `stream`
-    std::string replay;               ///< path of a recorded SSE body, sent as-is on any route
+    std::string replay;               ///< path of a recorded stream (SSE; JSON lines on Ollama's route), sent as-is
     unsigned status = 0;              ///< non-zero: an HTTP status reply
     std::optional<std::string> body;  ///< the status reply's body (absent: an error JSON for the route)
     std::vector<std::pair<std::string, std::string>> headers;  ///< extra header fields, replacing defaults
@@ -300,8 +305,9 @@ struct fake_server_options {
     std::string tls_private_key_pem;        ///< the private key of the chain's first certificate
     bool proxy = false;                        ///< also act as an HTTP CONNECT proxy
     std::string proxy_authorization;           ///< non-empty: the Proxy-Authorization value required (else 407)
-    /// non-empty: require `Authorization: Bearer KEY` / `x-api-key: KEY` (else 401), on the
-    /// Gemini routes `x-goog-api-key: KEY` or `?key=KEY` (else 403 without a key, 400 with another)
+    /// non-empty: require `Authorization: Bearer KEY` / `x-api-key: KEY` (else 401; an Azure
+    /// request, one with `?api-version=`, may give `api-key: KEY` instead), on the Gemini routes
+    /// `x-goog-api-key: KEY` or `?key=KEY` (else 403 without a key, 400 with another)
     std::string api_key;
     bool record = true;                        ///< keep every request for requests()
     int backlog = SOMAXCONN;                   ///< the listen queue (default: the system's maximum)

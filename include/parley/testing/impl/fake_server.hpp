@@ -165,6 +165,7 @@ struct request_info {
     bool base64 = false;              // embeddings: encoding_format "base64"
     bool anthropic_client = false;    // the request carries Anthropic's header fields (models)
     bool encrypted_reasoning = false;  // Responses API: include asks for reasoning.encrypted_content
+    bool azure = false;  // an Azure OpenAI request (`?api-version=`): Azure's content filter results in replies
 };
 
 /// An encoded body; for a stream, where each event ends.
@@ -205,7 +206,40 @@ inline void append_openai_usage(std::string& out, const fake_usage& u) {
            ",\"audio_tokens\":0,\"accepted_prediction_tokens\":0,\"rejected_prediction_tokens\":0}}";
 }
 
-/// An OpenAI chat.completion object.
+/// Azure's content filter results of one text (as its replies carry them per choice and per
+/// prompt): every category "safe", or violence filtered at medium severity.
+inline std::string azure_filter_results(bool filtered) {
+    return std::string("{\"hate\":{\"filtered\":false,\"severity\":\"safe\"},\"self_harm\":{\"filtered\":false,\"severity\":\"safe\"},"
+                       "\"sexual\":{\"filtered\":false,\"severity\":\"safe\"},\"violence\":{\"filtered\":") +
+           (filtered ? "true,\"severity\":\"medium\"}}" : "false,\"severity\":\"safe\"}}");
+}
+
+/// Azure's `prompt_filter_results` of a request's prompt.
+inline std::string azure_prompt_filter_results() {
+    return "[{\"prompt_index\":0,\"content_filter_results\":{\"hate\":{\"filtered\":false,\"severity\":\"safe\"},"
+           "\"jailbreak\":{\"filtered\":false,\"detected\":false},\"self_harm\":{\"filtered\":false,\"severity\":\"safe\"},"
+           "\"sexual\":{\"filtered\":false,\"severity\":\"safe\"},\"violence\":{\"filtered\":false,\"severity\":\"safe\"}}}]";
+}
+
+/// The body of a request Azure's content filter refused (HTTP 400), as Azure OpenAI writes it.
+inline std::string azure_content_filter_body(const std::string& message) {
+    return "{\"error\":{\"message\":" +
+           json_string(message.empty() ? "The response was filtered due to the prompt triggering Azure OpenAI's content management "
+                                         "policy. Please modify your prompt and retry. To learn more about our content filtering "
+                                         "policies please read our documentation: https://go.microsoft.com/fwlink/?linkid=2198766"
+                                       : message) +
+           ",\"type\":null,\"param\":\"prompt\",\"code\":\"content_filter\",\"status\":400,\"innererror\":{\"code\":"
+           "\"ResponsibleAIPolicyViolation\",\"content_filter_result\":{\"hate\":{\"filtered\":false,\"severity\":\"safe\"},"
+           "\"jailbreak\":{\"filtered\":false,\"detected\":false},\"self_harm\":{\"filtered\":false,\"severity\":\"safe\"},"
+           "\"sexual\":{\"filtered\":false,\"severity\":\"safe\"},\"violence\":{\"filtered\":true,\"severity\":\"medium\"}}}}}";
+}
+
+/// Azure's own error body (`{"error": {"code": "401", "message"}}`, as its gateway writes it).
+inline std::string azure_error_body(unsigned status, const std::string& message) {
+    return "{\"error\":{\"code\":" + json_string(std::to_string(status)) + ",\"message\":" + json_string(message) + "}}";
+}
+
+/// An OpenAI chat.completion object (for an Azure request with Azure's content filter results).
 inline std::string openai_completion(const fake_reply& r, const reply_names& names, const request_info& info) {
     std::string out = "{\"id\":" + json_string(names.id) + ",\"object\":\"chat.completion\",\"created\":" +
                       std::to_string(names.created) + ",\"model\":" + json_string(names.model) + ",\"choices\":[";
@@ -237,18 +271,24 @@ inline std::string openai_completion(const fake_reply& r, const reply_names& nam
             }
             out += ']';
         }
-        out += "},\"logprobs\":null,\"finish_reason\":" + json_string(openai_finish(c)) + "}";
+        out += "},\"logprobs\":null,\"finish_reason\":" + json_string(openai_finish(c));
+        if (info.azure) out += ",\"content_filter_results\":" + azure_filter_results(openai_finish(c) == "content_filter");
+        out += "}";
     }
     out += "],\"usage\":";
     append_openai_usage(out, usage_of(r, info));
-    out += ",\"system_fingerprint\":\"fp_fake\"}";
+    out += ",\"system_fingerprint\":\"fp_fake\"";
+    if (info.azure) out += ",\"prompt_filter_results\":" + azure_prompt_filter_results();
+    out += "}";
     return out;
 }
 
 /// OpenAI chat.completion.chunk events, as the API streams them: per choice a first delta with
 /// the role, content (or refusal) deltas, for each tool call a delta with id and name then the
 /// arguments in pieces; the choices interleaved; then a finish_reason chunk per choice, a usage
-/// chunk with "choices": [] when include_usage, and `data: [DONE]`.
+/// chunk with "choices": [] when include_usage, and `data: [DONE]`. For an Azure request, first
+/// Azure's chunk of the prompt's filter results (empty id, model and object, no choices), and the
+/// finish chunks with the choices' content filter results.
 inline encoded_body openai_stream(const fake_reply& r, const reply_names& names, const request_info& info) {
     encoded_body body;
     std::string& out = body.bytes;
@@ -263,10 +303,16 @@ inline encoded_body openai_stream(const fake_reply& r, const reply_names& names,
             out += "null";
         else
             append_json_string(out, finish);
+        if (info.azure && !finish.empty()) out += ",\"content_filter_results\":" + azure_filter_results(finish == "content_filter");
         out += '}';
         out += tail;
         body.event_ends.push_back(out.size());
     };
+    if (info.azure) {
+        out += "data: {\"choices\":[],\"created\":0,\"id\":\"\",\"model\":\"\",\"object\":\"\",\"prompt_filter_results\":" +
+               azure_prompt_filter_results() + "}\n\n";
+        body.event_ends.push_back(out.size());
+    }
     // Each choice's deltas, then sent round-robin so that choices interleave as with n > 1.
     std::vector<std::vector<std::string>> deltas(r.choices.size());
     for (std::size_t i = 0; i < r.choices.size(); ++i) {
@@ -696,8 +742,9 @@ inline std::string models_list(bool anthropic) {
 }  // namespace detail
 }  // namespace parley::testing
 
-// the Gemini API's routes: they use the encoders' helpers above
+// the Gemini API's and Ollama's routes: they use the encoders' helpers above
 #include <parley/testing/impl/fake_server_gemini.hpp>
+#include <parley/testing/impl/fake_server_ollama.hpp>
 
 namespace parley::testing {
 namespace detail {
@@ -710,6 +757,16 @@ inline bool anthropic_route(fake_route route) {
 /// True for the routes of the batch APIs (files, batches, message batches).
 inline bool batch_api_route(fake_route route) {
     return route == fake_route::files || route == fake_route::batches || route == fake_route::message_batches;
+}
+
+/// The deployment of an Azure OpenAI path (`.../deployments/NAME/chat/completions`); empty for
+/// another path.
+inline std::string azure_deployment_of(std::string_view target) {
+    target = target.substr(0, target.find('?'));
+    const auto at = target.find("/deployments/");
+    if (at == std::string_view::npos) return {};
+    const std::string_view rest = target.substr(at + 13);
+    return std::string(rest.substr(0, rest.find('/')));
 }
 
 /// The error type the real API gives a status: Anthropic's (invalid_request_error,
@@ -746,6 +803,7 @@ inline std::string error_code_for(unsigned status) {
 inline std::string error_body(fake_route route, const std::string& type, const std::string& message, const std::string& request_id,
                        const std::string& code = "null") {
     if (gemini_route(route)) return gemini_error_body(type, message);
+    if (ollama_route(route)) return ollama_error_body(message);
     if (anthropic_route(route))
         return "{\"type\":\"error\",\"error\":{\"type\":" + json_string(type) + ",\"message\":" + json_string(message) +
                "},\"request_id\":" + json_string(request_id) + "}";
@@ -773,6 +831,8 @@ inline std::string status_error_body(fake_route route, unsigned status, const fa
         }
     }
     if (gemini_route(route)) return gemini_error_body(type, message, {}, status);
+    if (e.type == "content_filter" && (route == fake_route::openai || route == fake_route::responses))
+        return azure_content_filter_body(e.message);
     return error_body(route, type, message, request_id, e.type.empty() ? error_code_for(status) : "null");
 }
 
@@ -781,6 +841,9 @@ inline std::string error_event(fake_route route, const fake_error& e, const std:
     if (gemini_route(route))  // Google's error object as a chunk
         return "data: " + gemini_error_body(e.type.empty() ? "INTERNAL" : e.type, e.message.empty() ? gemini_default_message(500) : e.message) +
                "\r\n\r\n";
+    if (ollama_route(route))  // Ollama's error line
+        return ollama_error_body(e.message.empty() ? "an error was encountered while running the model: unexpected EOF" : e.message) +
+               "\n";
     if (route == fake_route::anthropic)
         return "event: error\ndata: " +
                error_body(route, e.type.empty() ? "overloaded_error" : e.type, e.message.empty() ? "Overloaded" : e.message,
@@ -796,6 +859,7 @@ inline std::string error_event(fake_route route, const fake_error& e, const std:
 /// The event that replaces a good one in malformed_json's stream variant.
 inline std::string malformed_event(fake_route route) {
     if (gemini_route(route)) return "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\r\n\r\n";
+    if (ollama_route(route)) return "{\"model\":\"fake\",\"message\":{\"role\":\"assistant\",\"content\n";
     if (route == fake_route::responses)
         return "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\n\n";
     if (route == fake_route::anthropic)
@@ -851,6 +915,7 @@ struct script_entry {
         fake_route route;
         bool stream;
         bool include_usage;
+        bool azure;
         std::string model;
         bool operator==(const cache_key&) const = default;
     };
@@ -988,9 +1053,12 @@ public:
             else if (name == "count_tokens") s.route = fake_route::count_tokens;
             else if (name == "gemini") s.route = fake_route::gemini;
             else if (name == "gemini_embeddings") s.route = fake_route::gemini_embeddings;
+            else if (name == "ollama") s.route = fake_route::ollama;
+            else if (name == "ollama_embeddings") s.route = fake_route::ollama_embeddings;
             else
                 fail(at + ".route", "must be \"openai\", \"responses\", \"anthropic\", \"embeddings\", \"models\", "
-                                    "\"count_tokens\", \"gemini\" or \"gemini_embeddings\", not \"" + name + "\"");
+                                    "\"count_tokens\", \"gemini\", \"gemini_embeddings\", \"ollama\" or \"ollama_embeddings\", "
+                                    "not \"" + name + "\"");
         }
         if (const auto* r = o.if_contains("reply")) s.reply = reply(*r, at + ".reply");
         if (const auto* r = o.if_contains("replay")) {
@@ -1289,6 +1357,9 @@ PARLEY_DECL std::optional<fake_route> fake_route_of_path(std::string_view target
     auto ends = [&](std::string_view s) {
         return target.size() >= s.size() && target.substr(target.size() - s.size()) == s;
     };
+    if (ends("/api/chat")) return fake_route::ollama;
+    if (ends("/api/embed")) return fake_route::ollama_embeddings;
+    if (ends("/api/tags")) return fake_route::models;
     if (ends("/chat/completions")) return fake_route::openai;
     if (ends("/messages/count_tokens")) return fake_route::count_tokens;
     if (ends("/messages")) return fake_route::anthropic;
@@ -1650,9 +1721,18 @@ struct fake_server::impl {
             return route == fake_route::gemini ? detail::gemini_inspect(target, o, info)
                                                : detail::gemini_inspect_embeddings(target, o, info);
         }
+        if (detail::ollama_route(route)) {
+            info.prompt_tokens = std::max<std::size_t>(1, body.size() / 4);
+            return route == fake_route::ollama ? detail::ollama_inspect(o, info) : detail::ollama_inspect_embeddings(o, info);
+        }
         const auto* model = o.if_contains("model");
-        if (!model || !model->is_string()) return "'model' must be a string";
-        info.model = std::string(model->get_string());
+        if (model && model->is_string()) {
+            info.model = std::string(model->get_string());
+        } else if (const std::string deployment = detail::azure_deployment_of(target); !deployment.empty() && !model) {
+            info.model = deployment;  // Azure: the deployment in the path names the model
+        } else {
+            return "'model' must be a string";
+        }
         info.prompt_tokens = std::max<std::size_t>(1, body.size() / 4);
         if (route == fake_route::embeddings) {
             const auto* input = o.if_contains("input");
@@ -1820,7 +1900,7 @@ struct fake_server::impl {
     std::shared_ptr<const detail::encoded_body> encode(const entry_ptr& entry, const fake_reply& reply,
                                                                    const detail::request_info& info) {
         namespace d = detail;
-        d::script_entry::cache_key key{info.route, info.stream, info.include_usage || info.encrypted_reasoning,
+        d::script_entry::cache_key key{info.route, info.stream, info.include_usage || info.encrypted_reasoning, info.azure,
                                        reply.model.empty() ? info.model : ""};
         if (entry) {
             std::lock_guard lock(entry->cache_mutex);
@@ -1832,6 +1912,7 @@ struct fake_server::impl {
         names.id = (info.route == fake_route::anthropic   ? "msg_fake_"
                     : info.route == fake_route::responses ? "resp_fake_"
                     : info.route == fake_route::gemini    ? "gemini_fake_"
+                    : info.route == fake_route::ollama    ? "ollama_fake_"
                                                           : "chatcmpl-fake-") +
                    number;
         names.model = reply.model.empty() ? info.model : reply.model;
@@ -1846,6 +1927,9 @@ struct fake_server::impl {
         else if (info.route == fake_route::gemini)
             *body = info.stream ? d::gemini_stream(reply, names, info)
                                 : d::encoded_body{d::gemini_response(reply, names, info), {}};
+        else if (info.route == fake_route::ollama)
+            *body = info.stream ? d::ollama_stream(reply, names, info)
+                                : d::encoded_body{d::ollama_response(reply, names, info), {}};
         else
             *body = info.stream ? d::openai_stream(reply, names, info)
                                 : d::encoded_body{d::openai_completion(reply, names, info), {}};
@@ -1872,8 +1956,13 @@ struct fake_server::impl {
                                                                        : d::query_value(target_text, "key");
         const bool gemini_client = (route && d::gemini_route(*route)) || !gemini_key.empty() ||
                                    target_text.substr(0, target_text.find('?')).ends_with("/v1beta/models");
+        // an Ollama client asks for /api/...; an Azure OpenAI client sends ?api-version=
+        const bool ollama_client = (route && d::ollama_route(*route)) ||
+                                   target_text.substr(0, target_text.find('?')).ends_with("/api/tags");
+        const bool azure_client = !d::query_value(target_text, "api-version").empty();
         const fake_route shape = route ? (*route == fake_route::models && anthropic_client ? fake_route::anthropic
                                           : *route == fake_route::models && gemini_client  ? fake_route::gemini
+                                          : *route == fake_route::models && ollama_client  ? fake_route::ollama
                                                                                            : *route)
                                        : (anthropic_client ? fake_route::anthropic
                                           : gemini_client  ? fake_route::gemini
@@ -1896,6 +1985,12 @@ struct fake_server::impl {
         if (!d::batch_api_route(*route) && req.method() != (is_get ? http::verb::get : http::verb::post))
             co_return co_await simple(405, "invalid_request_error",
                                       "Method " + std::string(req.method_string()) + " is not allowed here");
+        // Azure OpenAI's deployment paths need the api-version query
+        if (!azure_client && target_text.find("/openai/deployments/") != std::string_view::npos) {
+            remember(std::move(record), 404, want_record);
+            co_return co_await write_simple(stream, 404, d::azure_error_body(404, "Resource not found"), keep,
+                                            "application/json", id_field);
+        }
         if (!options_.api_key.empty() && d::gemini_route(shape)) {
             if (gemini_key.empty())
                 co_return co_await simple(403, "PERMISSION_DENIED",
@@ -1909,9 +2004,20 @@ struct fake_server::impl {
             }
         } else if (!options_.api_key.empty()) {
             const bool ok = d::anthropic_route(shape) ? req["x-api-key"] == options_.api_key
-                                                      : req[http::field::authorization] == "Bearer " + options_.api_key;
+                                                      : req[http::field::authorization] == "Bearer " + options_.api_key ||
+                                                            (azure_client && req["api-key"] == options_.api_key);
             if (!ok) {
                 if (d::anthropic_route(shape)) co_return co_await simple(401, "authentication_error", "invalid x-api-key");
+                if (d::ollama_route(shape)) co_return co_await simple(401, "", "unauthorized");
+                if (azure_client) {
+                    remember(std::move(record), 401, want_record);
+                    co_return co_await write_simple(
+                        stream, 401,
+                        d::azure_error_body(401, "Access denied due to invalid subscription key or wrong API endpoint. Make sure "
+                                                 "to provide a valid key for an active subscription and use a correct regional "
+                                                 "API endpoint for your resource."),
+                        keep, "application/json", id_field);
+                }
                 co_return co_await simple(401, "invalid_request_error",
                                           "Incorrect API key provided. You can find your API key at "
                                           "https://platform.openai.com/account/api-keys.",
@@ -1940,6 +2046,7 @@ struct fake_server::impl {
         }
         d::request_info info;
         info.anthropic_client = anthropic_client;
+        info.azure = azure_client;
         if (std::string problem = inspect(*route, req.body(), info, target_text); !problem.empty())
             co_return co_await simple(400, d::gemini_route(shape) ? "INVALID_ARGUMENT" : "invalid_request_error", problem);
         if (*route == fake_route::count_tokens) {  // the tokens the request's messages would take
@@ -1977,18 +2084,25 @@ struct fake_server::impl {
             body = std::make_shared<const d::encoded_body>(d::encoded_body{std::move(bytes), std::move(ends)});
         };
         const std::string_view event_stream = "text/event-stream; charset=utf-8";
+        const std::string_view json_lines = "application/x-ndjson";
         if (step.status) {
             status = step.status;
-            own(step.body ? *step.body : d::status_error_body(shape, status, step.error, request_id));
+            fake_error e = step.error;
+            if (d::ollama_route(shape) && e.message.empty()) e.message = d::ollama_default_message(status, info.model);
+            own(step.body ? *step.body : d::status_error_body(shape, status, e, request_id));
         } else if (step.fault == fake_fault::wrong_content_type) {
             content_type = "text/html; charset=utf-8";
             own(std::string(d::html_body));
         } else if (!step.replay.empty()) {
-            content_type = event_stream;
+            content_type = d::ollama_route(*route) ? json_lines : event_stream;
             chunked = true;
             body = std::shared_ptr<const d::encoded_body>(entry, &entry->replay);
         } else if (*route == fake_route::models) {
-            own(shape == fake_route::gemini ? d::gemini_models_list() : d::models_list(anthropic_client));
+            own(shape == fake_route::gemini   ? d::gemini_models_list()
+                : shape == fake_route::ollama ? d::ollama_tags()
+                                              : d::models_list(anthropic_client));
+        } else if (*route == fake_route::ollama_embeddings) {
+            own(d::ollama_embeddings(step.reply ? &*step.reply : nullptr, info));
         } else if (*route == fake_route::gemini_embeddings) {
             own(d::gemini_embeddings(step.reply ? &*step.reply : nullptr, info,
                                      target_text.substr(0, target_text.find('?')).ends_with(":batchEmbedContents")));
@@ -2010,7 +2124,8 @@ struct fake_server::impl {
                 if (step.fault == fake_fault::malformed_json && !info.stream) info.stream = true;
                 body = encode(reply == &echo ? nullptr : entry, *reply, info);
                 chunked = info.stream;
-                if (info.stream) content_type = event_stream;
+                if (info.stream) content_type = *route == fake_route::ollama ? json_lines : event_stream;
+                else if (*route == fake_route::ollama) content_type = "application/json; charset=utf-8";
                 if (step.fault == fake_fault::error_event || step.fault == fake_fault::malformed_json) {
                     const auto& ends = body->event_ends;
                     const std::size_t keep_events = std::min(step.after_events, ends.size());
