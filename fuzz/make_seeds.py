@@ -4,7 +4,7 @@
     make_seeds.py --source REPO --shared SHARED_DIR --out BUILD_DIR/fuzz
 
 For each target NAME (fuzz-jinja, fuzz-jinja-compiled, fuzz-yaml, fuzz-stream, fuzz-json,
-fuzz-commands) it writes OUT/seeds/NAME/ (one file per input, named by its SHA-1, the whole
+fuzz-commands, fuzz-mcp, fuzz-tokens, fuzz-batch, fuzz-schema) it writes OUT/seeds/NAME/ (one file per input, named by its SHA-1, the whole
 directory rewritten) and, for the template and YAML targets, OUT/dict/NAME.dict. Every input
 starts with the selector byte(s) the target reads first (see the comment at the top of each
 fuzz/*_fuzz.cpp). The sources:
@@ -16,7 +16,9 @@ fuzz/*_fuzz.cpp). The sources:
   tests/net/sse_test.cpp and tests/provider/*stream_test.cpp;
 - JSON: the *.json files of tests/ and examples/, SHARED/corpus/contexts, and the texts
   written in tests/schema/{json_text,partial_json,partial,from_json}_test.cpp;
-- action lists: the texts written in tests/schema/{commands,rasa_commands}_test.cpp.
+- action lists: the texts written in tests/schema/{commands,rasa_commands}_test.cpp;
+- JSON Schemas: the schemas and instances of tests/schema/validator_cases.json, and their patterns
+  with the strings they are tried on.
 A missing shared directory only leaves its inputs out (with a note on stderr), unless
 --require-shared is given (the ctest runs): then it is an error.
 """
@@ -101,6 +103,17 @@ class corpus:
 
 def read_text(path):
     return path.read_text(encoding="utf-8", errors="surrogateescape")
+
+
+def walk(value):
+    """Every (key, value) pair of the objects inside a JSON value."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield k, v
+            yield from walk(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from walk(v)
 
 
 def literals_of(paths):
@@ -317,7 +330,34 @@ def main():
         for selector in (8, 10):
             batch.add([selector], t)
 
-    for c in (jinja, compiled, yaml, stream, js, commands, mcp, batch):
+    # ---- JSON Schemas and instances, patterns and texts ----
+    schema = corpus(out, "fuzz-schema")
+    cases_path = src / "tests/schema/validator_cases.json"
+    if cases_path.exists():
+        cases = json.loads(read_text(cases_path))["cases"]
+        patterns = []
+        for c in cases:
+            text = json.dumps(c["schema"])
+            instances = c.get("instances") or [c["schema"]]
+            for selector in (0, 1, 2):
+                for instance in instances:
+                    schema.add([selector], text + "\0" + json.dumps(instance))
+            for key, value in walk(c["schema"]):
+                if key == "pattern" and isinstance(value, str):
+                    patterns.append((value, [i for i in instances if isinstance(i, str)]))
+                if key == "patternProperties" and isinstance(value, dict):
+                    patterns += [(p, []) for p in value]
+        for pattern, texts in patterns:
+            for selector in (4, 6):
+                for t in texts or ["", "abc"]:
+                    schema.add([selector], pattern + "\0" + t)
+    write_dict(out, "fuzz-schema", ['"type"', '"properties"', '"required"', '"additionalProperties"', '"items"', '"prefixItems"',
+                                    '"$ref"', '"$defs"', '"anyOf"', '"oneOf"', '"allOf"', '"not"', '"if"', '"then"', '"else"',
+                                    '"pattern"', '"patternProperties"', '"enum"', '"const"', '"minimum"', '"multipleOf"',
+                                    '"contains"', '"minContains"', '"uniqueItems"', '"$schema"', '"#/$defs/"', '(?:', '[^', '{2,3}',
+                                    '\\d', '\\b', '\\u00e9'])
+
+    for c in (jinja, compiled, yaml, stream, js, commands, mcp, batch, schema):
         print("%s: %d seeds" % (c.dir.name, c.count))
 
 

@@ -5,8 +5,8 @@
 #
 # BUILD_DIR is configured first when it is not yet a CMake build directory (clang preset,
 # PARLEY_BUILD_FUZZERS=ON, without tests, tools, examples and benchmarks). SECONDS_PER_TARGET
-# defaults to 60; TARGETs default to all eight (fuzz-jinja fuzz-jinja-compiled fuzz-yaml
-# fuzz-stream fuzz-json fuzz-commands fuzz-mcp fuzz-tokens fuzz-batch). Each target runs alone (one process, -seed fixed) on its
+# defaults to 60; TARGETs default to all ten (fuzz-jinja fuzz-jinja-compiled fuzz-yaml
+# fuzz-stream fuzz-json fuzz-commands fuzz-mcp fuzz-tokens fuzz-batch fuzz-schema). Each target runs alone (one process, -seed fixed) on its
 # seed corpus (BUILD_DIR/fuzz/seeds/NAME, written from the test data by make_seeds.py) and its
 # growing corpus (BUILD_DIR/fuzz/corpus/NAME, kept between runs). Crash, leak, time-out and
 # out-of-memory inputs are written to BUILD_DIR/fuzz/artifacts/. Prints one line per target (its
@@ -45,7 +45,7 @@ seconds="${2:-60}"
 shift $(( $# >= 2 ? 2 : 1 ))
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-    targets=(fuzz-jinja fuzz-jinja-compiled fuzz-yaml fuzz-stream fuzz-json fuzz-commands fuzz-mcp fuzz-tokens fuzz-batch)
+    targets=(fuzz-jinja fuzz-jinja-compiled fuzz-yaml fuzz-stream fuzz-json fuzz-commands fuzz-mcp fuzz-tokens fuzz-batch fuzz-schema)
 fi
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [[ "$seconds" -lt 1 ]]; then
     echo "run.sh: SECONDS_PER_TARGET must be a positive integer, got '$seconds'" >&2

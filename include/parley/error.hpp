@@ -38,6 +38,8 @@ enum class errc {
     tokenizer_file,  ///< a tokenizer file (.tiktoken, tokenizer.json) is malformed, or larger than a limit
     tokenizer_unsupported,  ///< a tokenizer file uses a component (model, normalizer, pattern...) parley does not implement
     tokenizer_input,  ///< a text or token id the tokenizer cannot take: invalid UTF-8, a refused special token, an unknown id
+    schema_invalid,  ///< a JSON Schema is malformed, larger than a limit, or uses what the validator does not implement
+    schema_limit,  ///< a validation's work limit was reached (schema_limits::max_steps, max_ref_depth)
 };
 
 }  // namespace parley
@@ -77,6 +79,8 @@ public:
         case errc::tokenizer_file: return "malformed tokenizer file";
         case errc::tokenizer_unsupported: return "tokenizer component not implemented";
         case errc::tokenizer_input: return "input the tokenizer cannot take";
+        case errc::schema_invalid: return "invalid or unsupported JSON Schema";
+        case errc::schema_limit: return "a JSON Schema validation limit was reached";
         }
         return "unknown parley error";
     }

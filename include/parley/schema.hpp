@@ -1,4 +1,5 @@
-// parley/schema.hpp: the schema layer (JSON Schema from described C++ types, annotations).
+// parley/schema.hpp: the schema layer (JSON Schema from described C++ types, annotations; the
+// run-time JSON Schema validator).
 #ifndef PARLEY_SCHEMA_HPP
 #define PARLEY_SCHEMA_HPP
 
@@ -15,6 +16,8 @@
 #include <parley/schema/rasa_commands.hpp>
 #include <parley/schema/to_json.hpp>
 #include <parley/schema/traits.hpp>
+#include <parley/schema/validation.hpp>
+#include <parley/schema/validator.hpp>
 #include <parley/type_name.hpp>
 
 // The macros that describe the structs and enums the schema layer reads.

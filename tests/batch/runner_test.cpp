@@ -234,6 +234,33 @@ TEST_CASE("batch_runner: exceptions of the work are that input's error line, nev
     CHECK(lines.at("doc-0").at("result") == 1);
 }
 
+TEST_CASE("batch_runner: a batch_input_error adds its details to the error line") {
+    asio::io_context io;
+    parley::batch_runner runner(io.get_executor());
+    parley::batch_memory_sink sink;
+    int calls = 0;
+    auto work = [&calls](const parley::batch_input& in, parley::batch_attempt&) -> asio::awaitable<parley::batch_outcome> {
+        ++calls;
+        if (in.id == "doc-0")
+            throw parley::batch_input_error(parley::make_error_code(parley::errc::conversion), "no reply fitted in 3 attempts",
+                                            boost::json::object{{"reply", "{\"a\": 1}"},
+                                                                {"violations", boost::json::array{"/a: 1 is not of type 'string'"}},
+                                                                {"code", "ignored"}});
+        co_return boost::json::value(1);
+    };
+    const auto p = run_on(io, runner.run(inputs(2), work, sink));
+    CHECK(p.failed == 1);
+    CHECK(calls == 2);
+    const auto lines = by_id(sink.lines());
+    const auto& e = lines.at("doc-0").at("error").as_object();
+    CHECK(e.at("code") == "conversion");
+    CHECK(e.at("message") == "no reply fitted in 3 attempts");
+    CHECK(e.at("reply") == "{\"a\": 1}");
+    CHECK(e.at("violations") == boost::json::array{"/a: 1 is not of type 'string'"});
+    CHECK(e.size() == 4);  // a member named as one the line has is left out
+    CHECK(lines.at("doc-0").at("attempts") == 1);
+}
+
 TEST_CASE("batch_runner: faults of every kind, every id ends with exactly one line") {
     fake_server server;
     parley::testing::fake_script script;

@@ -1079,6 +1079,31 @@ TEST_CASE("the script: routes, order, repeat, replaced and appended while the se
     CHECK_THROWS_AS(server.push(fake_step::replay_file("/nonexistent/file.sse")), std::runtime_error);
 }
 
+TEST_CASE("the script: a step with match answers only a request whose body holds its text") {
+    fake_server server;
+    fake_step for_b1 = fake_step::text("b, first");
+    for_b1.match = "conversation b";
+    fake_step for_a = fake_step::text("a");
+    for_a.match = "conversation a";
+    fake_step for_b2 = fake_step::text("b, second");
+    for_b2.match = "conversation b";
+    server.set_script({{for_b1, for_a, for_b2}, false});
+    auto content = [&](const char* text) {
+        return str(post_once(server, "/v1/chat/completions", chat_body(text)).json_body().at("choices").at(0).at("message").at("content"));
+    };
+    CHECK(content("conversation b, turn 1") == "b, first");
+    CHECK(content("conversation b, turn 2") == "b, second");  // the step for a is passed by
+    CHECK(server.pending_steps() == 1);
+    CHECK(content("conversation c") == "conversation c");  // no step matches: the default reply
+    CHECK(server.pending_steps() == 1);
+    CHECK(content("conversation a") == "a");
+    CHECK(server.pending_steps() == 0);
+    // from JSON, with a route
+    const auto script = fake_script_from_json(json::parse(R"([{"match": "x\"y", "route": "anthropic", "reply": {"text": "t"}}])"));
+    CHECK(script.steps.at(0).match == "x\"y");
+    CHECK(script.steps.at(0).route == fake_route::anthropic);
+}
+
 TEST_CASE("scripts from JSON: every kind of step, and mistakes named by place") {
     const auto script = fake_script_from_json(json::parse(R"({"steps": [
         {"reply": {"text": "Hello!", "finish": "stop", "usage": {"prompt": 9, "completion": 2}}},
@@ -1152,6 +1177,7 @@ TEST_CASE("scripts from JSON: every kind of step, and mistakes named by place") 
     CHECK(error_of(R"([{"reply": {"block_reason": ""}}])") == "fake server script: steps[0].reply.block_reason: must not be empty");
     CHECK(error_of(R"({"step": []})").find("unknown key \"step\"") != std::string::npos);
     CHECK(error_of(R"([{"after_bytes": -1}])") == "fake server script: steps[0].after_bytes: must not be negative");
+    CHECK(error_of(R"([{"match": 5}])").find("steps[0].match") != std::string::npos);
 
     // a script file drives a server
     temp_file file(R"({"steps": [{"reply": {"text": "from the file"}}]})", ".json");

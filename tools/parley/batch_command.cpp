@@ -8,20 +8,24 @@
 #include <parley/batch.hpp>
 #include <parley/bot/bot.hpp>
 #include <parley/bot/client_model.hpp>
+#include <parley/bot/extract_json.hpp>
 #include <parley/chat/json.hpp>
 #include <parley/chat/yaml.hpp>
+#include <parley/schema/validator.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/use_future.hpp>
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -40,7 +44,9 @@ namespace parley_cli {
 const char* const batch_usage =
     "usage: parley batch TEMPLATES.yaml [--template NAME] --input IN.jsonl --output OUT.jsonl\n"
     "                    [--concurrency N] [--retries N] [--timeout SECONDS] [--retry-failed]\n"
-    "                    [--messages] [--base-url URL] [--model NAME] [--api openai|responses|anthropic|\n"
+    "                    [--messages | --extract SCHEMA.json [--extract-mode tool-call|json-schema|json-text]\n"
+    "                     [--extract-retries N] [--extract-name NAME] [--extract-strict]]\n"
+    "                    [--base-url URL] [--model NAME] [--api openai|responses|anthropic|\n"
     "                    gemini|ollama|azure|azure-responses|echo] [--ca-file PEM] [--models FILE]\n"
     "                    [--progress|--no-progress]\n"
     "                    [--via openai-batch|anthropic-batch [--poll-interval SECONDS] [--batch-size N] [--cancel]]\n"
@@ -62,6 +68,18 @@ const char* const batch_usage =
     "                     (default 120)\n"
     "  --retry-failed     remove the error lines of OUT.jsonl first, so that those inputs run again\n"
     "  --messages         the result is every message the run added (a JSON array), not the text\n"
+    "  --extract FILE     the result is a JSON value that fits the JSON Schema of FILE (draft 2020-12\n"
+    "                     or draft-07), asked for with the template's messages (up to its request) as\n"
+    "                     the prompt; a reply that does not fit is re-asked with the validator's\n"
+    "                     errors; an input whose replies never fit is an error line with the last\n"
+    "                     reply and its errors (docs/batch.md)\n"
+    "  --extract-mode M   tool-call (a forced call of a function whose parameters are the schema; the\n"
+    "                     default), json-schema (the API's structured output), json-text (the schema\n"
+    "                     in the prompt, JSON read from the reply's text)\n"
+    "  --extract-retries N  re-asks after a reply that does not fit (default 2)\n"
+    "  --extract-name NAME  the function's or schema's name (default: FILE's name without its\n"
+    "                     extension, when it is a valid name, else extract)\n"
+    "  --extract-strict   json-schema mode: ask for strict structured output (\"strict\": true)\n"
     "  --api NAME         the wire API: openai (and compatible servers), responses, anthropic,\n"
     "                     gemini, ollama, azure, azure-responses, or the in-process echo model;\n"
     "                     --provider is another name for it\n"
@@ -87,7 +105,8 @@ const char* const batch_usage =
     "                     requests done before, and forget the batches\n"
     "Exit status: 0 when every input has a result line, 3 when the output holds error lines, 1\n"
     "when the run cannot start (an input line that is not an object with an id, a repeated id, an\n"
-    "output file that is not a batch's) or stops on an error, 2 for a wrong command line. SIGINT or\n"
+    "output file that is not a batch's, a schema the validator refuses) or stops on an error, 2 for a\n"
+    "wrong command line. SIGINT or\n"
     "SIGTERM stops starting inputs; those in flight end and are written, then parley dies of the\n"
     "signal (a second one ends it at once).\n";
 
@@ -323,15 +342,57 @@ std::string progress_line(const parley::batch_progress& p, const parley::model_c
     return s;
 }
 
+/// Whether `name` is a function name the APIs take: 1 to 64 letters, digits, '_' and '-'.
+bool valid_function_name(std::string_view name) {
+    if (name.empty() || name.size() > 64) return false;
+    for (const char c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+    return true;
+}
+
+/// The violations of a reply as the error line shows them.
+boost::json::array violations_json(const std::vector<parley::schema_violation>& violations) {
+    boost::json::array out;
+    for (const auto& v : violations)
+        out.push_back(boost::json::object{{"instance_path", v.instance_path}, {"schema_path", v.schema_path}, {"keyword", v.keyword},
+                                          {"message", v.message}});
+    return out;
+}
+
+/// The work of an input with --extract: the value, a failed call (which the runner may retry),
+/// or an error line with the last reply and its violations.
+boost::asio::awaitable<parley::batch_outcome> extract_work(parley::chat_model& model, const parley::conversation_template& prompt,
+                                                           const parley::batch_input& in, const parley::schema_validator& schema,
+                                                           parley::extract_json_options opt, parley::batch_attempt& attempt) {
+    std::vector<parley::schema_violation> violations;
+    opt.usage = &attempt.usage();
+    opt.violations = &violations;
+    auto r = co_await parley::extract_json(model, prompt, in.data, schema, std::move(opt));
+    if (r) co_return std::move(*r);
+    const parley::extraction_failure& f = r.error();
+    if (f.call) co_return *f.call;
+    boost::json::object details;
+    if (!f.attempts.empty()) {
+        details["reply"] = f.attempts.back().reply;
+        details["problems"] = f.attempts.back().problems;
+    }
+    details["violations"] = violations_json(violations);
+    throw parley::batch_input_error(f.code, f.what(), std::move(details));
+}
+
 }  // namespace
 
 int batch_main(const std::vector<std::string>& args) {
     std::optional<std::string> name, input, output, concurrency_text, retries_text, timeout_text, base_url, model, provider, api,
-        ca_file, models_file, via_text, poll_text, batch_size_text;
-    bool retry_failed = false, messages = false, progress_on = false, progress_off = false, cancel = false;
+        ca_file, models_file, via_text, poll_text, batch_size_text, extract_file, extract_mode_text,
+        extract_retries_text, extract_name;
+    bool retry_failed = false, messages = false, progress_on = false, progress_off = false, cancel = false,
+         extract_strict = false;
     std::optional<parley::batch_api> via;
     double poll_interval = 30;
     std::size_t batch_size = 0;
+    parley::extract_mode extract_mode = parley::extract_mode::tool_call;
+    std::size_t extract_retries = 2;
     std::vector<std::string> words;
     std::optional<parley::api> which;
     std::size_t concurrency = 16, retries = 4;
@@ -350,6 +411,11 @@ int batch_main(const std::vector<std::string>& args) {
                           .value("--api", api)
                           .value("--ca-file", ca_file)
                           .value("--models", models_file)
+                          .value("--extract", extract_file)
+                          .value("--extract-mode", extract_mode_text)
+                          .value("--extract-retries", extract_retries_text)
+                          .value("--extract-name", extract_name)
+                          .flag("--extract-strict", extract_strict)
                           .flag("--retry-failed", retry_failed)
                           .flag("--messages", messages)
                           .flag("--progress", progress_on)
@@ -368,6 +434,21 @@ int batch_main(const std::vector<std::string>& args) {
         if (!input) throw usage_error("give the inputs with --input FILE");
         if (!output) throw usage_error("give the output file with --output FILE");
         if (progress_on && progress_off) throw usage_error("--progress and --no-progress exclude each other");
+        if (!extract_file && (extract_mode_text || extract_retries_text || extract_name || extract_strict))
+            throw usage_error("--extract-mode, --extract-retries, --extract-name and --extract-strict go with --extract SCHEMA.json");
+        if (extract_file && messages) throw usage_error("--messages and --extract exclude each other");
+        if (extract_mode_text) {
+            if (*extract_mode_text == "tool-call") extract_mode = parley::extract_mode::tool_call;
+            else if (*extract_mode_text == "json-schema") extract_mode = parley::extract_mode::json_schema;
+            else if (*extract_mode_text == "json-text") extract_mode = parley::extract_mode::json_text;
+            else throw usage_error("--extract-mode takes tool-call, json-schema or json-text, not '" + *extract_mode_text + "'");
+        }
+        if (extract_strict && extract_mode != parley::extract_mode::json_schema)
+            throw usage_error("--extract-strict goes with --extract-mode json-schema");
+        if (extract_retries_text) extract_retries = count_option(extract_retries_text, "--extract-retries", 0);
+        if (extract_retries > 100) throw usage_error("--extract-retries takes at most 100");
+        if (extract_name && !valid_function_name(*extract_name))
+            throw usage_error("--extract-name takes a name of 1 to 64 letters, digits, '_' and '-', not '" + *extract_name + "'");
         which = api_option(api, provider, false);
         if (concurrency_text) concurrency = count_option(concurrency_text, "--concurrency", 1);
         if (concurrency > 100000) throw usage_error("--concurrency takes at most 100000");
@@ -381,6 +462,8 @@ int batch_main(const std::vector<std::string>& args) {
         if (via_text) {
             via = parley::batch_api_from_name(*via_text);
             if (!via) throw usage_error("--via takes openai-batch or anthropic-batch, not '" + *via_text + "'");
+            // an extraction re-asks a reply that does not fit, which a batch submitted at once cannot
+            if (extract_file) throw usage_error("--extract runs with direct requests, not with --via");
             if (concurrency_text || retries_text)
                 throw usage_error(std::string(concurrency_text ? "--concurrency" : "--retries") +
                                   " has no meaning with --via: the provider runs the batch");
@@ -403,9 +486,34 @@ int batch_main(const std::vector<std::string>& args) {
     try {
         if (models_file) catalog.merge(parley::model_catalog::from_file(*models_file));
         parley::template_set set = load_templates(file, std::nullopt, {std::string(parley::switch_template_function)}, true);
-        const std::string template_name = select_template(set, name, file).name();
+        const parley::conversation_template& chosen = select_template(set, name, file);
+        const std::string template_name = chosen.name();
         for (const auto& f : set.functions())
             throw std::runtime_error(file + ": function '" + f.name + "': parley batch runs templates without functions (use parley run for them)");
+
+        // --extract: the schema, read and checked before anything runs
+        std::optional<parley::schema_validator> schema;
+        parley::extract_json_options extraction;
+        if (extract_file) {
+            schema.emplace(parley::schema_validator::from_file(*extract_file));
+            extraction.mode = extract_mode;
+            extraction.max_retries = static_cast<unsigned>(extract_retries);
+            extraction.strict = extract_strict;
+            const std::string stem = std::filesystem::path(*extract_file).stem().string();
+            extraction.name = extract_name ? *extract_name : valid_function_name(stem) ? stem : "extract";
+            const boost::json::value& root = schema->schema();
+            const auto* type = root.is_object() ? root.get_object().if_contains("type") : nullptr;
+            if (extract_mode == parley::extract_mode::tool_call && (!type || *type != "object"))
+                throw std::runtime_error(*extract_file + ": --extract-mode tool-call needs a schema whose root is an object schema "
+                                                         "(\"type\": \"object\"): a function's parameters are an object (json-schema and "
+                                                         "json-text take any schema)");
+            const auto& ms = chosen.messages();
+            for (std::size_t i = 0; i < ms.size(); ++i)
+                if (ms[i].role == parley::role::request && i + 1 < ms.size())
+                    throw std::runtime_error(file + ": template '" + template_name + "': with --extract, the template's messages up "
+                                                    "to its first request message are the prompt of the extraction; message " +
+                                             std::to_string(i + 2) + " comes after it");
+        }
 
         parley::batch_file_options file_options;
         file_options.retry_failed = retry_failed;
@@ -482,6 +590,7 @@ int batch_main(const std::vector<std::string>& args) {
         const std::size_t context_window = model ? catalog.context_window(*model).value_or(0) : 0;
 
         auto work = [&](const parley::batch_input& in, parley::batch_attempt& attempt) -> boost::asio::awaitable<parley::batch_outcome> {
+            if (schema) co_return co_await extract_work(*model_chain, chosen, in, *schema, extraction, attempt);
             parley::run_options opt;
             opt.usage = &attempt.usage();
             opt.context_window = context_window;

@@ -21,6 +21,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/json/object.hpp>
 #include <boost/json/serializer.hpp>
 #include <boost/json/value.hpp>
 #include <boost/system/result.hpp>
@@ -52,6 +53,22 @@ namespace parley {
 /// What one attempt at one input gives: the value of its output line's `result`, or why it
 /// failed.
 using batch_outcome = boost::system::result<boost::json::value, call_error>;
+
+/// An exception the work of an input throws to end that input with an error line that says
+/// more than a code and a message: the members of `details` follow `code` and `message` in the
+/// line's `error` (a member of the same name as one the line has already is left out). Never
+/// retried.
+class batch_input_error : public error {
+public:
+    batch_input_error(std::error_code code, const std::string& message, boost::json::object details)
+        : error(code, message), details_(std::move(details)) {}
+
+    /// The members added to the line's `error`.
+    const boost::json::object& details() const noexcept { return details_; }
+
+private:
+    boost::json::object details_;
+};
 
 /// What the work of one input sees of its attempt: the input's id, the attempt's number, where
 /// its usage goes, and the governor its replies report to.
@@ -156,7 +173,7 @@ inline std::string code_name(const std::error_code& code) {
             "template_value", "template_security", "template_limit", "template_raised", "invalid_argument",
             "template_callback", "chat_invalid", "yaml_syntax", "conversion", "http_status", "api_error",
             "protocol", "timeout", "tls_verification", "bad_function_arguments", "bot_limit", "connection_closed",
-            "tokenizer_file", "tokenizer_unsupported", "tokenizer_input"};
+            "tokenizer_file", "tokenizer_unsupported", "tokenizer_input", "schema_invalid", "schema_limit"};
         const int v = code.value();
         if (v > 0 && static_cast<std::size_t>(v) < std::size(names)) return std::string(names[v]);
     }
@@ -216,10 +233,11 @@ inline std::string batch_result_line(std::string_view id_key, const boost::json:
 
 /// The output line of an input that failed with `e`: `error` holds `code`, `message` (e.what(),
 /// or e.message alone when `call` is false: the failure was not a call's) and, when they are
-/// known, the HTTP `status`, the API's error `type` and the `request_id`.
+/// known, the HTTP `status`, the API's error `type` and the `request_id`; then the members of
+/// `details`, when given (batch_input_error).
 inline std::string batch_error_line(std::string_view id_key, const call_error& e, const usage_summary& usage,
                                     unsigned attempts, std::optional<std::chrono::steady_clock::duration> latency = {},
-                                    bool call = true) {
+                                    bool call = true, const boost::json::object* details = nullptr) {
     std::string out;
     out.reserve(256);
     out += "{\"id\":";
@@ -240,6 +258,15 @@ inline std::string batch_error_line(std::string_view id_key, const call_error& e
         out += ",\"request_id\":";
         detail::batch::append_json_string(out, rid);
     }
+    if (details)
+        for (const auto& m : *details) {
+            const std::string_view k = m.key();
+            if (k == "code" || k == "message" || k == "status" || k == "type" || k == "request_id") continue;
+            out += ',';
+            detail::batch::append_json_string(out, k);
+            out += ':';
+            detail::batch::append_json(out, m.value());
+        }
     out += '}';
     detail::batch::append_tail(out, usage, attempts, latency);
     return out;
@@ -267,9 +294,9 @@ boost::json::value id_value(const Id& id) {
 }
 
 /// The call_error of an exception the work threw: a call_exception's own (`call` set: judged as
-/// a failed call), a parley::error's code and message, or the message of anything else
-/// (errc::invalid_argument).
-inline call_error error_of(std::exception_ptr thrown, bool& call) {
+/// a failed call), a parley::error's code and message (and a batch_input_error's details), or
+/// the message of anything else (errc::invalid_argument).
+inline call_error error_of(std::exception_ptr thrown, bool& call, std::optional<boost::json::object>& details) {
     call_error e;
     call = false;
     try {
@@ -277,6 +304,10 @@ inline call_error error_of(std::exception_ptr thrown, bool& call) {
     } catch (const call_exception& c) {
         e = c.detail();
         call = true;
+    } catch (const batch_input_error& b) {
+        e.code = b.code();
+        e.message = b.what();
+        details = b.details();
     } catch (const error& p) {
         e.code = p.code();
         e.message = p.what();
@@ -462,7 +493,8 @@ private:
                 break;
             }
             bool call = !thrown;
-            call_error e = thrown ? detail::batch::error_of(thrown, call) : outcome->error();
+            std::optional<boost::json::object> details;
+            call_error e = thrown ? detail::batch::error_of(thrown, call, details) : outcome->error();
             if (call) governor_.observe(e.headers, e.status);
             governor_.release();
             if (call) {
@@ -482,7 +514,7 @@ private:
                 }
             }
             e.attempts = attempt;
-            line = batch_error_line(key, e, usage, attempt, latency(started), call);
+            line = batch_error_line(key, e, usage, attempt, latency(started), call, details ? &*details : nullptr);
             ++progress_.failed;
             break;
         }

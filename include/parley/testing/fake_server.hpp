@@ -150,6 +150,9 @@ struct fake_error {
 /// `replay` and `status` is set; none means the default reply (echo of the last user text).
 struct fake_step {
     std::optional<fake_route> route;  ///< answer only a request on this route (absent: any POST route)
+    /// Answer only a request whose body holds this text (as received: JSON strings escaped);
+    /// empty: any request. Scripts a conversation of its own among concurrent ones.
+    std::string match{};
     std::optional<fake_reply> reply;  ///< a reply encoded for the route and the request's `stream`
     std::string replay;               ///< path of a recorded stream (SSE; JSON lines on Ollama's route), sent as-is
     unsigned status = 0;              ///< non-zero: an HTTP status reply

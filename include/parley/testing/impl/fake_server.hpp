@@ -1040,9 +1040,10 @@ public:
     fake_step step(const boost::json::value& v, const std::string& at) {
         const auto& o = object(v, at);
         keys(o, at,
-             {"route", "reply", "replay", "status", "body", "headers", "fault", "delay_ms", "chunk_delay_ms", "after_bytes",
-              "after_events", "variant", "error", "chunk_size", "chunk_sizes", "seed", "chunk_max"});
+             {"route", "match", "reply", "replay", "status", "body", "headers", "fault", "delay_ms", "chunk_delay_ms",
+              "after_bytes", "after_events", "variant", "error", "chunk_size", "chunk_sizes", "seed", "chunk_max"});
         fake_step s;
+        if (const auto* m = o.if_contains("match")) s.match = string(*m, at + ".match");
         if (const auto* r = o.if_contains("route")) {
             const std::string name = string(*r, at + ".route");
             if (name == "openai") s.route = fake_route::openai;
@@ -1692,10 +1693,11 @@ struct fake_server::impl {
         }
     }
 
-    entry_ptr take_step(fake_route route) {
+    entry_ptr take_step(fake_route route, std::string_view body) {
         std::lock_guard lock(script_mutex_);
         for (auto it = queue_.begin(); it != queue_.end(); ++it) {
             const auto& want = (*it)->step.route;
+            if (!(*it)->step.match.empty() && body.find((*it)->step.match) == std::string_view::npos) continue;
             if (want ? *want == route : route != fake_route::models && route != fake_route::count_tokens) {
                 entry_ptr e = *it;
                 queue_.erase(it);
@@ -2058,7 +2060,7 @@ struct fake_server::impl {
         // the fault mix and the request limit come first on chat routes (impl/fault_mix.hpp)
         const bool chat_route = *route == fake_route::openai || *route == fake_route::anthropic || *route == fake_route::responses;
         entry_ptr entry = chat_route ? faults_.before_step(d::anthropic_route(*route), id_field) : nullptr;
-        if (!entry) entry = take_step(*route);
+        if (!entry) entry = take_step(*route, req.body());
         static const fake_step no_step{};
         const fake_step& step = entry ? entry->step : no_step;
 
