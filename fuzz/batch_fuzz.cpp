@@ -1,13 +1,21 @@
-// Fuzz target: what a batch reads (parley/batch/lines.hpp, governor.hpp): the lines of an input
-// file, the lines of an output file a run resumes from, and the rate-limit fields of replies.
+// Fuzz target: what a batch reads (parley/batch/lines.hpp, governor.hpp, batch_api.hpp,
+// batch_state.hpp): the lines of an input file, the lines of an output file a run resumes from,
+// the rate-limit fields of replies, and what a provider's batch API sends (batch objects, result
+// files) and the state file a run through it resumes from.
 //
 // Input: byte 0 chooses what the rest is (bit 0: an output file rather than an input file;
 // bit 1: tight limits, 64-byte lines and depth 4; bit 2: also read each line's first 200 bytes as
-// the value of every rate-limit field). The rest is split into lines as the readers split a file.
+// the value of every rate-limit field; bit 3: also read the whole rest as a batch object and a
+// results file of both batch APIs, and as a state file). The rest is split into lines as the
+// readers split a file.
 // Checked besides crashes, hangs and sanitizer reports: a line is an input or an error or blank,
 // never two of them; every error names its line; an input's id is a string or an integer whose
 // key parses back to it; an output line's key is an id's; the offsets for_each_line returns
-// are line starts; the reset durations are within a day and not negative.
+// are line starts; the reset durations are within a day and not negative; a batch object read
+// has an id fit for a path; a result with a reply has its body; a state read is written back to
+// a text that reads back the same.
+#include <parley/batch/batch_api.hpp>
+#include <parley/batch/batch_state.hpp>
 #include <parley/batch/governor.hpp>
 #include <parley/batch/lines.hpp>
 
@@ -20,6 +28,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
@@ -32,6 +41,34 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         limits.max_id_bytes = 16;
     }
     const bool output = selector & 1;
+    if (selector & 8) {
+        for (auto api : {parley::batch_api::openai, parley::batch_api::anthropic}) {
+            if (auto s = parley::read_batch_status(api, text)) {
+                if (!parley::detail::batch_wire::valid_object_id(s->id)) std::abort();
+                if (s->ended && api == parley::batch_api::anthropic && s->results_url.empty()) std::abort();
+            } else if (s.error().code != parley::errc::protocol || s.error().message.empty()) {
+                std::abort();
+            }
+            std::vector<parley::provider_batch_result> results;
+            if (auto r = parley::read_batch_results(api, text, results)) {
+                for (const auto& x : results) {
+                    const bool reply = x.outcome == parley::provider_batch_result::kind::succeeded;
+                    if (reply && x.body.empty()) std::abort();
+                    if (reply && api == parley::batch_api::openai && (x.status < 200 || x.status > 299)) std::abort();
+                }
+            } else if (!r.error().message.starts_with("results line ")) {
+                std::abort();
+            }
+        }
+        try {
+            const parley::provider_batch_state state = parley::read_batch_state(text, "state");
+            const parley::provider_batch_state again = parley::read_batch_state(parley::batch_state_text(state), "state");
+            if (again.batches.size() != state.batches.size() || parley::batch_state_text(again) != parley::batch_state_text(state))
+                std::abort();
+        } catch (const parley::error& e) {
+            if (!std::string_view(e.what()).starts_with("state: ")) std::abort();
+        }
+    }
     std::size_t lines = 0;
     const std::size_t rest = parley::for_each_line(text, 1, true, [&](std::string_view line, std::size_t number) {
         ++lines;

@@ -224,6 +224,13 @@ def main():
     for f in sorted((src / "tests/provider/gemini-data").glob("*.sse")):
         for cut in (0, 0x5A):
             stream.add([4, cut], f.read_bytes())
+    # Ollama's JSON lines (mode 5), and the lines its codec test writes
+    for f in sorted((src / "tests/provider/ollama-data").glob("*.ndjson")):
+        for cut in (0, 0x5A):
+            stream.add([5, cut], f.read_bytes())
+    for s in literals_of([src / "tests/provider/ollama_codec_test.cpp"]):
+        if '"message"' in s or '"error"' in s:
+            stream.add([5, 0], s.replace("\n", " ") + "\n")
     # the Responses API's events written in its stream test, as one stream and one by one
     responses_events = [s for s in literals_of([src / "tests/provider/responses_stream_test.cpp"])
                         if '"type":"response.' in s or '"type":"error"' in s]
@@ -312,6 +319,15 @@ def main():
     ]
     for t in batch_texts:
         for selector in range(8):
+            batch.add([selector], t)
+    # the batch APIs' objects and result files, and state files (selector bit 3)
+    api_texts = [s for s in literals_of([src / "tests/batch/provider_batch_test.cpp"])]
+    api_texts += [
+        '{"parley_batch_state":1,"via":"openai-batch","base_url":"http://h/v1","endpoint":"/v1/chat/completions",'
+        '"batches":[{"id":"batch_1","input_file_id":"file-1","requests":{"in-1":"a","in-2":17}}]}',
+    ]
+    for t in api_texts:
+        for selector in (8, 10):
             batch.add([selector], t)
 
     # ---- JSON Schemas and instances, patterns and texts ----

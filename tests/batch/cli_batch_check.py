@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Checks `parley batch` as a user runs it, against `parley fake-server`.
 
-    cli_batch_check.py PARLEY_PROGRAM
+    cli_batch_check.py PARLEY_PROGRAM [--lines N]
 
-- 20,000 input lines against a server whose fault mix answers 5% of the requests with a fault of
+- N input lines (20,000 by default) against a server whose fault mix answers 5% of the requests with a fault of
   every kind (429 with retry-after-ms and x-ratelimit reset fields, 500, 503, a connection closed
   before the reply, a body cut short, no reply at all and a reply that stops in its body, both
   past the 0.3 s time-out): every input id ends with exactly one output line, a result (the
@@ -33,7 +33,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
 from cli_check import TIMEOUT, check, clean_env, failures  # noqa: E402
 
-LINES = 20000
+LINES = 20000  # --lines
 
 TEMPLATES = """\
 templates:
@@ -120,10 +120,15 @@ def check_complete(lines, ids, what, expect_results=True):
 
 
 def main():
-    if len(sys.argv) != 2:
+    global LINES
+    args = sys.argv[1:]
+    if len(args) == 3 and args[1] == "--lines" and args[2].isdigit() and int(args[2]) >= 1000:
+        LINES = int(args[2])
+        args = args[:1]
+    if len(args) != 1:
         print(__doc__, file=sys.stderr)
         return 2
-    program = sys.argv[1]
+    program = args[0]
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         templates = os.path.join(tmp, "templates.yaml")
@@ -143,7 +148,7 @@ def main():
 
         server, base = start_server(program, faulty)
         try:
-            # --- 20,000 lines, 5% faults of every kind ----------------------------------------
+            # --- LINES lines, 5% faults of every kind -----------------------------------------
             out = os.path.join(tmp, "out.jsonl")
             t = time.monotonic()
             r = subprocess.run(batch_command(program, templates, inp, out, base), env=env(), capture_output=True,
@@ -151,7 +156,7 @@ def main():
             first_run = time.monotonic() - t
             check(r.returncode in (0, 3), f"faulty run: exit {r.returncode}, stderr {r.stderr[-2000:]}")
             check("\r" not in r.stderr, "a progress line although standard error is not a terminal")
-            check("batch: 20,000 inputs done" in r.stderr, f"summary: {r.stderr[-1000:]}")
+            check(f"batch: {LINES:,} inputs done" in r.stderr, f"summary: {r.stderr[-1000:]}")
             lines = read_lines(out, "faulty run")
             seen = check_complete(lines, ids, "faulty run")
             errors = [v for v in seen.values() if "error" in v]
@@ -168,7 +173,7 @@ def main():
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             deadline = time.monotonic() + TIMEOUT
             while time.monotonic() < deadline and p.poll() is None:
-                if os.path.exists(killed) and os.path.getsize(killed) > 400_000:  # about 4,000 lines
+                if os.path.exists(killed) and os.path.getsize(killed) > LINES * 20:  # about a fifth of the lines
                     break
                 time.sleep(0.01)
             check(p.poll() is None, "the run to kill ended before it could be killed")

@@ -425,7 +425,8 @@ def bad_input_checks(program, templates, tmp):
     expect([templates, "--bogus", "x"], 2, "unknown option --bogus", "unknown option")
     expect([templates, "--template"], 2, "--template needs a value", "option without a value")
     expect([templates, "--provider", "nonsense", "x"], 2,
-           "--provider must be openai, responses, anthropic, gemini, echo or scripted, not 'nonsense'", "bad provider")
+           "--provider must be openai, responses, anthropic, gemini, ollama, azure, azure-responses, echo or scripted, "
+           "not 'nonsense'", "bad provider")
     expect([templates, "--provider", "scripted", "x"], 2, "--provider scripted needs --script FILE.json",
            "scripted without a script")
     r = run(program, ["--help"], env)

@@ -18,7 +18,8 @@ def check(condition, what):
 def clean_env(**extra):
     """The environment without the provider and proxy variables, plus `extra`."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_API_KEY", "GOOGLE_GEMINI_", "PARLEY_MODEL"))
+           if not k.startswith(("OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_API_KEY", "GOOGLE_GEMINI_", "AZURE_OPENAI_",
+                                "OLLAMA_", "PARLEY_MODEL"))
            and k.lower() not in
            ("http_proxy", "https_proxy", "all_proxy")}
     env.update(extra)

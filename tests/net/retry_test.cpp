@@ -124,6 +124,11 @@ TEST_CASE("server_retry_after: retry-after as an HTTP date in its three forms") 
     }
     // A text that starts with a number is that number of seconds (parseFloat, as in the SDK).
     CHECK(wait_for({{"retry-after", "06 Nov 1994 08:49:37 GMT"}}, now) == 6000ms);
+    // Years the clock's ticks cannot hold (1678 to 2261): its first or last time, a wait of
+    // centuries either way, not an overflow.
+    CHECK(*wait_for({{"retry-after", "Sun, 06 Nov 3885 08:49:37 GMT"}}, now) > milliseconds(200LL * 365 * 86400 * 1000));
+    CHECK(*wait_for({{"retry-after", "Sun, 06 Nov 0100 08:49:37 GMT"}}, now) < milliseconds(-200LL * 365 * 86400 * 1000));
+    CHECK(*wait_for({{"retry-after", "Fri, 31 Dec 9999 23:59:59 GMT"}}, now) > 0ms);
 }
 
 TEST_CASE("server_retry_after: RFC 850 two-digit years, more than 50 years ahead means the century before") {

@@ -4,7 +4,8 @@
     cli_chat_check.py PARLEY_PROGRAM
 
 Starts `parley fake-server` with a script, runs `parley chat` against it as a user does
-(OpenAI chat completions, the Responses API with --api responses, and Anthropic wire formats;
+(OpenAI chat completions, the Responses API with --api responses, Anthropic, Gemini, Ollama's
+native API and Azure OpenAI wire formats, chosen by --provider or found from the environment;
 plain, --stream and --json, a system message, a tool call, a refusal, reasoning), and checks what
 it prints and the requests the server saw. Also checks that with nothing
 configured the echo model answers and stderr says so, that a failed call exits 1 with the
@@ -29,6 +30,10 @@ def main():
     script = {"steps": [
         {"route": "gemini", "reply": {"text": "Hallo von Gemini"}},
         {"route": "gemini", "reply": {"text": "Gestreamte Worte", "delta_size": 3}},
+        {"route": "ollama", "reply": {"text": "Hallo von Ollama"}},
+        {"route": "ollama", "reply": {"text": "Gestreamt von Ollama", "delta_size": 3}},
+        {"route": "openai", "reply": {"text": "Hello from Azure"}},
+        {"route": "openai", "reply": {"text": "Streamed from Azure", "delta_size": 4}},
         {"reply": {"text": "Hello from OpenAI"}},
         {"reply": {"text": "Streamed words arrive in pieces", "delta_size": 3}, "chunk_size": 5},
         {"reply": {"tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}]}},
@@ -57,6 +62,26 @@ def main():
                     clean_env(GEMINI_API_KEY="gemini-key-0123456789", GOOGLE_GEMINI_BASE_URL=base))
             check(r.returncode == 0, f"gemini streamed chat exit {r.returncode}: {r.stderr}")
             check(r.stdout == "Gestreamte Worte\n", f"gemini streamed chat output {r.stdout!r}")
+
+            # Ollama: --provider ollama with --base-url, then the API and the server from OLLAMA_HOST
+            r = run(program, ["--provider", "ollama", "--base-url", base, "--model", "llama3.2", "Hallo"], clean_env())
+            check(r.returncode == 0 and r.stdout == "Hallo von Ollama\n", f"ollama chat: {r.returncode} {r.stdout!r} {r.stderr!r}")
+            r = run(program, ["--model", "llama3.2", "--stream", "Los"], clean_env(OLLAMA_HOST=base))
+            check(r.returncode == 0 and r.stdout == "Gestreamt von Ollama\n",
+                  f"ollama streamed chat: {r.returncode} {r.stdout!r} {r.stderr!r}")
+
+            # Azure OpenAI from its variables (the endpoint, the key, the API version), then named
+            azure_env = clean_env(AZURE_OPENAI_API_KEY="azure-key-0123456789", AZURE_OPENAI_ENDPOINT=base,
+                                  OPENAI_API_VERSION="2024-10-21")
+            r = run(program, ["--model", "gpt-4o-deploy", "Hi"], azure_env)
+            check(r.returncode == 0 and r.stdout == "Hello from Azure\n", f"azure chat: {r.returncode} {r.stdout!r} {r.stderr!r}")
+            r = run(program, ["--provider", "azure", "--model", "gpt-4o-deploy", "--stream", "Hi"], azure_env)
+            check(r.returncode == 0 and r.stdout == "Streamed from Azure\n",
+                  f"azure streamed chat: {r.returncode} {r.stdout!r} {r.stderr!r}")
+            r = run(program, ["--provider", "azure", "--model", "gpt-4o-deploy", "Hi"],
+                    clean_env(AZURE_OPENAI_API_KEY="azure-key-0123456789", AZURE_OPENAI_ENDPOINT=base))
+            check(r.returncode == 1 and "Azure OpenAI needs an API version" in r.stderr
+                  and "azure-key-0123456789" not in r.stderr, f"azure without a version: {r.returncode} {r.stderr!r}")
 
             r = run(program, ["--base-url", base + "/v1", "--model", "m1", "--system", "Be brief.", "Hi"], env)
             check(r.returncode == 0, f"plain chat exit {r.returncode}: {r.stderr}")
@@ -121,6 +146,9 @@ def main():
         with open(log_path) as f:
             log = f.read()
         check("m1" in log or "/v1/chat/completions" in log, "the server's log shows no chat request")
+        check(log.count("POST /api/chat -> 200") == 2, f"the server's log shows not two Ollama requests: {log!r}")
+        check(log.count("POST /openai/deployments/gpt-4o-deploy/chat/completions?api-version=2024-10-21 -> 200") == 2,
+              f"the server's log shows not two Azure requests: {log!r}")
 
     responses_and_refusals(program)
 
@@ -208,7 +236,8 @@ def responses_and_refusals(program):
             r = run(program, ["--api", "responses", "--provider", "openai", "--model", "m", "x"], env)
             check(r.returncode == 2 and "--api and --provider" in r.stderr, f"--api and --provider: {r.returncode} {r.stderr!r}")
             r = run(program, ["--api", "nonsense", "x"], env)
-            check(r.returncode == 2 and "--api must be openai, responses, anthropic, gemini or echo, not 'nonsense'" in r.stderr,
+            check(r.returncode == 2 and "--api must be openai, responses, anthropic, gemini, ollama, azure, azure-responses or "
+                  "echo, not 'nonsense'" in r.stderr,
                   f"bad --api: {r.returncode} {r.stderr!r}")
         finally:
             stop_fake_server(server)

@@ -1185,8 +1185,9 @@ TEST_CASE("config_from_environment: the SDKs' variable names choose the API") {
     // nothing set: an error, unless a fallback is chosen
     CHECK_THROWS_WITH_AS(config_from_environment(std::nullopt, options),
                          "no model API is configured: set OPENAI_API_KEY or OPENAI_BASE_URL (OpenAI and compatible "
-                         "servers), ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (Anthropic), or GEMINI_API_KEY, "
-                         "GOOGLE_API_KEY or GOOGLE_GEMINI_BASE_URL (Gemini)",
+                         "servers), ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (Anthropic), GEMINI_API_KEY, "
+                         "GOOGLE_API_KEY or GOOGLE_GEMINI_BASE_URL (Gemini), AZURE_OPENAI_API_KEY or "
+                         "AZURE_OPENAI_ENDPOINT with OPENAI_API_VERSION (Azure OpenAI), or OLLAMA_HOST (Ollama)",
                          parley::error);
     try {
         config_from_environment(std::nullopt, options);

@@ -1171,8 +1171,9 @@ TEST_CASE("scripts from JSON: every kind of step, and mistakes named by place") 
     CHECK(error_of(R"([{"chunk_size": "big"}])") == "fake server script: steps[0].chunk_size: must be a number of bytes or \"random\"");
     CHECK(error_of(R"([{"route": "bard"}])") ==
           "fake server script: steps[0].route: must be \"openai\", \"responses\", \"anthropic\", \"embeddings\", \"models\", "
-          "\"count_tokens\", \"gemini\" or \"gemini_embeddings\", not \"bard\"");
+          "\"count_tokens\", \"gemini\", \"gemini_embeddings\", \"ollama\" or \"ollama_embeddings\", not \"bard\"");
     CHECK(error_of(R"([{"route": "gemini", "reply": {"block_reason": "SAFETY"}}, {"route": "gemini_embeddings"}])") == "no error");
+    CHECK(error_of(R"([{"route": "ollama", "reply": {"text": "x"}}, {"route": "ollama_embeddings"}])") == "no error");
     CHECK(error_of(R"([{"reply": {"block_reason": ""}}])") == "fake server script: steps[0].reply.block_reason: must not be empty");
     CHECK(error_of(R"({"step": []})").find("unknown key \"step\"") != std::string::npos);
     CHECK(error_of(R"([{"after_bytes": -1}])") == "fake server script: steps[0].after_bytes: must not be negative");
@@ -1378,4 +1379,79 @@ TEST_CASE("usage details: cached and reasoning tokens on OpenAI, cache reads and
         "cache_read_input_tokens": 500, "cache_creation": {"ephemeral_5m_input_tokens": 2000, "ephemeral_1h_input_tokens": 0},
         "output_tokens": 40, "output_tokens_details": {"thinking_tokens": 0}, "server_tool_use": null,
         "service_tier": "standard", "inference_geo": null, "speed": null})"));
+}
+
+TEST_CASE("batch APIs: their routes, a multipart upload, a batch through its states, the script's batch options") {
+    CHECK(fake_route_of_path("/v1/files") == fake_route::files);
+    CHECK(fake_route_of_path("/v1/files/file-1") == fake_route::files);
+    CHECK(fake_route_of_path("/v1/files/file-1/content") == fake_route::files);
+    CHECK(fake_route_of_path("/v1/batches") == fake_route::batches);
+    CHECK(fake_route_of_path("/v1/batches/batch_1/cancel") == fake_route::batches);
+    CHECK(fake_route_of_path("/v1/messages/batches") == fake_route::message_batches);
+    CHECK(fake_route_of_path("/v1/messages/batches/m1?x=1") == fake_route::message_batches);
+    CHECK(fake_route_of_path("/v1/messages/batches/m1/results") == fake_route::message_batches);
+    CHECK(fake_route_of_path("/v1/messages") == fake_route::anthropic);
+    CHECK(fake_route_of_path("/batches/chat/completions") == fake_route::openai);
+
+    const auto script = fake_script_from_json(json::parse(R"({"steps": [{"reply": {"text": "A"}}],
+        "batch": {"polls": 0, "per_poll": 2, "expire": true, "max_requests": 5, "max_bytes": 100}})"));
+    CHECK(script.batch.polls == 0);
+    CHECK(script.batch.per_poll == 2);
+    CHECK(script.batch.expire);
+    CHECK(script.batch.max_requests == 5);
+    CHECK(script.batch.max_bytes == 100);
+    CHECK_THROWS_WITH_AS((void)fake_script_from_json(json::parse(R"({"steps": [], "batch": {"poll": 1}})")),
+                         "fake server script: batch: unknown key \"poll\" (known: polls, per_poll, expire, max_requests, max_bytes)",
+                         std::invalid_argument);
+
+    fake_server_options o;
+    o.script = fake_script_from_json(json::parse(R"({"steps": [{"reply": {"text": "A"}}], "batch": {"polls": 0}})"));
+    fake_server server(o);
+    test_client c;
+    REQUIRE_FALSE(c.connect(server.port()));
+    const std::string line = R"({"custom_id":"x","method":"POST","url":"/v1/chat/completions","body":)" + chat_body("hi") + "}\n";
+    auto r = c.post("/v1/files",
+                    "--B0\r\nContent-Disposition: form-data; name=\"file\"; filename=\"in.jsonl\"\r\nContent-Type: application/jsonl\r\n\r\n" +
+                        line + "\r\n--B0\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n--B0--\r\n",
+                    {{"content-type", "multipart/form-data; boundary=B0"}});
+    REQUIRE(r.status == 200);
+    const std::string file_id = str(r.json_body().at("id"));
+    CHECK(r.json_body().at("bytes").as_int64() == static_cast<std::int64_t>(line.size()));
+    r = c.get("/v1/files/" + file_id + "/content");
+    CHECK(r.body == line);
+    r = c.post("/v1/files", "{}", {});
+    CHECK(r.status == 400);
+    r = c.post("/v1/batches", R"({"input_file_id":")" + file_id + R"(","endpoint":"/v1/chat/completions","completion_window":"24h"})");
+    REQUIRE(r.status == 200);
+    const std::string batch = str(r.json_body().at("id"));
+    CHECK(str(r.json_body().at("status")) == "validating");
+    r = c.get("/v1/batches/" + batch);
+    CHECK(str(r.json_body().at("status")) == "completed");
+    r = c.get("/v1/files/" + str(r.json_body().at("output_file_id")) + "/content");
+    const auto out = json::parse(r.body);
+    CHECK(str(out.at("custom_id")) == "x");
+    CHECK(str(out.at("response").at("body").at("choices").at(0).at("message").at("content")) == "A");
+    CHECK(c.get("/v1/batches/" + batch + "/cancel").status == 405);
+    CHECK(c.get("/v1/batches/" + batch + "/other").status == 404);
+
+    // Anthropic's: anthropic-version required; the results URL names the host the request named
+    r = c.post("/v1/messages/batches", R"({"requests":[]})");
+    CHECK(r.status == 400);
+    const std::vector<std::pair<std::string, std::string>> version{{"anthropic-version", "2023-06-01"}};
+    r = c.post("/v1/messages/batches",
+               R"({"requests":[{"custom_id":"a","params":{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"yo"}]}}]})",
+               version);
+    REQUIRE(r.status == 200);
+    const std::string id = str(r.json_body().at("id"));
+    http::request<http::string_body> get{http::verb::get, "/v1/messages/batches/" + id, 11};
+    get.set(http::field::host, "localhost");
+    get.set("anthropic-version", "2023-06-01");
+    r = c.send(get);
+    CHECK(str(r.json_body().at("processing_status")) == "ended");
+    CHECK(str(r.json_body().at("results_url")) == "http://localhost/v1/messages/batches/" + id + "/results");
+    get.target("/v1/messages/batches/" + id + "/results");
+    r = c.send(get);
+    const auto result = json::parse(r.body);
+    CHECK(str(result.at("result").at("type")) == "succeeded");
+    CHECK(str(result.at("result").at("message").at("content").at(0).at("text")) == "yo");
 }

@@ -1,5 +1,6 @@
 // `parley batch`: a template run for every line of a JSON-lines file, N at once against one
 // endpoint, with parley::batch_runner: one output line per input, resumable (docs/batch.md).
+#include "batch_via.hpp"
 #include "cli_provider.hpp"
 #include "commands.hpp"
 #include "usage_report.hpp"
@@ -45,8 +46,10 @@ const char* const batch_usage =
     "                    [--concurrency N] [--retries N] [--timeout SECONDS] [--retry-failed]\n"
     "                    [--messages | --extract SCHEMA.json [--extract-mode tool-call|json-schema|json-text]\n"
     "                     [--extract-retries N] [--extract-name NAME] [--extract-strict]]\n"
-    "                    [--base-url URL] [--model NAME] [--api openai|responses|anthropic|gemini|echo]\n"
-    "                    [--ca-file PEM] [--models FILE] [--progress|--no-progress]\n"
+    "                    [--base-url URL] [--model NAME] [--api openai|responses|anthropic|\n"
+    "                    gemini|ollama|azure|azure-responses|echo] [--ca-file PEM] [--models FILE]\n"
+    "                    [--progress|--no-progress]\n"
+    "                    [--via openai-batch|anthropic-batch [--poll-interval SECONDS] [--batch-size N] [--cancel]]\n"
     "\n"
     "Runs a template (docs/bot.md) for every line of IN.jsonl, a JSON object with an \"id\" (a\n"
     "string or an integer, unique) whose members are the template's data, N at once, and appends\n"
@@ -77,10 +80,11 @@ const char* const batch_usage =
     "  --extract-name NAME  the function's or schema's name (default: FILE's name without its\n"
     "                     extension, when it is a valid name, else extract)\n"
     "  --extract-strict   json-schema mode: ask for strict structured output (\"strict\": true)\n"
-    "  --api NAME         the wire API: openai (and compatible servers), responses, anthropic, gemini,\n"
-    "                     or the in-process echo model; --provider is another name for it\n"
+    "  --api NAME         the wire API: openai (and compatible servers), responses, anthropic,\n"
+    "                     gemini, ollama, azure, azure-responses, or the in-process echo model;\n"
+    "                     --provider is another name for it\n"
     "  --base-url URL     the API's base URL (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL /\n"
-    "                     GOOGLE_GEMINI_BASE_URL)\n"
+    "                     GOOGLE_GEMINI_BASE_URL / AZURE_OPENAI_ENDPOINT + /openai / OLLAMA_HOST)\n"
     "  --model NAME       the model of every request, in place of the templates' (PARLEY_MODEL:\n"
     "                     the model of requests that name none)\n"
     "  --ca-file PEM      also trust the CAs in this file\n"
@@ -88,6 +92,17 @@ const char* const batch_usage =
     "                     the cost in the progress line and the summary comes from its prices\n"
     "  --progress         the progress line even when standard error is not a terminal\n"
     "  --no-progress      no progress line\n"
+    "  --via API          send the requests through a provider's batch API instead (openai-batch:\n"
+    "                     OpenAI's Batch API, with --api openai or responses; anthropic-batch:\n"
+    "                     Anthropic's Message Batches API): templates of one request only; the\n"
+    "                     batches are kept in OUT.jsonl.batches.json until their results are written,\n"
+    "                     so that the same command run again resumes polling them\n"
+    "  --poll-interval S  --via: the wait between polls of a batch, growing while nothing changes\n"
+    "                     (default 30)\n"
+    "  --batch-size N     --via: requests per batch (default and most: the API's limit, 50,000 for\n"
+    "                     OpenAI, 100,000 for Anthropic; batches are also cut at 200 MB / 256 MB)\n"
+    "  --cancel           --via: cancel the batches of the state file, write the lines of the\n"
+    "                     requests done before, and forget the batches\n"
     "Exit status: 0 when every input has a result line, 3 when the output holds error lines, 1\n"
     "when the run cannot start (an input line that is not an object with an id, a repeated id, an\n"
     "output file that is not a batch's, a schema the validator refuses) or stops on an error, 2 for a\n"
@@ -369,8 +384,13 @@ boost::asio::awaitable<parley::batch_outcome> extract_work(parley::chat_model& m
 
 int batch_main(const std::vector<std::string>& args) {
     std::optional<std::string> name, input, output, concurrency_text, retries_text, timeout_text, base_url, model, provider, api,
-        ca_file, models_file, extract_file, extract_mode_text, extract_retries_text, extract_name;
-    bool retry_failed = false, messages = false, progress_on = false, progress_off = false, extract_strict = false;
+        ca_file, models_file, via_text, poll_text, batch_size_text, extract_file, extract_mode_text,
+        extract_retries_text, extract_name;
+    bool retry_failed = false, messages = false, progress_on = false, progress_off = false, cancel = false,
+         extract_strict = false;
+    std::optional<parley::batch_api> via;
+    double poll_interval = 30;
+    std::size_t batch_size = 0;
     parley::extract_mode extract_mode = parley::extract_mode::tool_call;
     std::size_t extract_retries = 2;
     std::vector<std::string> words;
@@ -400,6 +420,10 @@ int batch_main(const std::vector<std::string>& args) {
                           .flag("--messages", messages)
                           .flag("--progress", progress_on)
                           .flag("--no-progress", progress_off)
+                          .value("--via", via_text)
+                          .value("--poll-interval", poll_text)
+                          .value("--batch-size", batch_size_text)
+                          .flag("--cancel", cancel)
                           .parse(args);
         if (!parsed) {
             std::cout << batch_usage;
@@ -434,6 +458,24 @@ int batch_main(const std::vector<std::string>& args) {
             timeout = std::strtod(timeout_text->c_str(), &end);
             if (timeout_text->empty() || end != timeout_text->c_str() + timeout_text->size() || !(timeout > 0) || timeout > 86400)
                 throw usage_error("--timeout takes a number of seconds above 0 (at most 86400), not '" + *timeout_text + "'");
+        }
+        if (via_text) {
+            via = parley::batch_api_from_name(*via_text);
+            if (!via) throw usage_error("--via takes openai-batch or anthropic-batch, not '" + *via_text + "'");
+            // an extraction re-asks a reply that does not fit, which a batch submitted at once cannot
+            if (extract_file) throw usage_error("--extract runs with direct requests, not with --via");
+            if (concurrency_text || retries_text)
+                throw usage_error(std::string(concurrency_text ? "--concurrency" : "--retries") +
+                                  " has no meaning with --via: the provider runs the batch");
+            if (poll_text) {
+                char* end = nullptr;
+                poll_interval = std::strtod(poll_text->c_str(), &end);
+                if (poll_text->empty() || end != poll_text->c_str() + poll_text->size() || !(poll_interval >= 0.001) || poll_interval > 86400)
+                    throw usage_error("--poll-interval takes a number of seconds from 0.001 to 86400, not '" + *poll_text + "'");
+            }
+            if (batch_size_text) batch_size = count_option(batch_size_text, "--batch-size", 1);
+        } else if (poll_text || batch_size_text || cancel) {
+            throw usage_error(std::string(poll_text ? "--poll-interval" : batch_size_text ? "--batch-size" : "--cancel") + " goes with --via");
         }
     } catch (const usage_error& e) {
         std::cerr << "error: " << e.what() << "\n" << batch_usage;
@@ -483,6 +525,30 @@ int batch_main(const std::vector<std::string>& args) {
             std::cerr << "parley: " << *output << ": removed " << out.state().dropped_errors
                       << (out.state().dropped_errors == 1 ? " error line" : " error lines") << " (--retry-failed)\n";
         const input_survey survey = survey_inputs(*input, out);
+        if (via) {
+            batch_via_run run;
+            run.api = *via;
+            run.set = &set;
+            run.template_name = template_name;
+            run.templates_file = file;
+            run.input = *input;
+            run.output = *output;
+            run.out = &out;
+            run.to_run = survey.to_run;
+            std::optional<parley::api> which_api = which;
+            if (!which_api) which_api = *via == parley::batch_api::openai ? parley::api::openai : parley::api::anthropic;
+            run.config = client_config_of(which_api, base_url, ca_file, "the echo model");
+            run.model = model;
+            if (const char* m = std::getenv("PARLEY_MODEL"); m && *m) run.fallback_model = m;
+            run.catalog = &catalog;
+            run.messages = messages;
+            run.show_progress = progress_on || (!progress_off && ::isatty(2));
+            run.cancel = cancel;
+            run.poll_interval = std::chrono::milliseconds(static_cast<std::int64_t>(poll_interval * 1000));
+            run.batch_size = batch_size;
+            if (timeout_text) run.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(timeout * 1000));
+            return batch_via_main(run);
+        }
 
         boost::asio::io_context io(1);
         std::shared_ptr<parley::chat_model> inner;

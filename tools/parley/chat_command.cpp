@@ -18,15 +18,19 @@
 namespace parley_cli {
 
 const char* const chat_usage =
-    "usage: parley chat [--base-url URL] [--model NAME] [--api openai|responses|anthropic|gemini|echo]\n"
-    "                   [--system TEXT] [--stream] [--json] [--ca-file PEM] [--usage] [--models FILE] PROMPT\n"
+    "usage: parley chat [--base-url URL] [--model NAME] [--api openai|responses|anthropic|gemini|ollama|\n"
+    "                   azure|azure-responses|echo] [--system TEXT] [--stream] [--json] [--ca-file PEM]\n"
+    "                   [--usage] [--models FILE] PROMPT\n"
     "\n"
     "Sends PROMPT as one user message and prints the model's reply.\n"
     "  --api NAME       the wire API: openai (chat completions, and compatible servers), responses\n"
-    "                   (OpenAI's Responses API), anthropic, gemini (Google's Gemini API), or echo (in\n"
-    "                   process); --provider is another name for it\n"
+    "                   (OpenAI's Responses API), anthropic, gemini (Google's Gemini API), ollama\n"
+    "                   (Ollama's native API), azure or azure-responses (Azure OpenAI's chat\n"
+    "                   completions or Responses API), or echo (in process); --provider is another\n"
+    "                   name for it\n"
     "  --base-url URL   the API's base URL (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL /\n"
-    "                   GOOGLE_GEMINI_BASE_URL, else the official one)\n"
+    "                   GOOGLE_GEMINI_BASE_URL / AZURE_OPENAI_ENDPOINT + /openai / OLLAMA_HOST, else\n"
+    "                   the official one)\n"
     "  --model NAME     the model (default: PARLEY_MODEL)\n"
     "  --system TEXT    a system message sent before the prompt\n"
     "  --stream         print the reply as it arrives\n"
@@ -34,9 +38,10 @@ const char* const chat_usage =
     "  --ca-file PEM    also trust the CAs in this file (a corporate or test CA)\n"
     "  --usage          print the tokens and the cost of the call on standard error\n"
     "  --models FILE    a model catalog (JSON: context windows and prices) over the built-in one\n"
-    "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY / GOOGLE_API_KEY or GEMINI_API_KEY; proxies\n"
-    "from HTTPS_PROXY, HTTP_PROXY and\n"
-    "NO_PROXY. With nothing configured, the echo model answers (and says so on stderr).\n";
+    "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY / GOOGLE_API_KEY or GEMINI_API_KEY /\n"
+    "AZURE_OPENAI_API_KEY (with OPENAI_API_VERSION); Ollama takes none. Proxies come from\n"
+    "HTTPS_PROXY, HTTP_PROXY and NO_PROXY. With nothing configured, the echo model answers (and\n"
+    "says so on stderr).\n";
 
 namespace {
 

@@ -4,11 +4,11 @@
 //   parley jinja --batch [--env hf|plain] [--now ISO-8601]
 //   parley render TEMPLATES.yaml [--template NAME] [--data JSON_FILE|JSON] [--set KEY=VALUE]... [--functions FILE]
 //                 [--history JSON_FILE]
-//   parley chat [--base-url URL] [--model NAME] [--provider openai|anthropic|gemini|echo] [--system TEXT] [--stream] [--json] [--ca-file PEM] PROMPT
+//   parley chat [--base-url URL] [--model NAME] [--provider openai|anthropic|gemini|ollama|azure|echo] [--system TEXT] [--stream] [--json] [--ca-file PEM] PROMPT
 //   parley fake-server [--port N] [--host ADDRESS] [--script FILE.json] [--tls-cert PEM --tls-key PEM] [--threads N]
 //   parley run TEMPLATES.yaml [--template NAME] [--data JSON_FILE|JSON] [--set KEY=VALUE]... [--functions FILE]
 //              [--image FILE_OR_URL]... [--detail low|high|auto] [--history FILE] [--base-url URL] [--model NAME]
-//              [--provider openai|anthropic|gemini|echo|scripted] [--script FILE.json] [--stream] [--ca-file PEM]
+//              [--provider openai|anthropic|gemini|ollama|azure|echo|scripted] [--script FILE.json] [--stream] [--ca-file PEM]
 //              [PROMPT...|-]
 //   parley batch TEMPLATES.yaml [--template NAME] --input IN.jsonl --output OUT.jsonl [--concurrency N] ...
 //   parley templates list FILE... | search WORDS FILE... | show NAME FILE...

@@ -1,35 +1,6 @@
 // parley/chat/dialogue.hpp: a conversation written out as a dialogue (`User: ...`,
-// `Assistant: ...`), for prompts that show the model what was said so far: extract_dialogue in
-// C++, and the filter `extract_dialogue` and the method `extractDialogue` in templates.
-//
-// The format is that of the Qute template extension of Quarkus LangChain4j
-// (io.quarkiverse.langchain4j.runtime.template.ChatMessageTemplateExtension, file
-// core/runtime/src/main/java/io/quarkiverse/langchain4j/runtime/template/ChatMessageTemplateExtension.java
-// of quarkiverse/quarkus-langchain4j; its three overloads extractDialogue(messages, userPrefix,
-// assistantPrefix, delimiter), extractDialogue(messages, delimiter) and extractDialogue(messages)).
-// What that code does, and what is done here the same way:
-// - a null or empty list gives the empty string;
-// - a missing (null) prefix or delimiter means the default: "User: ", "Assistant: ", "\n";
-// - every user message gives one entry, the user prefix followed by the message's text;
-// - every assistant message gives one entry, the assistant prefix followed by its text, except
-//   an assistant message that requests tool executions, which gives none;
-// - system messages, tool results and messages of any other role give no entry;
-// - the entries are joined with the delimiter between them (java.util.StringJoiner): nothing
-//   before the first entry, nothing after the last;
-// - the text goes through Java's "%s%s" formatting, where a missing text is written `null`.
-// A user message's text is taken as LangChain4jUtil.chatMessageToText takes it: the text of a
-// message made of exactly one text content, and null for anything else (a message with an image,
-// several parts or no content at all). An assistant message's text is its text, null when it has
-// none.
-//
-// Messages here are template values in their JSON (OpenAI) shape: a mapping with `role` and
-// `content`, where content is a string, null or absent, or a list of content parts
-// (`{type: text, text: ...}`, `{type: image_url, image_url: {...}}`, ...). Roles map to
-// LangChain4j's message types as user → USER, assistant → AI, system → SYSTEM, tool and the
-// legacy function → TOOL_EXECUTION_RESULT, and any other role (the control roles included) to a
-// type that gives no entry. An assistant message "requests tool executions" when it has a
-// non-empty `tool_calls` list or a (non-null) legacy `function_call`. Content parts get the
-// chatMessageToText rule for both roles: one part of type text gives its text, anything else null.
+// `Assistant: ...`): extract_dialogue in C++, the filter and the method of templates.
+// See docs/chat-prompts.md, "The conversation as a dialogue: `extract_dialogue`".
 #ifndef PARLEY_CHAT_DIALOGUE_HPP
 #define PARLEY_CHAT_DIALOGUE_HPP
 
@@ -192,10 +163,12 @@ inline dialogue_format format_of(const pj::arguments& a, std::string_view who) {
 }  // namespace detail::dialogue
 
 /// The dialogue of a conversation: `User: ` + text for each user message and `Assistant: ` +
-/// text for each assistant message that requests no tool, joined with newlines (see the top of
-/// this header for every rule). `messages` is a list of messages in their JSON shape: a
-/// boost::json::value, a jinja::value or anything a template can read. None gives "". Throws
-/// parley::error (errc::template_type) for something that is not a list of messages.
+/// text for each assistant message that requests no tool, joined with newlines (or the
+/// prefixes and delimiter of `format`). `messages` is a list of messages in their JSON shape: a
+/// boost::json::value, a jinja::value or anything a template can read. None gives "".
+/// @throws parley::error with errc::template_type for something that is not a list of messages
+/// (or a message that is not a mapping with a role and a well-formed content), and with
+/// errc::template_undefined for a strict undefined value.
 template <class Messages>
 std::string extract_dialogue(const Messages& messages, const dialogue_format& format = {}) {
     return detail::dialogue::extract(jinja::detail::cpp_view(messages), format, "extract_dialogue");
@@ -206,6 +179,8 @@ std::string extract_dialogue(const Messages& messages, const dialogue_format& fo
 /// `extractDialogue` of lists (`{{ chat_memory.extractDialogue() }}`, with the same three
 /// argument forms), both giving extract_dialogue's text. Arguments are positional; none stands
 /// for the default. The method is not one of mappings, which may have a key of that name.
+/// Rendering a call of them throws what extract_dialogue throws, and parley::error
+/// (errc::template_type, errc::template_undefined) for wrong arguments.
 inline void add_chat_extensions(jinja::environment& env) {
     namespace pj = parley::jinja;
     env.add_filter("extract_dialogue", [](const pj::value& input, const pj::arguments& args) {

@@ -143,7 +143,12 @@ inline std::optional<std::chrono::system_clock::time_point> parse_http_date(
     const year_month_day date{std::chrono::year(year), std::chrono::month(static_cast<unsigned>(month + 1)),
                               std::chrono::day(static_cast<unsigned>(day))};
     if (!date.ok()) return std::nullopt;
-    return time_point_cast<system_clock::duration>(sys_days(date) + hours(hour) + minutes(minute) + seconds(second));
+    // in seconds first: the clock's ticks hold the years 1678 to 2261 only, a date may be
+    // anything from year 0 to 9999 (beyond the clock: its first or last time)
+    const sys_seconds at = sys_days(date) + hours(hour) + minutes(minute) + seconds(second);
+    if (at >= ceil<seconds>(system_clock::time_point::max())) return system_clock::time_point::max();
+    if (at <= floor<seconds>(system_clock::time_point::min())) return system_clock::time_point::min();
+    return time_point_cast<system_clock::duration>(at);
 }
 
 /// The server's requested wait in milliseconds, unrounded, read as the SDKs read it:
@@ -156,7 +161,9 @@ inline std::optional<double> server_wait_ms(const http_headers& headers, std::ch
         if (const auto s = js_parse_float(*after)) {
             wait = *s * 1000;
         } else if (const auto date = parse_http_date(*after, now)) {
-            wait = std::chrono::duration<double, std::milli>(*date - now).count();
+            // apart, in doubles: a date at the end of the clock is farther from now than its ticks reach
+            wait = std::chrono::duration<double, std::milli>(date->time_since_epoch()).count() -
+                   std::chrono::duration<double, std::milli>(now.time_since_epoch()).count();
         }
     }
     return wait;

@@ -1,7 +1,8 @@
 // parley/provider/chat_client.hpp: chat calls with co_await. One client speaks one wire API
 // (OpenAI chat completions and every compatible server, the OpenAI Responses API, Anthropic
-// Messages, the Google Gemini API, a program's own wire_api, or an in-process model) and returns parley's replies and
-// stream events whatever the wire format.
+// Messages, the Google Gemini API, Azure OpenAI, Ollama's native API, a program's own wire_api,
+// or an in-process model) and returns parley's replies and stream events whatever the wire
+// format.
 #ifndef PARLEY_PROVIDER_CHAT_CLIENT_HPP
 #define PARLEY_PROVIDER_CHAT_CLIENT_HPP
 
@@ -9,8 +10,10 @@
 #include <parley/net/ndjson.hpp>
 #include <parley/net/sse.hpp>
 #include <parley/provider/anthropic/api.hpp>
+#include <parley/provider/azure/api.hpp>
 #include <parley/provider/gemini/api.hpp>
 #include <parley/provider/in_process.hpp>
+#include <parley/provider/ollama/api.hpp>
 #include <parley/provider/openai/api.hpp>
 #include <parley/provider/openai/embeddings.hpp>
 #include <parley/provider/reply.hpp>
@@ -37,15 +40,19 @@ namespace parley {
 
 /// The wire API a client speaks.
 enum class api : std::uint8_t {
-    openai,  ///< OpenAI chat completions (also Ollama, llama.cpp server, vLLM, OpenRouter, Groq...)
+    openai,  ///< OpenAI chat completions (also Ollama's /v1, llama.cpp server, vLLM, OpenRouter, Groq...)
     anthropic,  ///< Anthropic Messages
     responses,  ///< the OpenAI Responses API
     echo,  ///< in process: echo_model
     scripted,  ///< in process: scripted_model
     gemini,  ///< the Google Gemini API (generateContent)
+    ollama,  ///< Ollama's native API (/api/chat)
+    azure,  ///< Azure OpenAI chat completions (a deployment per model)
+    azure_responses,  ///< Azure OpenAI's Responses API
 };
 
-/// "openai", "anthropic", "responses", "echo", "scripted", "gemini".
+/// "openai", "anthropic", "responses", "echo", "scripted", "gemini", "ollama", "azure",
+/// "azure-responses".
 constexpr std::string_view api_name(api a) noexcept {
     switch (a) {
     case api::openai: return "openai";
@@ -54,13 +61,17 @@ constexpr std::string_view api_name(api a) noexcept {
     case api::echo: return "echo";
     case api::scripted: return "scripted";
     case api::gemini: return "gemini";
+    case api::ollama: return "ollama";
+    case api::azure: return "azure";
+    case api::azure_responses: return "azure-responses";
     }
     return "?";
 }
 
 /// The API named `name`; empty for an unknown name.
 constexpr std::optional<api> api_from_name(std::string_view name) noexcept {
-    for (api a : {api::openai, api::anthropic, api::responses, api::echo, api::scripted, api::gemini})
+    for (api a : {api::openai, api::anthropic, api::responses, api::echo, api::scripted, api::gemini, api::ollama,
+                  api::azure, api::azure_responses})
         if (api_name(a) == name) return a;
     return std::nullopt;
 }
@@ -71,6 +82,8 @@ inline constexpr std::string_view openai_base_url = openai::base_url;
 inline constexpr std::string_view anthropic_base_url = anthropic::base_url;
 /// The base URL of the Gemini API (with the official SDKs' default API version, v1beta).
 inline constexpr std::string_view gemini_base_url = gemini::base_url;
+/// The address of a local Ollama server (its default).
+inline constexpr std::string_view ollama_base_url = ollama::base_url;
 
 /// Everything a chat_client needs. The API key is sent in the API's header field and never
 /// written anywhere else: a server message that quotes it has it replaced by "***".
@@ -86,6 +99,10 @@ struct client_config {
     anthropic::encode_options anthropic;  ///< how api::anthropic writes requests
     responses::encode_options responses;  ///< how api::responses writes requests
     gemini::encode_options gemini;  ///< how api::gemini writes requests
+    ollama::encode_options ollama;  ///< what api::ollama sends with every request (num_ctx, keep_alive)
+    /// the API version and deployment of api::azure and api::azure_responses (which also take
+    /// `openai` and `responses`); `base_url` is then the resource's `{endpoint}/openai`
+    azure::options azure;
     reply_limits limits;  ///< bounds of every API's replies (choices, tool calls, sizes, depth)
     /// A wire API of the program's own: when set, the client speaks it (with `base_url`,
     /// `api_key`, `headers`...), whatever `api` says.
@@ -95,7 +112,9 @@ struct client_config {
 };
 
 /// The wire API of a configuration: `config.wire` when set, else parley's own for `config.api`
-/// with the configuration's options and limits; null for the in-process models.
+/// with the configuration's options and limits; null for the in-process models. Throws
+/// parley::error (errc::invalid_argument) for api::azure and api::azure_responses without an API
+/// version (`config.azure.api_version`).
 inline std::shared_ptr<const wire_api> wire_api_of(const client_config& config) {
     if (config.wire) return config.wire;
     switch (config.api) {
@@ -103,6 +122,9 @@ inline std::shared_ptr<const wire_api> wire_api_of(const client_config& config) 
     case api::anthropic: return std::make_shared<anthropic::messages_api>(config.anthropic, config.limits);
     case api::responses: return std::make_shared<responses::responses_api>(config.responses, config.limits);
     case api::gemini: return std::make_shared<gemini::gemini_api>(config.gemini, config.limits);
+    case api::ollama: return std::make_shared<ollama::ollama_api>(config.ollama, config.limits);
+    case api::azure: return std::make_shared<azure::chat_api>(config.azure, config.openai, config.limits);
+    case api::azure_responses: return std::make_shared<azure::responses_api>(config.azure, config.responses, config.limits);
     case api::echo:
     case api::scripted: return nullptr;
     }
@@ -123,12 +145,17 @@ struct environment_options {
 /// OPENAI_BASE_URL (for api::openai and api::responses), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
 /// GOOGLE_API_KEY or GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL (api::gemini: GOOGLE_API_KEY
 /// when both keys are set, as the official @google/genai SDK takes it; the base URL variable
-/// names the server without the API version, which is appended: "/v1beta"). With `which`
-/// empty, the API is OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set, else Anthropic when
-/// ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL is set, else Gemini when GOOGLE_API_KEY,
-/// GEMINI_API_KEY or GOOGLE_GEMINI_BASE_URL is set, else `options.fallback`. Throws
-/// parley::error (errc::invalid_argument, naming the variables) when none is set and there is
-/// no fallback.
+/// names the server without the API version, which is appended: "/v1beta"),
+/// AZURE_OPENAI_API_KEY, AZURE_OPENAI_ENDPOINT and OPENAI_API_VERSION (api::azure and
+/// api::azure_responses: the base URL is the endpoint followed by "/openai", or OPENAI_BASE_URL
+/// when that is set, as the SDKs' AzureOpenAI takes it), OLLAMA_HOST (api::ollama: `host:port`
+/// or a URL, read as Ollama's clients read it; no key). With `which` empty, the API is the
+/// first of these whose variables are set: OpenAI (OPENAI_API_KEY or OPENAI_BASE_URL),
+/// Anthropic (ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL), Gemini (GOOGLE_API_KEY, GEMINI_API_KEY
+/// or GOOGLE_GEMINI_BASE_URL), Azure OpenAI's chat completions (AZURE_OPENAI_API_KEY or
+/// AZURE_OPENAI_ENDPOINT), Ollama (OLLAMA_HOST); else `options.fallback`. Throws parley::error
+/// (errc::invalid_argument, naming the variables) when none is set and there is no fallback, and
+/// for an OLLAMA_HOST that is not an address.
 inline client_config config_from_environment(std::optional<api> which = std::nullopt,
                                              const environment_options& options = {}) {
     auto env = [&](const char* name) -> std::string {
@@ -141,12 +168,15 @@ inline client_config config_from_environment(std::optional<api> which = std::nul
         else if (!env("ANTHROPIC_API_KEY").empty() || !env("ANTHROPIC_BASE_URL").empty()) which = api::anthropic;
         else if (!env("GOOGLE_API_KEY").empty() || !env("GEMINI_API_KEY").empty() || !env("GOOGLE_GEMINI_BASE_URL").empty())
             which = api::gemini;
+        else if (!env("AZURE_OPENAI_API_KEY").empty() || !env("AZURE_OPENAI_ENDPOINT").empty()) which = api::azure;
+        else if (!env("OLLAMA_HOST").empty()) which = api::ollama;
         else if (options.fallback) which = options.fallback;
         else
             throw error(errc::invalid_argument,
                         "no model API is configured: set OPENAI_API_KEY or OPENAI_BASE_URL (OpenAI and compatible "
-                        "servers), ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (Anthropic), or GEMINI_API_KEY, "
-                        "GOOGLE_API_KEY or GOOGLE_GEMINI_BASE_URL (Gemini)");
+                        "servers), ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (Anthropic), GEMINI_API_KEY, "
+                        "GOOGLE_API_KEY or GOOGLE_GEMINI_BASE_URL (Gemini), AZURE_OPENAI_API_KEY or "
+                        "AZURE_OPENAI_ENDPOINT with OPENAI_API_VERSION (Azure OpenAI), or OLLAMA_HOST (Ollama)");
     }
     c.api = *which;
     if (c.api == api::openai || c.api == api::responses) {
@@ -162,6 +192,16 @@ inline client_config config_from_environment(std::optional<api> which = std::nul
             while (!base.empty() && base.back() == '/') base.pop_back();
             c.base_url = base + "/v1beta";
         }
+    } else if (c.api == api::azure || c.api == api::azure_responses) {
+        c.api_key = env("AZURE_OPENAI_API_KEY");
+        c.azure.api_version = env("OPENAI_API_VERSION");
+        c.base_url = env("OPENAI_BASE_URL");
+        if (std::string endpoint = env("AZURE_OPENAI_ENDPOINT"); c.base_url.empty() && !endpoint.empty()) {
+            while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
+            c.base_url = endpoint + "/openai";
+        }
+    } else if (c.api == api::ollama) {
+        c.base_url = ollama::host_url(env("OLLAMA_HOST"));
     }
     return c;
 }
@@ -267,8 +307,9 @@ class chat_client {
 public:
     using executor_type = boost::asio::any_io_executor;
 
-    /// Throws parley::error (errc::invalid_argument) for a base URL that does not parse or an
-    /// unreadable CA file.
+    /// Throws parley::error (errc::invalid_argument) for a base URL that does not parse, none
+    /// for an API without a default one (Azure OpenAI), an Azure configuration without an API
+    /// version, or an unreadable CA file.
     chat_client(executor_type ex, client_config config)
         : config_(std::move(config)),
           key_(std::make_shared<const std::string>(config_.api_key)),
@@ -276,6 +317,13 @@ public:
           http_(ex, net_options(config_.net, wire_)) {
         if (wire_) {
             if (config_.base_url.empty()) config_.base_url = wire_->default_base_url();
+            if (config_.base_url.empty())
+                throw error(errc::invalid_argument,
+                            "the " + std::string(wire_->name()) + " API has no default base URL: set client_config::base_url" +
+                                (wire_->name().substr(0, 5) == "azure"
+                                     ? std::string(" to the resource's https://RESOURCE.openai.azure.com/openai (or set "
+                                                   "AZURE_OPENAI_ENDPOINT)")
+                                     : std::string()));
             base_ = net::parse_url(config_.base_url);
             chat_target_ = base_;
             chat_target_.path = net::join_path(base_.path, wire_->chat_path());
@@ -311,7 +359,7 @@ public:
     const wire_api* wire() const noexcept { return wire_.get(); }
 
     /// Embeddings, through the wire API's embeddings endpoint (OpenAI's `/embeddings` for
-    /// api::openai and api::responses). Fails with errc::invalid_argument on an API without one
+    /// api::openai and api::responses, a deployment's for Azure, `/api/embed` for Ollama). Fails with errc::invalid_argument on an API without one
     /// (and for the in-process models); throws parley::error for a request the API cannot take.
     boost::asio::awaitable<boost::system::result<embedding_reply, call_error>> embed(embedding_request request);
 

@@ -1,8 +1,10 @@
 // parley/provider/wire_api.hpp: what a chat client needs of a wire API, in one interface: where
 // it is (base URL, path) and how it is authenticated, how a request is encoded, how a reply, an
-// error and a stream (server-sent events or JSON lines) are decoded, and its embeddings endpoint. parley implements it once per API (parley/provider/openai/,
-// anthropic/, responses/: one folder each); chat_client dispatches to it once per call. A
-// program can implement it for another API and hand it to chat_client in client_config::wire.
+// error and a stream (server-sent events or JSON lines) are decoded, and its embeddings
+// endpoint. parley implements it once per API (parley/provider/openai/, anthropic/,
+// responses/, gemini/, ollama/, azure/: one folder each); chat_client dispatches to it once per
+// call. A program can implement it for another API and hand it to chat_client in
+// client_config::wire.
 #ifndef PARLEY_PROVIDER_WIRE_API_HPP
 #define PARLEY_PROVIDER_WIRE_API_HPP
 
@@ -64,7 +66,8 @@ public:
 
     /// Its name ("openai", "anthropic", "responses"): the name of parley::api for parley's own.
     virtual std::string_view name() const noexcept = 0;
-    /// The base URL the official SDKs use, taken when the configuration gives none.
+    /// The base URL the official SDKs use, taken when the configuration gives none; empty for an
+    /// API without one (each Azure OpenAI resource has its own), whose configuration must give it.
     virtual std::string_view default_base_url() const noexcept = 0;
     /// The path of the chat endpoint under the base URL ("/chat/completions", "/v1/messages").
     virtual std::string_view chat_path() const noexcept = 0;

@@ -1,51 +1,6 @@
-// parley/schema/annotations.hpp: descriptions and constraints attached to described types.
-//
-// The choice: a macro, PARLEY_ANNOTATE, written right after BOOST_DESCRIBE_STRUCT (or
-// BOOST_DESCRIBE_ENUM), in the same namespace, and shaped like it:
-//
-//     struct order {
-//         std::string id;
-//         int quantity = 1;
-//         std::optional<std::string> note;
-//     };
-//     BOOST_DESCRIBE_STRUCT(order, (), (id, quantity, note))
-//     PARLEY_ANNOTATE(order, "A customer order", name("place_order"),
-//         (id, "Order identifier", pattern("^[A-Z]{3}-[0-9]+$"), examples("ABC-1")),
-//         (quantity, "How many items", minimum(1), maximum(100), default_value(1)),
-//         (note, "Free text for the courier", max_length(200)))
-//
-//     enum class colour { red, green };
-//     BOOST_DESCRIBE_ENUM(colour, red, green)
-//     PARLEY_ANNOTATE(colour, "Colour of the item", (red, "warm"), (green, "calm"))
-//
-// After the type come annotations of the type itself (a string is its description;
-// `name(...)` replaces its C++ name in $defs and as the default function name), then one
-// parenthesised entry per member or enumerator: its name, then its annotations (a string is
-// its description). Why a macro rather than a trait specialisation: a specialisation of a
-// parley template has to be written in the global namespace, away from the struct, while the
-// macro stays next to BOOST_DESCRIBE_STRUCT like a second half of it. It expands to a
-// constexpr function that argument-dependent lookup finds (Boost.Describe's own technique), so
-// it must be placed in the namespace of the type, after its BOOST_DESCRIBE_* line, at
-// namespace scope, before the type is first used with parley. The macro checks that parley
-// finds it there: written anywhere else (the global namespace for app::p, another namespace,
-// a class) it is a compile error that says where to write it. Inside the macro the annotation
-// functions of parley::annotate are found without qualification; qualify them
-// (`parley::annotate::minimum`) if a function of the same name in your namespace hides them. At
-// most 64 entries (a Boost.Preprocessor limit); a type with commas (`box<int, 2>`) needs an
-// alias.
-//
-// Everything is checked at compile time, where the macro is written and again wherever the
-// annotations are read (schemas, function signatures, from_json, to_json, parse_commands):
-// annotated names must be described members or enumerators, constraints must fit the member's
-// type (pattern on a string, minimum on a number, min_items on an array...), defaults and
-// examples must have the member's JSON type, each annotation may be given once. Each mistake is
-// a static_assert of its own (parley/schema/detail/annotation_check.hpp), so the first error
-// line says what is wrong with g++ and clang++ alike; the instantiation notes name the type and
-// the member (as characters: 'x').
-//
-// In the OpenAI strict form (see json_schema.hpp) some of these keywords are not accepted and
-// are left out: default, examples, minLength, maxLength, uniqueItems, and formats other than
-// date-time, time, date, duration, email, hostname, ipv4, ipv6 and uuid.
+// parley/schema/annotations.hpp: PARLEY_ANNOTATE, descriptions and constraints attached to types
+// described with Boost.Describe, and the annotation functions of parley::annotate.
+// See docs/extraction.md, "Annotations".
 #ifndef PARLEY_SCHEMA_ANNOTATIONS_HPP
 #define PARLEY_SCHEMA_ANNOTATIONS_HPP
 
@@ -58,9 +13,10 @@
 #include <boost/preprocessor/seq/transform.hpp>
 #include <boost/preprocessor/variadic/to_seq.hpp>
 
-/// Attaches descriptions and constraints to a type described with BOOST_DESCRIBE_STRUCT or
-/// BOOST_DESCRIBE_ENUM; see the top of parley/schema/annotations.hpp. Written anywhere else than
-/// in the namespace of T, or with a mistake, it is a compile error that says so.
+/// Attaches descriptions and constraints to T, a type described with BOOST_DESCRIBE_STRUCT or
+/// BOOST_DESCRIBE_ENUM: write it after that line, at namespace scope in T's namespace, before T
+/// is used with parley. Written anywhere else, or with a mistake, it is a compile error that
+/// says so.
 #define PARLEY_ANNOTATE(T, ...)                                                                        \
     PARLEY_DETAIL_ANNOTATIONS(T, __VA_ARGS__)                                                          \
     [[maybe_unused]] inline void parley_annotations_check(T const*) {                                  \

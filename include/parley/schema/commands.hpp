@@ -1,37 +1,6 @@
-// parley/schema/commands.hpp: action lists, the reply format of LLM command generators
-// (`StartFlow(transfer_money)`, `SetSlot(recipient, Freddy)`, one action per line), read into
-// typed commands.
-//
-// A command is a struct described with BOOST_DESCRIBE_STRUCT: its name (the name(...) annotation
-// of PARLEY_ANNOTATE, or the unqualified C++ name) is the command's name, its members are the
-// arguments in order. Members may be bool, integers, floating-point numbers, std::string,
-// described enums (by enumerator name), std::optional of those (the argument may be left out,
-// or written None / null), and, as the last member, a sequence or set of those, which takes
-// all remaining arguments:
-//
-//     struct SetSlot { std::string slot; std::string value; };
-//     BOOST_DESCRIBE_STRUCT(SetSlot, (), (slot, value))
-//     struct Clarify { std::vector<std::string> flows; };
-//     BOOST_DESCRIBE_STRUCT(Clarify, (), (flows))
-//
-//     auto r = parley::parse_commands<SetSlot, Clarify>(reply);
-//     for (auto& c : r.commands) std::visit(..., c);
-//     if (!r) reask(r.error_text());
-//
-// How a reply is read, line by line:
-// - white space around a line, list bullets (`-`, `*`, `+`, `•`), numbering (`1.`, `1)`, `(1)`)
-//   and inline-code backticks are removed;
-// - a line that then starts with `Name(` (no space before the parenthesis), or is a bare
-//   command name (`ChitChat`), is an action line; every other line (the model's reasoning, code
-//   fences, blank lines) is skipped and listed in `ignored`;
-// - an action line may hold several calls separated by commas, semicolons or spaces
-//   (`StartFlow(a), SetSlot(b, 1)`); text after the last call is listed in `ignored`;
-// - arguments are split at commas outside quotes and parentheses and trimmed; an argument in
-//   double or single quotes is taken literally (`SetSlot(note, "a, b")`), with `\"`, `\'`,
-//   `\\`, `\n` and `\t` escapes; `Name()` has no arguments;
-// - an unknown command, a wrong number of arguments, an argument of the wrong type and a
-//   malformed call (unclosed parenthesis or quote) are problems, never dropped silently; the
-//   other calls of the reply are still read.
+// parley/schema/commands.hpp: parse_commands, action lists (`StartFlow(transfer_money)`, one
+// action per line) read into typed commands.
+// See docs/extraction.md, "Action lists: `parse_commands`".
 #ifndef PARLEY_SCHEMA_COMMANDS_HPP
 #define PARLEY_SCHEMA_COMMANDS_HPP
 
@@ -78,6 +47,7 @@ struct command_problem {
         return s + message;
     }
 
+    /// Equal when line, source and message are.
     friend bool operator==(const command_problem&, const command_problem&) = default;
 };
 
@@ -90,7 +60,7 @@ struct command_list {
 
     /// True when every call was read.
     explicit operator bool() const noexcept { return problems.empty(); }
-    /// Every problem, one per line, ready to be sent back to the model.
+    /// Every problem, one per line (its text()), ready to be sent back to the model.
     std::string error_text() const {
         std::string s;
         for (const command_problem& p : problems) {
@@ -353,9 +323,11 @@ command_list<Cs...> parse(std::string_view text, const command_options& options)
 
 }  // namespace detail::commands
 
-/// Reads an action list (see the top of this header) into commands of the types Cs, each a
-/// described struct whose name is the command's name. Every problem is reported with its line.
-/// Throws only what allocation throws.
+/// Reads an action list into commands of the types Cs, each a described struct whose name
+/// (function_name) is the command's name and whose members are its arguments. Bad input is
+/// never thrown: every problem is in the result, with its line. Command types that cannot be
+/// read are compile errors.
+/// @throws std::bad_alloc only.
 template <class... Cs>
 command_list<Cs...> parse_commands(std::string_view text, const command_options& options = {}) {
     static_assert(sizeof...(Cs) > 0, "parse_commands needs at least one command type");

@@ -1,50 +1,6 @@
-// parley/schema/json_schema.hpp: JSON Schema (draft 2020-12) of C++ types, plain and in OpenAI's
-// strict structured-outputs form, built by the compiler.
-//
-// json_schema<T>() describes T as the schema layer's traits classify it (parley/schema/traits.hpp):
-// a described struct is an object with `additionalProperties: false` whose required
-// properties are its members except the std::optional ones (an optional member is left out
-// when it has no value; null is not part of its schema unless its annotated default or an
-// example is null, while an optional anywhere else, such as an array item, is
-// `anyOf: [<schema>, {"type": "null"}]`); integers carry their type's range
-// as minimum/maximum; std::array<T, N> has minItems = maxItems = N; sets have uniqueItems;
-// described enums are string enums; variants are anyOf; described structs other than the root
-// live in "$defs" (named after the type, or after its name(...) annotation) and are referenced
-// with "$ref" ("#" for the root struct itself, so recursive types work). Annotations
-// (parley/schema/annotations.hpp) add descriptions, constraints, defaults and examples.
-//
-// strict_json_schema<T>() follows OpenAI's "Supported schemas" rules for
-// `response_format: {type: json_schema, strict: true}` and `tools[].function.strict`, as
-// documented in the Structured Outputs guide (platform.openai.com/docs/guides/structured-outputs;
-// its earlier versions had lower limits: 100 properties, 5 levels, 500 enum values):
-//   - the root is an object (T must be a described struct) and is not anyOf;
-//   - every object has `additionalProperties: false` and lists every property in `required`;
-//     an optional member becomes `anyOf: [<schema>, {"type": "null"}]`;
-//   - supported keywords: string pattern and format (date-time, time, date, duration, email,
-//     hostname, ipv4, ipv6, uuid); number minimum, maximum, exclusiveMinimum,
-//     exclusiveMaximum, multipleOf; array minItems, maxItems; enum, anyOf, $defs/$ref
-//     (recursion included), description. Left out of the strict form because OpenAI does not
-//     accept them: default, examples, minLength, maxLength, uniqueItems (std::set becomes a
-//     plain array), other formats, "$schema";
-//   - "$ref" takes no sibling keyword: a struct-typed member with its own description gets
-//     the struct's definition written in place (as OpenAI's own SDK does);
-//   - limits: at most 5000 object properties in total, 10 levels of object nesting, 1000 enum
-//     values in total, 120,000 characters of property names, definition names and enum values,
-//     and 15,000 characters for one enum of more than 250 values. Exceeding one is a compile
-//     error (static_assert) naming the limit. Counted as written (a definition written in
-//     place counts again); nesting counts objects from the root (level 1) through members,
-//     items and anyOf, following $ref, a struct reached again through recursion adding no
-//     level (parley::strict_json_schema_stats<T> gives the counts);
-//   - no form exists for std::map (OpenAI needs additionalProperties: false) nor for a raw
-//     boost::json::value (any JSON): a type containing them has no strict schema, a compile
-//     error that names the type.
-//
-// Both texts are compile-time constants (json_schema_text<T>, strict_json_schema_text<T>); the
-// boost::json::value forms are parsed from them once per type, and json_schema<T>() and
-// strict_json_schema<T>() return references to them. The compilers' budgets for
-// constant evaluation allow schemas of about 90 KB of text with g++ 12 and 140 KB with
-// clang++ 14 by default (more with -fconstexpr-ops-limit= or -fconstexpr-steps=), well beyond
-// what a model is given in practice.
+// parley/schema/json_schema.hpp: the JSON Schema (draft 2020-12) of C++ types, plain and in
+// OpenAI's strict structured-outputs form, built by the compiler.
+// See docs/extraction.md, "Plain and strict schemas" and "The schema as a compile-time constant".
 #ifndef PARLEY_SCHEMA_JSON_SCHEMA_HPP
 #define PARLEY_SCHEMA_JSON_SCHEMA_HPP
 
@@ -63,14 +19,14 @@
 
 namespace parley {
 
-/// OpenAI's documented limits on a strict schema.
+/// OpenAI's documented limits on a strict schema; a strict schema beyond one does not compile.
 struct openai_strict_limits {
-    static constexpr std::size_t max_properties = 5000;
-    static constexpr std::size_t max_depth = 10;
-    static constexpr std::size_t max_enum_values = 1000;
-    static constexpr std::size_t max_string_chars = 120000;
-    static constexpr std::size_t large_enum_values = 250;
-    static constexpr std::size_t max_large_enum_chars = 15000;
+    static constexpr std::size_t max_properties = 5000;  ///< object properties, over the whole schema
+    static constexpr std::size_t max_depth = 10;  ///< levels of object nesting (the root is level 1)
+    static constexpr std::size_t max_enum_values = 1000;  ///< enum values, over the whole schema
+    static constexpr std::size_t max_string_chars = 120000;  ///< total characters of names and enum values
+    static constexpr std::size_t large_enum_values = 250;  ///< more values than this make a large enum
+    static constexpr std::size_t max_large_enum_chars = 15000;  ///< characters of one large enum's values
 };
 
 namespace detail {
@@ -230,16 +186,18 @@ inline constexpr schema_stats strict_json_schema_stats = ((void)detail::checked_
 
 /// The JSON Schema (draft 2020-12) of T: a value parsed from json_schema_text<T> on the first
 /// call (once per type and program, thread-safe), which every call returns; copy it to change
-/// it. Throws only std::bad_alloc (on the first call).
+/// it. A type that cannot be described is a compile error that names it.
+/// @throws std::bad_alloc on the first call only.
 template <class T>
 const boost::json::value& json_schema() {
     static const boost::json::value schema = detail::parse_schema_text(json_schema_text<T>);
     return schema;
 }
 
-/// The OpenAI strict structured-outputs schema of T (a described struct); see the top of this
-/// header for the rules it follows. Parsed once from strict_json_schema_text<T>, like
-/// json_schema<T>(). Throws only std::bad_alloc (on the first call).
+/// The OpenAI strict structured-outputs schema of T (a described struct), parsed once from
+/// strict_json_schema_text<T>, like json_schema<T>(). Compile errors say why T has no strict
+/// form, if it has none.
+/// @throws std::bad_alloc on the first call only.
 template <class T>
 const boost::json::value& strict_json_schema() {
     static const boost::json::value schema = detail::parse_schema_text(strict_json_schema_text<T>);

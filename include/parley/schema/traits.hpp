@@ -1,26 +1,6 @@
-// parley/schema/traits.hpp: which C++ types the schema layer understands, and how.
-//
-// The schema generator, the JSON conversions and the command parser all classify a type the
-// same way, through the traits below:
-//
-//   bool                                     boolean
-//   signed/unsigned integers (not char)      integer
-//   float, double, long double               number
-//   std::string, std::string_view            string
-//   enum described with BOOST_DESCRIBE_ENUM  string, one of the enumerator names
-//   std::optional<T>                         T or nothing (an optional member may be left out)
-//   std::vector, std::deque, std::list       array
-//   std::array<T, N>                         array of exactly N items
-//   std::set, std::unordered_set             array of unique items
-//   std::map / std::unordered_map with       object with arbitrary keys
-//     std::string keys
-//   std::variant<T...>                       any of the alternatives (std::monostate is null)
-//   struct described with                    object whose properties are the public members
-//     BOOST_DESCRIBE_STRUCT
-//   boost::json::value                       any JSON value
-//
-// `parley::describable<T>` is true when T and everything it contains (members of described
-// structs included, recursively) is in this table.
+// parley/schema/traits.hpp: how the schema layer (schemas, from_json, to_json, parse_commands)
+// classifies C++ types, and the concept describable.
+// See docs/extraction.md, "Supported types and their schemas" (the table of types).
 #ifndef PARLEY_SCHEMA_TRAITS_HPP
 #define PARLEY_SCHEMA_TRAITS_HPP
 
@@ -195,7 +175,7 @@ inline constexpr bool is_array_like_v = is_sequence_v<T> || is_std_array_v<T> ||
 
 /// What a type becomes in JSON.
 enum class json_kind {
-    unsupported,  ///< not in the table above
+    unsupported,  ///< none of the kinds below
     boolean,
     integer,
     number,
@@ -378,7 +358,7 @@ using first_offender_t = first_non_void_t<boost::mp11::mp_push_front<
 // ---------------------------------------------------------------------------------------------
 // Describability
 
-/// True for a type that is not in the table at the top of this header.
+/// True for a type that has no JSON form (json_kind::unsupported).
 template <class T>
 using is_unsupported = std::bool_constant<json_kind_v<T> == json_kind::unsupported>;
 
@@ -391,8 +371,9 @@ using first_unsupported_t = first_offender_t<is_unsupported, T>;
 
 namespace parley {
 
-/// True when T (and everything it contains, recursively) has a JSON form: see the table at the
-/// top of parley/schema/traits.hpp. References and cv-qualifiers are ignored.
+/// True when T (and everything it contains, members of described structs included,
+/// recursively) has a JSON form: see docs/extraction.md, "Supported types and their schemas".
+/// References and cv-qualifiers are ignored.
 template <class T>
 concept describable = std::is_void_v<detail::first_unsupported_t<std::remove_cvref_t<T>>>;
 

@@ -1,9 +1,11 @@
-// parley/testing/fake_server.hpp: a fake OpenAI / Anthropic / Gemini model server for the tests of
-// programs that call models (and for parley's own tests, benchmarks and `parley fake-server`).
-// Boost.Beast HTTP/1.1 on loopback (optionally TLS), keep-alive, answers from a script of steps:
-// replies encoded in the wire format of the route they are answered on (chat completions, the
-// Responses API, Anthropic Messages, the Gemini API, embeddings; JSON or server-sent events), recorded SSE files replayed
-// byte for byte, HTTP errors and faults (slow headers, stalls, disconnects, malformed JSON, error
+// parley/testing/fake_server.hpp: a fake OpenAI / Azure OpenAI / Anthropic / Gemini / Ollama model
+// server for the tests of programs that call models (and for parley's own tests, benchmarks and
+// `parley fake-server`). Boost.Beast HTTP/1.1 on loopback (optionally TLS), keep-alive, answers
+// from a script of steps: replies encoded in the wire format of the route they are answered on
+// (chat completions, the Responses API, Anthropic Messages, the Gemini API, Ollama's API,
+// embeddings; JSON, server-sent events or JSON lines; the batch APIs of OpenAI and Anthropic,
+// whose requests are answered the same way), recorded files replayed byte for byte,
+// HTTP errors and faults (slow headers, stalls, disconnects, malformed JSON, error
 // events, wrong content type, connections closed while idle). It records every request and can
 // act as an HTTP CONNECT proxy. It shares no code with parley's clients (it uses Boost and
 // parley's support layer only): it is an independent reading of the wire formats, there to catch
@@ -48,6 +50,11 @@ enum class fake_route {
     count_tokens,  ///< POST .../messages/count_tokens
     gemini,        ///< POST .../models/MODEL:generateContent, :streamGenerateContent?alt=sse (Gemini)
     gemini_embeddings,  ///< POST .../models/MODEL:embedContent, :batchEmbedContents (Gemini)
+    ollama,        ///< POST .../api/chat (Ollama)
+    ollama_embeddings,  ///< POST .../api/embed (Ollama)
+    files,  ///< .../files, .../files/ID, .../files/ID/content (OpenAI's files, for batches)
+    batches,  ///< .../batches, .../batches/ID, .../batches/ID/cancel (OpenAI's Batch API)
+    message_batches,  ///< .../messages/batches, .../ID, .../ID/results, .../ID/cancel (Anthropic's Message Batches API)
 };
 
 /// One tool (function) call of a scripted reply. `arguments` is the JSON text of the arguments as
@@ -133,7 +140,9 @@ struct fake_chunking {
 
 /// The error object of a status reply's default body or of an error event.
 struct fake_error {
-    std::string type;     ///< empty: chosen from the status / route
+    /// empty: chosen from the status / route; "content_filter" on a status step: the error body
+    /// of Azure's content filter (code content_filter, an innererror naming the category)
+    std::string type;
     std::string message;  ///< empty: a default message
 };
 
@@ -145,7 +154,7 @@ struct fake_step {
     /// empty: any request. Scripts a conversation of its own among concurrent ones.
     std::string match{};
     std::optional<fake_reply> reply;  ///< a reply encoded for the route and the request's `stream`
-    std::string replay;               ///< path of a recorded SSE body, sent as-is on any route
+    std::string replay;               ///< path of a recorded stream (SSE; JSON lines on Ollama's route), sent as-is
     unsigned status = 0;              ///< non-zero: an HTTP status reply
     std::optional<std::string> body;  ///< the status reply's body (absent: an error JSON for the route)
     std::vector<std::pair<std::string, std::string>> headers;  ///< extra header fields, replacing defaults
@@ -219,12 +228,34 @@ struct fake_rate_limit {
     bool retry_after = true;  ///< the 429 also says `retry-after-ms` (else only the reset fields)
 };
 
+/// How the batches of the batch APIs (OpenAI's /v1/batches, Anthropic's /v1/messages/batches)
+/// move through their states, one step per retrieval of the batch (GET .../batches/ID), so
+/// that a test sees each state without waiting. docs/fake-server.md, "Batch APIs".
+struct fake_batch_options {
+    /// Retrievals that see each state before the next: OpenAI's validating, in_progress,
+    /// finalizing and cancelling, Anthropic's in_progress and canceling. 0: a batch has ended
+    /// at its first retrieval.
+    std::size_t polls = 1;
+    /// Requests answered at each retrieval in progress (0: all of them at the first); in_progress
+    /// lasts until every request is answered, and at least `polls` retrievals.
+    std::size_t per_poll = 0;
+    /// The batch expires after `polls` retrievals in progress: the requests not answered by then
+    /// expire (OpenAI's status expired; Anthropic's results of type expired).
+    bool expire = false;
+    /// The most requests of one batch (0: the API's, 50,000 for OpenAI, 100,000 for Anthropic).
+    std::size_t max_requests = 0;
+    /// The most bytes of one batch: OpenAI's file, Anthropic's request body (0: the API's, 200 MB
+    /// and 256 MB).
+    std::size_t max_bytes = 0;
+};
+
 /// A script: steps taken in order. With `repeat`, a step taken goes back to the end of the queue.
 struct fake_script {
     std::vector<fake_step> steps;  ///< the steps, the first answered first
     bool repeat = false;           ///< a step taken goes back to the end of the queue
     fake_fault_mix fault_mix{};    ///< faults in a share of the requests (rate 0: none)
     fake_rate_limit rate_limit{};  ///< a request limit (0 requests: none)
+    fake_batch_options batch{};    ///< how batches of the batch APIs move through their states
 };
 
 /// The faults a fake_fault_mix without faults draws from, one kind each (docs/fake-server.md):
@@ -277,8 +308,9 @@ struct fake_server_options {
     std::string tls_private_key_pem;        ///< the private key of the chain's first certificate
     bool proxy = false;                        ///< also act as an HTTP CONNECT proxy
     std::string proxy_authorization;           ///< non-empty: the Proxy-Authorization value required (else 407)
-    /// non-empty: require `Authorization: Bearer KEY` / `x-api-key: KEY` (else 401), on the
-    /// Gemini routes `x-goog-api-key: KEY` or `?key=KEY` (else 403 without a key, 400 with another)
+    /// non-empty: require `Authorization: Bearer KEY` / `x-api-key: KEY` (else 401; an Azure
+    /// request, one with `?api-version=`, may give `api-key: KEY` instead), on the Gemini routes
+    /// `x-goog-api-key: KEY` or `?key=KEY` (else 403 without a key, 400 with another)
     std::string api_key;
     bool record = true;                        ///< keep every request for requests()
     int backlog = SOMAXCONN;                   ///< the listen queue (default: the system's maximum)
@@ -314,7 +346,8 @@ PARLEY_DECL fake_step fake_step_from_json(const boost::json::value& json, const 
 /// when the script is wrong.
 PARLEY_DECL fake_script fake_script_from_file(const std::filesystem::path& path);
 
-/// The route a request path leads to (matched on its end), or nothing.
+/// The route a request path leads to (matched on its end; the batch APIs' routes on their last
+/// segments, ids included), or nothing.
 PARLEY_DECL std::optional<fake_route> fake_route_of_path(std::string_view target);
 
 /// A fake model server: binds at construction (the port is known at once), serves on its own

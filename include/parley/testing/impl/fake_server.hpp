@@ -165,6 +165,7 @@ struct request_info {
     bool base64 = false;              // embeddings: encoding_format "base64"
     bool anthropic_client = false;    // the request carries Anthropic's header fields (models)
     bool encrypted_reasoning = false;  // Responses API: include asks for reasoning.encrypted_content
+    bool azure = false;  // an Azure OpenAI request (`?api-version=`): Azure's content filter results in replies
 };
 
 /// An encoded body; for a stream, where each event ends.
@@ -205,7 +206,40 @@ inline void append_openai_usage(std::string& out, const fake_usage& u) {
            ",\"audio_tokens\":0,\"accepted_prediction_tokens\":0,\"rejected_prediction_tokens\":0}}";
 }
 
-/// An OpenAI chat.completion object.
+/// Azure's content filter results of one text (as its replies carry them per choice and per
+/// prompt): every category "safe", or violence filtered at medium severity.
+inline std::string azure_filter_results(bool filtered) {
+    return std::string("{\"hate\":{\"filtered\":false,\"severity\":\"safe\"},\"self_harm\":{\"filtered\":false,\"severity\":\"safe\"},"
+                       "\"sexual\":{\"filtered\":false,\"severity\":\"safe\"},\"violence\":{\"filtered\":") +
+           (filtered ? "true,\"severity\":\"medium\"}}" : "false,\"severity\":\"safe\"}}");
+}
+
+/// Azure's `prompt_filter_results` of a request's prompt.
+inline std::string azure_prompt_filter_results() {
+    return "[{\"prompt_index\":0,\"content_filter_results\":{\"hate\":{\"filtered\":false,\"severity\":\"safe\"},"
+           "\"jailbreak\":{\"filtered\":false,\"detected\":false},\"self_harm\":{\"filtered\":false,\"severity\":\"safe\"},"
+           "\"sexual\":{\"filtered\":false,\"severity\":\"safe\"},\"violence\":{\"filtered\":false,\"severity\":\"safe\"}}}]";
+}
+
+/// The body of a request Azure's content filter refused (HTTP 400), as Azure OpenAI writes it.
+inline std::string azure_content_filter_body(const std::string& message) {
+    return "{\"error\":{\"message\":" +
+           json_string(message.empty() ? "The response was filtered due to the prompt triggering Azure OpenAI's content management "
+                                         "policy. Please modify your prompt and retry. To learn more about our content filtering "
+                                         "policies please read our documentation: https://go.microsoft.com/fwlink/?linkid=2198766"
+                                       : message) +
+           ",\"type\":null,\"param\":\"prompt\",\"code\":\"content_filter\",\"status\":400,\"innererror\":{\"code\":"
+           "\"ResponsibleAIPolicyViolation\",\"content_filter_result\":{\"hate\":{\"filtered\":false,\"severity\":\"safe\"},"
+           "\"jailbreak\":{\"filtered\":false,\"detected\":false},\"self_harm\":{\"filtered\":false,\"severity\":\"safe\"},"
+           "\"sexual\":{\"filtered\":false,\"severity\":\"safe\"},\"violence\":{\"filtered\":true,\"severity\":\"medium\"}}}}}";
+}
+
+/// Azure's own error body (`{"error": {"code": "401", "message"}}`, as its gateway writes it).
+inline std::string azure_error_body(unsigned status, const std::string& message) {
+    return "{\"error\":{\"code\":" + json_string(std::to_string(status)) + ",\"message\":" + json_string(message) + "}}";
+}
+
+/// An OpenAI chat.completion object (for an Azure request with Azure's content filter results).
 inline std::string openai_completion(const fake_reply& r, const reply_names& names, const request_info& info) {
     std::string out = "{\"id\":" + json_string(names.id) + ",\"object\":\"chat.completion\",\"created\":" +
                       std::to_string(names.created) + ",\"model\":" + json_string(names.model) + ",\"choices\":[";
@@ -237,18 +271,24 @@ inline std::string openai_completion(const fake_reply& r, const reply_names& nam
             }
             out += ']';
         }
-        out += "},\"logprobs\":null,\"finish_reason\":" + json_string(openai_finish(c)) + "}";
+        out += "},\"logprobs\":null,\"finish_reason\":" + json_string(openai_finish(c));
+        if (info.azure) out += ",\"content_filter_results\":" + azure_filter_results(openai_finish(c) == "content_filter");
+        out += "}";
     }
     out += "],\"usage\":";
     append_openai_usage(out, usage_of(r, info));
-    out += ",\"system_fingerprint\":\"fp_fake\"}";
+    out += ",\"system_fingerprint\":\"fp_fake\"";
+    if (info.azure) out += ",\"prompt_filter_results\":" + azure_prompt_filter_results();
+    out += "}";
     return out;
 }
 
 /// OpenAI chat.completion.chunk events, as the API streams them: per choice a first delta with
 /// the role, content (or refusal) deltas, for each tool call a delta with id and name then the
 /// arguments in pieces; the choices interleaved; then a finish_reason chunk per choice, a usage
-/// chunk with "choices": [] when include_usage, and `data: [DONE]`.
+/// chunk with "choices": [] when include_usage, and `data: [DONE]`. For an Azure request, first
+/// Azure's chunk of the prompt's filter results (empty id, model and object, no choices), and the
+/// finish chunks with the choices' content filter results.
 inline encoded_body openai_stream(const fake_reply& r, const reply_names& names, const request_info& info) {
     encoded_body body;
     std::string& out = body.bytes;
@@ -263,10 +303,16 @@ inline encoded_body openai_stream(const fake_reply& r, const reply_names& names,
             out += "null";
         else
             append_json_string(out, finish);
+        if (info.azure && !finish.empty()) out += ",\"content_filter_results\":" + azure_filter_results(finish == "content_filter");
         out += '}';
         out += tail;
         body.event_ends.push_back(out.size());
     };
+    if (info.azure) {
+        out += "data: {\"choices\":[],\"created\":0,\"id\":\"\",\"model\":\"\",\"object\":\"\",\"prompt_filter_results\":" +
+               azure_prompt_filter_results() + "}\n\n";
+        body.event_ends.push_back(out.size());
+    }
     // Each choice's deltas, then sent round-robin so that choices interleave as with n > 1.
     std::vector<std::vector<std::string>> deltas(r.choices.size());
     for (std::size_t i = 0; i < r.choices.size(); ++i) {
@@ -696,14 +742,32 @@ inline std::string models_list(bool anthropic) {
 }  // namespace detail
 }  // namespace parley::testing
 
-// the Gemini API's routes: they use the encoders' helpers above
+// the Gemini API's and Ollama's routes: they use the encoders' helpers above
 #include <parley/testing/impl/fake_server_gemini.hpp>
+#include <parley/testing/impl/fake_server_ollama.hpp>
 
 namespace parley::testing {
 namespace detail {
 
 /// True for the routes of Anthropic's API.
-inline bool anthropic_route(fake_route route) { return route == fake_route::anthropic || route == fake_route::count_tokens; }
+inline bool anthropic_route(fake_route route) {
+    return route == fake_route::anthropic || route == fake_route::count_tokens || route == fake_route::message_batches;
+}
+
+/// True for the routes of the batch APIs (files, batches, message batches).
+inline bool batch_api_route(fake_route route) {
+    return route == fake_route::files || route == fake_route::batches || route == fake_route::message_batches;
+}
+
+/// The deployment of an Azure OpenAI path (`.../deployments/NAME/chat/completions`); empty for
+/// another path.
+inline std::string azure_deployment_of(std::string_view target) {
+    target = target.substr(0, target.find('?'));
+    const auto at = target.find("/deployments/");
+    if (at == std::string_view::npos) return {};
+    const std::string_view rest = target.substr(at + 13);
+    return std::string(rest.substr(0, rest.find('/')));
+}
 
 /// The error type the real API gives a status: Anthropic's (invalid_request_error,
 /// authentication_error, permission_error, not_found_error, request_too_large, rate_limit_error,
@@ -739,6 +803,7 @@ inline std::string error_code_for(unsigned status) {
 inline std::string error_body(fake_route route, const std::string& type, const std::string& message, const std::string& request_id,
                        const std::string& code = "null") {
     if (gemini_route(route)) return gemini_error_body(type, message);
+    if (ollama_route(route)) return ollama_error_body(message);
     if (anthropic_route(route))
         return "{\"type\":\"error\",\"error\":{\"type\":" + json_string(type) + ",\"message\":" + json_string(message) +
                "},\"request_id\":" + json_string(request_id) + "}";
@@ -766,6 +831,8 @@ inline std::string status_error_body(fake_route route, unsigned status, const fa
         }
     }
     if (gemini_route(route)) return gemini_error_body(type, message, {}, status);
+    if (e.type == "content_filter" && (route == fake_route::openai || route == fake_route::responses))
+        return azure_content_filter_body(e.message);
     return error_body(route, type, message, request_id, e.type.empty() ? error_code_for(status) : "null");
 }
 
@@ -774,6 +841,9 @@ inline std::string error_event(fake_route route, const fake_error& e, const std:
     if (gemini_route(route))  // Google's error object as a chunk
         return "data: " + gemini_error_body(e.type.empty() ? "INTERNAL" : e.type, e.message.empty() ? gemini_default_message(500) : e.message) +
                "\r\n\r\n";
+    if (ollama_route(route))  // Ollama's error line
+        return ollama_error_body(e.message.empty() ? "an error was encountered while running the model: unexpected EOF" : e.message) +
+               "\n";
     if (route == fake_route::anthropic)
         return "event: error\ndata: " +
                error_body(route, e.type.empty() ? "overloaded_error" : e.type, e.message.empty() ? "Overloaded" : e.message,
@@ -789,6 +859,7 @@ inline std::string error_event(fake_route route, const fake_error& e, const std:
 /// The event that replaces a good one in malformed_json's stream variant.
 inline std::string malformed_event(fake_route route) {
     if (gemini_route(route)) return "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\r\n\r\n";
+    if (ollama_route(route)) return "{\"model\":\"fake\",\"message\":{\"role\":\"assistant\",\"content\n";
     if (route == fake_route::responses)
         return "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\n\n";
     if (route == fake_route::anthropic)
@@ -844,6 +915,7 @@ struct script_entry {
         fake_route route;
         bool stream;
         bool include_usage;
+        bool azure;
         std::string model;
         bool operator==(const cache_key&) const = default;
     };
@@ -949,13 +1021,14 @@ public:
             steps = &v.get_array();
         } else if (v.is_object()) {
             const auto& o = v.get_object();
-            keys(o, "script", {"steps", "repeat", "fault_mix", "rate_limit"});
+            keys(o, "script", {"steps", "repeat", "fault_mix", "rate_limit", "batch"});
             const auto* st = o.if_contains("steps");
             if (!st || !st->is_array()) fail("script", "'steps' must be an array");
             steps = &st->get_array();
             if (const auto* r = o.if_contains("repeat")) s.repeat = boolean(*r, "repeat");
             if (const auto* m = o.if_contains("fault_mix")) s.fault_mix = fault_mix(*m, "fault_mix");
             if (const auto* l = o.if_contains("rate_limit")) s.rate_limit = rate_limit(*l, "rate_limit");
+            if (const auto* b = o.if_contains("batch")) s.batch = batch_options(*b, "batch");
         } else {
             fail("script", "must be an object {\"steps\": [...]} or an array of steps");
         }
@@ -981,9 +1054,12 @@ public:
             else if (name == "count_tokens") s.route = fake_route::count_tokens;
             else if (name == "gemini") s.route = fake_route::gemini;
             else if (name == "gemini_embeddings") s.route = fake_route::gemini_embeddings;
+            else if (name == "ollama") s.route = fake_route::ollama;
+            else if (name == "ollama_embeddings") s.route = fake_route::ollama_embeddings;
             else
                 fail(at + ".route", "must be \"openai\", \"responses\", \"anthropic\", \"embeddings\", \"models\", "
-                                    "\"count_tokens\", \"gemini\" or \"gemini_embeddings\", not \"" + name + "\"");
+                                    "\"count_tokens\", \"gemini\", \"gemini_embeddings\", \"ollama\" or \"ollama_embeddings\", "
+                                    "not \"" + name + "\"");
         }
         if (const auto* r = o.if_contains("reply")) s.reply = reply(*r, at + ".reply");
         if (const auto* r = o.if_contains("replay")) {
@@ -1164,6 +1240,18 @@ private:
         return m;
     }
 
+    fake_batch_options batch_options(const boost::json::value& v, const std::string& at) {
+        const auto& o = object(v, at);
+        keys(o, at, {"polls", "per_poll", "expire", "max_requests", "max_bytes"});
+        fake_batch_options b;
+        if (const auto* r = o.if_contains("polls")) b.polls = count(*r, at + ".polls");
+        if (const auto* r = o.if_contains("per_poll")) b.per_poll = count(*r, at + ".per_poll");
+        if (const auto* r = o.if_contains("expire")) b.expire = boolean(*r, at + ".expire");
+        if (const auto* r = o.if_contains("max_requests")) b.max_requests = count(*r, at + ".max_requests");
+        if (const auto* r = o.if_contains("max_bytes")) b.max_bytes = count(*r, at + ".max_bytes");
+        return b;
+    }
+
     fake_rate_limit rate_limit(const boost::json::value& v, const std::string& at) {
         const auto& o = object(v, at);
         keys(o, at, {"requests", "window_ms", "retry_after"});
@@ -1229,6 +1317,7 @@ private:
 }  // namespace parley::testing
 
 #include <parley/testing/impl/fault_mix.hpp>  // the fault mix and the request limit
+#include <parley/testing/impl/fake_server_batch.hpp>  // the batch APIs
 
 namespace parley::testing {
 
@@ -1265,9 +1354,13 @@ PARLEY_DECL std::optional<fake_route> fake_route_of_path(std::string_view target
     target = target.substr(0, target.find('?'));
     while (target.size() > 1 && target.back() == '/') target.remove_suffix(1);
     if (auto gemini = detail::gemini_route_of_path(target)) return gemini;
+    if (auto batch = detail::batch_route_of_path(target)) return batch;
     auto ends = [&](std::string_view s) {
         return target.size() >= s.size() && target.substr(target.size() - s.size()) == s;
     };
+    if (ends("/api/chat")) return fake_route::ollama;
+    if (ends("/api/embed")) return fake_route::ollama_embeddings;
+    if (ends("/api/tags")) return fake_route::models;
     if (ends("/chat/completions")) return fake_route::openai;
     if (ends("/messages/count_tokens")) return fake_route::count_tokens;
     if (ends("/messages")) return fake_route::anthropic;
@@ -1360,6 +1453,7 @@ struct fake_server::impl {
     /// Replaces the script. Throws std::runtime_error when a replay file cannot be read.
     void set_script(fake_script script) {
         faults_.configure(script, [&](fake_step step) { return detail::make_entry(std::move(step), ++steps_made_); });
+        batches_.configure(script.batch);
         std::deque<std::shared_ptr<detail::script_entry>> entries;
         for (auto& s : script.steps) entries.push_back(detail::make_entry(std::move(s), ++steps_made_));
         std::lock_guard lock(script_mutex_);
@@ -1629,9 +1723,18 @@ struct fake_server::impl {
             return route == fake_route::gemini ? detail::gemini_inspect(target, o, info)
                                                : detail::gemini_inspect_embeddings(target, o, info);
         }
+        if (detail::ollama_route(route)) {
+            info.prompt_tokens = std::max<std::size_t>(1, body.size() / 4);
+            return route == fake_route::ollama ? detail::ollama_inspect(o, info) : detail::ollama_inspect_embeddings(o, info);
+        }
         const auto* model = o.if_contains("model");
-        if (!model || !model->is_string()) return "'model' must be a string";
-        info.model = std::string(model->get_string());
+        if (model && model->is_string()) {
+            info.model = std::string(model->get_string());
+        } else if (const std::string deployment = detail::azure_deployment_of(target); !deployment.empty() && !model) {
+            info.model = deployment;  // Azure: the deployment in the path names the model
+        } else {
+            return "'model' must be a string";
+        }
         info.prompt_tokens = std::max<std::size_t>(1, body.size() / 4);
         if (route == fake_route::embeddings) {
             const auto* input = o.if_contains("input");
@@ -1750,11 +1853,56 @@ struct fake_server::impl {
         return {};
     }
 
+    /// The reply a step gives a chat request: the step's, or the default reply (the request's
+    /// last user text, in `echo`) for a step without choices, with that text in the choices that
+    /// script only their finish reason.
+    static const fake_reply* reply_of(const fake_step& step, const detail::request_info& info, fake_reply& echo) {
+        const fake_reply* reply = step.reply ? &*step.reply : nullptr;
+        if (!reply || reply->choices.empty()) {
+            if (reply) echo = *reply;
+            echo.choices.assign(info.route == fake_route::openai || info.route == fake_route::gemini ? info.n : 1,
+                                fake_choice{info.echo_text, {}, {}, {}, {}, true});
+            return &echo;
+        }
+        if (std::any_of(reply->choices.begin(), reply->choices.end(), [](const fake_choice& c) { return c.default_text; })) {
+            // a choice that scripts only its finish reason takes the default reply's text
+            echo = *reply;
+            for (auto& c : echo.choices)
+                if (c.default_text) c.text = info.echo_text;
+            return &echo;
+        }
+        return reply;
+    }
+
+    /// The answer to one request of a batch (on the route of its endpoint) from the script, as
+    /// a chat request would get it without streaming: a status step's status and body, a reply
+    /// step's reply; a step with a fault or a replay (which a batch cannot show) is a 500. A
+    /// request the real API would refuse gets 400 without taking a step. The fault mix and the
+    /// request limit do not apply.
+    detail::line_answer answer_line(fake_route route, const std::string& body, const std::string& request_id) {
+        namespace d = detail;
+        d::request_info info;
+        info.anthropic_client = route == fake_route::anthropic;
+        if (std::string problem = inspect(route, body, info, {}); !problem.empty())
+            return {400, d::error_body(route, "invalid_request_error", problem, request_id)};
+        info.stream = false;
+        info.include_usage = false;
+        const entry_ptr entry = take_step(route);
+        static const fake_step no_step{};
+        const fake_step& step = entry ? entry->step : no_step;
+        if (step.status) return {step.status, step.body ? *step.body : d::status_error_body(route, step.status, step.error, request_id)};
+        if (step.fault != fake_fault::none || !step.replay.empty()) return {500, d::status_error_body(route, 500, step.error, request_id)};
+        if (route == fake_route::embeddings) return {200, d::embeddings_list(step.reply ? &*step.reply : nullptr, info)};
+        fake_reply echo;
+        const fake_reply* reply = reply_of(step, info, echo);
+        return {200, encode(reply == &echo ? nullptr : entry, *reply, info)->bytes};
+    }
+
     /// The body of a chat reply, encoded once per step and request shape.
     std::shared_ptr<const detail::encoded_body> encode(const entry_ptr& entry, const fake_reply& reply,
                                                                    const detail::request_info& info) {
         namespace d = detail;
-        d::script_entry::cache_key key{info.route, info.stream, info.include_usage || info.encrypted_reasoning,
+        d::script_entry::cache_key key{info.route, info.stream, info.include_usage || info.encrypted_reasoning, info.azure,
                                        reply.model.empty() ? info.model : ""};
         if (entry) {
             std::lock_guard lock(entry->cache_mutex);
@@ -1766,6 +1914,7 @@ struct fake_server::impl {
         names.id = (info.route == fake_route::anthropic   ? "msg_fake_"
                     : info.route == fake_route::responses ? "resp_fake_"
                     : info.route == fake_route::gemini    ? "gemini_fake_"
+                    : info.route == fake_route::ollama    ? "ollama_fake_"
                                                           : "chatcmpl-fake-") +
                    number;
         names.model = reply.model.empty() ? info.model : reply.model;
@@ -1780,6 +1929,9 @@ struct fake_server::impl {
         else if (info.route == fake_route::gemini)
             *body = info.stream ? d::gemini_stream(reply, names, info)
                                 : d::encoded_body{d::gemini_response(reply, names, info), {}};
+        else if (info.route == fake_route::ollama)
+            *body = info.stream ? d::ollama_stream(reply, names, info)
+                                : d::encoded_body{d::ollama_response(reply, names, info), {}};
         else
             *body = info.stream ? d::openai_stream(reply, names, info)
                                 : d::encoded_body{d::openai_completion(reply, names, info), {}};
@@ -1806,8 +1958,13 @@ struct fake_server::impl {
                                                                        : d::query_value(target_text, "key");
         const bool gemini_client = (route && d::gemini_route(*route)) || !gemini_key.empty() ||
                                    target_text.substr(0, target_text.find('?')).ends_with("/v1beta/models");
+        // an Ollama client asks for /api/...; an Azure OpenAI client sends ?api-version=
+        const bool ollama_client = (route && d::ollama_route(*route)) ||
+                                   target_text.substr(0, target_text.find('?')).ends_with("/api/tags");
+        const bool azure_client = !d::query_value(target_text, "api-version").empty();
         const fake_route shape = route ? (*route == fake_route::models && anthropic_client ? fake_route::anthropic
                                           : *route == fake_route::models && gemini_client  ? fake_route::gemini
+                                          : *route == fake_route::models && ollama_client  ? fake_route::ollama
                                                                                            : *route)
                                        : (anthropic_client ? fake_route::anthropic
                                           : gemini_client  ? fake_route::gemini
@@ -1827,9 +1984,15 @@ struct fake_server::impl {
                                       "Invalid URL (" + std::string(req.method_string()) + " " + std::string(req.target()) +
                                           ")");
         const bool is_get = *route == fake_route::models;
-        if (req.method() != (is_get ? http::verb::get : http::verb::post))
+        if (!d::batch_api_route(*route) && req.method() != (is_get ? http::verb::get : http::verb::post))
             co_return co_await simple(405, "invalid_request_error",
                                       "Method " + std::string(req.method_string()) + " is not allowed here");
+        // Azure OpenAI's deployment paths need the api-version query
+        if (!azure_client && target_text.find("/openai/deployments/") != std::string_view::npos) {
+            remember(std::move(record), 404, want_record);
+            co_return co_await write_simple(stream, 404, d::azure_error_body(404, "Resource not found"), keep,
+                                            "application/json", id_field);
+        }
         if (!options_.api_key.empty() && d::gemini_route(shape)) {
             if (gemini_key.empty())
                 co_return co_await simple(403, "PERMISSION_DENIED",
@@ -1843,9 +2006,20 @@ struct fake_server::impl {
             }
         } else if (!options_.api_key.empty()) {
             const bool ok = d::anthropic_route(shape) ? req["x-api-key"] == options_.api_key
-                                                      : req[http::field::authorization] == "Bearer " + options_.api_key;
+                                                      : req[http::field::authorization] == "Bearer " + options_.api_key ||
+                                                            (azure_client && req["api-key"] == options_.api_key);
             if (!ok) {
                 if (d::anthropic_route(shape)) co_return co_await simple(401, "authentication_error", "invalid x-api-key");
+                if (d::ollama_route(shape)) co_return co_await simple(401, "", "unauthorized");
+                if (azure_client) {
+                    remember(std::move(record), 401, want_record);
+                    co_return co_await write_simple(
+                        stream, 401,
+                        d::azure_error_body(401, "Access denied due to invalid subscription key or wrong API endpoint. Make sure "
+                                                 "to provide a valid key for an active subscription and use a correct regional "
+                                                 "API endpoint for your resource."),
+                        keep, "application/json", id_field);
+                }
                 co_return co_await simple(401, "invalid_request_error",
                                           "Incorrect API key provided. You can find your API key at "
                                           "https://platform.openai.com/account/api-keys.",
@@ -1854,8 +2028,27 @@ struct fake_server::impl {
         }
         if (d::anthropic_route(*route) && !anthropic_client)
             co_return co_await simple(400, "invalid_request_error", "anthropic-version: header is required");
+        if (d::batch_api_route(*route)) {  // the batch APIs (impl/fake_server_batch.hpp)
+            const std::string host(req[http::field::host]);
+            const std::string_view path = target_text.substr(0, target_text.find('?'));
+            // a request in absolute form names its origin itself
+            std::string origin = (tls_ ? "https://" : "http://") + host;
+            std::string_view local = path;
+            if (const auto scheme = path.find("://"); scheme != std::string_view::npos && path.substr(0, scheme).find('/') == std::string_view::npos) {
+                const auto slash = path.find('/', scheme + 3);
+                origin = std::string(path.substr(0, slash));
+                local = slash == std::string_view::npos ? std::string_view("/") : path.substr(slash);
+            }
+            const d::batch_reply reply = batches_.handle(
+                *route, std::string_view(req.method_string().data(), req.method_string().size()), local,
+                std::string_view(req[http::field::content_type].data(), req[http::field::content_type].size()), req.body(), origin,
+                request_id, [this](fake_route r, const std::string& b, const std::string& id) { return answer_line(r, b, id); });
+            remember(std::move(record), reply.status, want_record);
+            co_return co_await write_simple(stream, reply.status, reply.body, keep, reply.content_type, id_field);
+        }
         d::request_info info;
         info.anthropic_client = anthropic_client;
+        info.azure = azure_client;
         if (std::string problem = inspect(*route, req.body(), info, target_text); !problem.empty())
             co_return co_await simple(400, d::gemini_route(shape) ? "INVALID_ARGUMENT" : "invalid_request_error", problem);
         if (*route == fake_route::count_tokens) {  // the tokens the request's messages would take
@@ -1893,18 +2086,25 @@ struct fake_server::impl {
             body = std::make_shared<const d::encoded_body>(d::encoded_body{std::move(bytes), std::move(ends)});
         };
         const std::string_view event_stream = "text/event-stream; charset=utf-8";
+        const std::string_view json_lines = "application/x-ndjson";
         if (step.status) {
             status = step.status;
-            own(step.body ? *step.body : d::status_error_body(shape, status, step.error, request_id));
+            fake_error e = step.error;
+            if (d::ollama_route(shape) && e.message.empty()) e.message = d::ollama_default_message(status, info.model);
+            own(step.body ? *step.body : d::status_error_body(shape, status, e, request_id));
         } else if (step.fault == fake_fault::wrong_content_type) {
             content_type = "text/html; charset=utf-8";
             own(std::string(d::html_body));
         } else if (!step.replay.empty()) {
-            content_type = event_stream;
+            content_type = d::ollama_route(*route) ? json_lines : event_stream;
             chunked = true;
             body = std::shared_ptr<const d::encoded_body>(entry, &entry->replay);
         } else if (*route == fake_route::models) {
-            own(shape == fake_route::gemini ? d::gemini_models_list() : d::models_list(anthropic_client));
+            own(shape == fake_route::gemini   ? d::gemini_models_list()
+                : shape == fake_route::ollama ? d::ollama_tags()
+                                              : d::models_list(anthropic_client));
+        } else if (*route == fake_route::ollama_embeddings) {
+            own(d::ollama_embeddings(step.reply ? &*step.reply : nullptr, info));
         } else if (*route == fake_route::gemini_embeddings) {
             own(d::gemini_embeddings(step.reply ? &*step.reply : nullptr, info,
                                      target_text.substr(0, target_text.find('?')).ends_with(":batchEmbedContents")));
@@ -1912,18 +2112,7 @@ struct fake_server::impl {
             own(d::embeddings_list(step.reply ? &*step.reply : nullptr, info));
         } else {
             fake_reply echo;
-            const fake_reply* reply = step.reply ? &*step.reply : nullptr;
-            if (!reply || reply->choices.empty()) {
-                if (reply) echo = *reply;
-                echo.choices.assign(info.route == fake_route::openai || info.route == fake_route::gemini ? info.n : 1, fake_choice{info.echo_text, {}, {}, {}, {}, true});
-                reply = &echo;
-            } else if (std::any_of(reply->choices.begin(), reply->choices.end(), [](const fake_choice& c) { return c.default_text; })) {
-                // a choice that scripts only its finish reason takes the default reply's text
-                echo = *reply;
-                for (auto& c : echo.choices)
-                    if (c.default_text) c.text = info.echo_text;
-                reply = &echo;
-            }
+            const fake_reply* reply = reply_of(step, info, echo);
             const bool event_variant = step.variant.empty() ? info.stream : step.variant == "event";
             if (step.fault == fake_fault::malformed_json && !event_variant) {
                 own(std::string(d::malformed_body));
@@ -1937,7 +2126,8 @@ struct fake_server::impl {
                 if (step.fault == fake_fault::malformed_json && !info.stream) info.stream = true;
                 body = encode(reply == &echo ? nullptr : entry, *reply, info);
                 chunked = info.stream;
-                if (info.stream) content_type = event_stream;
+                if (info.stream) content_type = *route == fake_route::ollama ? json_lines : event_stream;
+                else if (*route == fake_route::ollama) content_type = "application/json; charset=utf-8";
                 if (step.fault == fake_fault::error_event || step.fault == fake_fault::malformed_json) {
                     const auto& ends = body->event_ends;
                     const std::size_t keep_events = std::min(step.after_events, ends.size());
@@ -2084,6 +2274,7 @@ struct fake_server::impl {
     std::vector<std::thread> threads_;
 
     detail::fault_injector faults_;
+    detail::batch_store batches_;
     mutable std::mutex script_mutex_;
     std::deque<entry_ptr> queue_;
     bool repeat_ = false;
