@@ -27,6 +27,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 #include <boost/system/result.hpp>
@@ -409,8 +410,9 @@ public:
                 body = prepare(in);
             } catch (...) {
                 bool call = false;
-                call_error e = detail::batch::error_of(std::current_exception(), call);
-                write_error(sink, key, e, {}, call);
+                std::optional<boost::json::object> details;
+                call_error e = detail::batch::error_of(std::current_exception(), call, details);
+                write_error(sink, key, e, {}, call, details ? &*details : nullptr);
                 continue;
             }
             provider_batch_request request{"in-" + std::to_string(position), std::move(body)};
@@ -651,11 +653,12 @@ private:
             case provider_batch_result::kind::succeeded: break;
             }
             std::optional<batch_outcome> outcome;
+            std::optional<boost::json::object> details;
             bool call = true;
             try {
                 outcome.emplace(finish(r, input_id, usage));
             } catch (...) {
-                e = detail::batch::error_of(std::current_exception(), call);
+                e = detail::batch::error_of(std::current_exception(), call, details);
             }
             if (outcome && outcome->has_value()) {
                 sink.write(batch_result_line(key, **outcome, usage, 1));
@@ -663,7 +666,7 @@ private:
                 progress_.usage += usage;
             } else {
                 if (outcome) e = outcome->error();
-                write_error(sink, key, e, usage, call);
+                write_error(sink, key, e, usage, call, details ? &*details : nullptr);
             }
         }
     }
@@ -676,10 +679,11 @@ private:
         return e;
     }
 
-    void write_error(batch_sink& sink, const std::string& key, const call_error& e, const usage_summary& usage, bool call) {
+    void write_error(batch_sink& sink, const std::string& key, const call_error& e, const usage_summary& usage, bool call,
+                     const boost::json::object* details = nullptr) {
         call_error shown = e;
         if (shown.attempts == 0) shown.attempts = 1;
-        sink.write(batch_error_line(key, shown, usage, 1, std::nullopt, call));
+        sink.write(batch_error_line(key, shown, usage, 1, std::nullopt, call, details));
         ++progress_.done;
         ++progress_.failed;
         progress_.usage += usage;

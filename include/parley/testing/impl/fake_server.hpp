@@ -1887,7 +1887,7 @@ struct fake_server::impl {
             return {400, d::error_body(route, "invalid_request_error", problem, request_id)};
         info.stream = false;
         info.include_usage = false;
-        const entry_ptr entry = take_step(route);
+        const entry_ptr entry = take_step(route, body);
         static const fake_step no_step{};
         const fake_step& step = entry ? entry->step : no_step;
         if (step.status) return {step.status, step.body ? *step.body : d::status_error_body(route, step.status, step.error, request_id)};
