@@ -11,6 +11,7 @@
 #include <parley/batch/output.hpp>
 #include <parley/error.hpp>
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
