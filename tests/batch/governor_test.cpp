@@ -53,6 +53,17 @@ TEST_CASE("parse_rfc3339 reads Anthropic's reset times") {
     CHECK_FALSE(parley::parse_rfc3339("2024-05-01T12:00:30"));
     CHECK_FALSE(parley::parse_rfc3339("2024-05-01T12:00:30.Z"));
     CHECK_FALSE(parley::parse_rfc3339("2024-05-01T24:00:00Z"));
+    // beyond the years the clock's ticks hold (1678 to 2261): its last or first time, not an overflow
+    CHECK(parley::parse_rfc3339("2424-05-01T12:00:30.25+02:00") == system_clock::time_point::max());
+    CHECK(parley::parse_rfc3339("0100-05-01T12:00:30Z") == system_clock::time_point::min());
+    const auto far = parley::read_rate_limits(fields({{"anthropic-ratelimit-requests-remaining", "0"},
+                                                      {"anthropic-ratelimit-requests-reset", "9999-12-31T23:59:59Z"}}),
+                                              steady_clock::time_point(1000s), sys_days(year(2024) / 5 / 1));
+    CHECK(far.requests.reset == steady_clock::time_point(1000s) + 24h);  // at most a day ahead
+    const auto past = parley::read_rate_limits(fields({{"anthropic-ratelimit-requests-remaining", "0"},
+                                                       {"anthropic-ratelimit-requests-reset", "0001-01-01T00:00:00Z"}}),
+                                               steady_clock::time_point(1000s), sys_days(year(2024) / 5 / 1));
+    CHECK(past.requests.reset == steady_clock::time_point(1000s));
 }
 
 TEST_CASE("read_rate_limits reads both families of fields") {

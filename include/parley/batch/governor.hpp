@@ -160,9 +160,11 @@ inline std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::s
     const year_month_day date{std::chrono::year(year), std::chrono::month(static_cast<unsigned>(month)),
                               std::chrono::day(static_cast<unsigned>(day))};
     if (!date.ok()) return std::nullopt;
-    const auto t = sys_days(date) + hours(hour) + minutes(minute) + seconds(second) - minutes(offset_minutes) +
-                   duration_cast<system_clock::duration>(duration<double>(fraction));
-    return time_point_cast<system_clock::duration>(t);
+    // in seconds first: the clock's ticks hold the years 1678 to 2261 only (beyond: its first or last time)
+    const sys_seconds at = sys_days(date) + hours(hour) + minutes(minute) + seconds(second) - minutes(offset_minutes);
+    if (at >= floor<seconds>(system_clock::time_point::max())) return system_clock::time_point::max();
+    if (at <= ceil<seconds>(system_clock::time_point::min())) return system_clock::time_point::min();
+    return time_point_cast<system_clock::duration>(at) + duration_cast<system_clock::duration>(duration<double>(fraction));
 }
 
 /// The rate-limit fields of a reply's header: `retry-after-ms` / `retry-after`;
@@ -183,7 +185,9 @@ inline rate_limit_report read_rate_limits(const http_headers& headers, std::chro
     auto absolute = [&](std::string_view name) -> std::optional<std::chrono::steady_clock::time_point> {
         if (auto v = headers.find(name))
             if (auto t = parse_rfc3339(*v)) {
-                const auto ahead = std::clamp<std::chrono::system_clock::duration>(*t - wall, std::chrono::hours(0), std::chrono::hours(24));
+                // without subtracting a time in the past (the clock's first time would overflow)
+                const auto ahead = *t <= wall ? std::chrono::system_clock::duration(0)
+                                              : std::min<std::chrono::system_clock::duration>(*t - wall, std::chrono::hours(24));
                 return now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(ahead);
             }
         return std::nullopt;
