@@ -153,8 +153,13 @@ struct bad_shape {
                     (found ? std::string(parley::detail::json_kind_name(*found)) : std::string("nothing"))};
 }
 
-inline const boost::json::object& object_of(const boost::json::value& v, const std::string& where) {
-    if (!v.is_object()) bad(where, "an object", &v);
+/// `v` as an object; anything else is malformed, named `where` followed by `member` (as
+/// "batch.errors"). The names are an lvalue and a pointer rather than one concatenated temporary:
+/// g++ 13 and 14 take a reference returned by a call with a temporary argument for one into it
+/// (-Wdangling-reference).
+inline const boost::json::object& object_of(const boost::json::value& v, const std::string& where,
+                                            const char* member = nullptr) {
+    if (!v.is_object()) bad(member ? where + member : where, "an object", &v);
     return v.get_object();
 }
 
@@ -205,13 +210,13 @@ inline provider_batch_status read_status(batch_api api, const boost::json::value
         s.output_file_id = id_member(o, "output_file_id", where, false);
         s.error_file_id = id_member(o, "error_file_id", where, false);
         if (const auto* c = o.if_contains("request_counts"); c && !c->is_null()) {
-            const auto& co = object_of(*c, where + ".request_counts");
+            const auto& co = object_of(*c, where, ".request_counts");
             s.total = count_member(co, "total", where + ".request_counts");
             s.succeeded = count_member(co, "completed", where + ".request_counts");
             s.errored = count_member(co, "failed", where + ".request_counts");
         }
         if (const auto* e = o.if_contains("errors"); e && !e->is_null()) {
-            const auto& eo = object_of(*e, where + ".errors");
+            const auto& eo = object_of(*e, where, ".errors");
             if (const auto* data = eo.if_contains("data"); data && data->is_array()) {
                 for (const auto& item : data->get_array()) {
                     if (!item.is_object()) continue;
@@ -229,7 +234,7 @@ inline provider_batch_status read_status(batch_api api, const boost::json::value
         s.ended = s.status == "ended";
         s.results_url = string_member(o, "results_url", where, false);
         if (const auto* c = o.if_contains("request_counts"); c && !c->is_null()) {
-            const auto& co = object_of(*c, where + ".request_counts");
+            const auto& co = object_of(*c, where, ".request_counts");
             s.processing = count_member(co, "processing", where + ".request_counts");
             s.succeeded = count_member(co, "succeeded", where + ".request_counts");
             s.errored = count_member(co, "errored", where + ".request_counts");
@@ -250,7 +255,7 @@ inline provider_batch_result read_result(batch_api api, const boost::json::value
         const boost::json::value* response = o.if_contains("response");
         const boost::json::value* error = o.if_contains("error");
         if (response && !response->is_null()) {
-            const auto& ro = object_of(*response, where + ".response");
+            const auto& ro = object_of(*response, where, ".response");
             const boost::json::value* status = ro.if_contains("status_code");
             if (!status || !status->is_int64() || status->get_int64() < 100 || status->get_int64() > 599)
                 bad(where + ".response.status_code", "an HTTP status", status);
@@ -261,7 +266,7 @@ inline provider_batch_result read_result(batch_api api, const boost::json::value
             r.body = body->is_string() ? std::string(body->get_string()) : boost::json::serialize(*body);
             r.outcome = r.status >= 200 && r.status <= 299 ? provider_batch_result::kind::succeeded : provider_batch_result::kind::errored;
         } else if (error && !error->is_null()) {
-            const auto& eo = object_of(*error, where + ".error");
+            const auto& eo = object_of(*error, where, ".error");
             r.error_code = string_member(eo, "code", where + ".error");
             r.error_message = string_member(eo, "message", where + ".error");
             if (r.error_code == "batch_expired") r.outcome = provider_batch_result::kind::expired;
@@ -274,7 +279,7 @@ inline provider_batch_result read_result(batch_api api, const boost::json::value
     }
     const boost::json::value* result = o.if_contains("result");
     if (!result) bad(where + ".result", "an object", result);
-    const auto& ro = object_of(*result, where + ".result");
+    const auto& ro = object_of(*result, where, ".result");
     const std::string type = string_member(ro, "type", where + ".result", true);
     if (type == "succeeded") {
         const boost::json::value* message = ro.if_contains("message");

@@ -161,7 +161,8 @@ public:
         if (!reply) co_return reply.error();
         try {
             const boost::json::value v = detail::batch_wire::parse(reply->body, "the file object");
-            const auto& o = detail::batch_wire::object_of(v, "file");
+            const std::string where = "file";
+            const auto& o = detail::batch_wire::object_of(v, where);
             co_return detail::batch_wire::id_member(o, "id", "file", true);
         } catch (const detail::batch_wire::bad_shape& b) {
             co_return protocol(b.message, *reply);
