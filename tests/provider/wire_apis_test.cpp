@@ -4,6 +4,7 @@
 // sent back with their signatures), the request fields of today's models on the wire, strict
 // tools, and a program's own wire_api.
 #include <parley/provider/chat_client.hpp>
+#include <parley/provider/openai/api.hpp>
 
 #include <parley/testing/fake_server.hpp>
 

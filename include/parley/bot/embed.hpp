@@ -6,6 +6,7 @@
 
 #include <parley/bot/usage.hpp>
 #include <parley/provider/chat_client.hpp>
+#include <parley/provider/openai/embeddings.hpp>
 #include <parley/string_list.hpp>
 
 #include <boost/asio/awaitable.hpp>

@@ -5,6 +5,7 @@
 
 #include <parley/chat/conversation_template.hpp>
 #include <parley/chat/detail/strict_schema.hpp>
+#include <parley/chat/function_definition.hpp>
 #include <parley/error.hpp>
 #include <parley/schema/function_signature.hpp>
 
@@ -19,18 +20,6 @@
 #include <vector>
 
 namespace parley {
-
-/// A function the model may call: `{name, description, parameters}` (parameters is a JSON schema).
-struct function_definition {
-    std::string name;
-    std::string description;
-    boost::json::object parameters;
-    /// The parameters follow the strict form (every property required, no other properties, as
-    /// strict_json_schema<T>() writes it): the model's arguments are held to the schema, and the
-    /// wire APIs are sent `"strict": true`.
-    bool strict = false;
-    friend bool operator==(const function_definition&, const function_definition&) = default;
-};
 
 /// How a program runs a function of a set itself (YAML `command` and `timeout` of a function
 /// definition; `parley run` follows it, see docs/yaml-format.md). Not part of the definition the

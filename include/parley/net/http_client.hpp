@@ -7,51 +7,25 @@
 #include <parley/config.hpp>
 #include <parley/error.hpp>
 #include <parley/net/call_error.hpp>
-#include <parley/net/detail/pool.hpp>
+#include <parley/net/detail/pool_counters.hpp>
 #include <parley/net/headers.hpp>
 #include <parley/net/options.hpp>
 #include <parley/net/proxy.hpp>
 #include <parley/net/retry.hpp>
-#include <parley/net/tls.hpp>
 #include <parley/net/url.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/deferred.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl/host_name_verification.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
-#include <boost/beast/core/buffers_suffix.hpp>
-#include <boost/beast/core/error.hpp>
-#include <boost/beast/http/basic_parser.hpp>
-#include <boost/beast/http/empty_body.hpp>
-#include <boost/beast/http/error.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/read.hpp>
-#include <boost/beast/http/write.hpp>
-#include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/system/result.hpp>
 
-#include <openssl/x509.h>
-#include <openssl/x509_vfy.h>
-
-#include <algorithm>
 #include <array>
-#include <charconv>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
-#include <tuple>
-#include <type_traits>
 #include <utility>
 
 namespace parley::net {
@@ -79,109 +53,13 @@ struct http_response {
 class http_client;
 
 namespace detail {
-
-/// Why one attempt failed, and whether another attempt may help.
-struct failure {
-    std::error_code code;
-    std::string message;
-    bool retryable = false;
-    bool stale = false;  ///< a kept-alive connection died before the reply began: try a fresh one
-    int status = 0;
-    http_headers headers;
-};
-
-inline call_error to_call_error(failure f, unsigned attempts) {
-    call_error e;
-    e.code = f.code;
-    e.message = std::move(f.message);
-    e.status = f.status;
-    e.headers = std::move(f.headers);
-    e.attempts = attempts;
-    e.transient = f.retryable;
-    return e;
-}
-
-/// What is left of a limit before the deadline; zero or less means the deadline has passed.
-inline clock::duration bounded(clock::duration limit, clock::time_point deadline) {
-    return std::min(limit, deadline - clock::now());
-}
-
-inline std::string host_port(const url& u) { return u.host + ":" + std::to_string(u.port); }
-
-inline bool is_ip_literal(std::string_view host) {
-    boost::system::error_code ec;
-    (void)boost::asio::ip::make_address(host, ec);
-    return !ec;
-}
-
-inline void copy_fields(const boost::beast::http::fields& from, http_headers& to) {
-    for (const auto& f : from) to.add(std::string(f.name_string()), std::string(f.value()));
-}
-
-/// Parses a reply straight into what the client keeps: the status, the header fields as
-/// http_headers, and the body appended to `body` (no intermediate message object).
-class reply_parser final : public boost::beast::http::basic_parser<false> {
-public:
-    int status = 0;
-    http_headers fields;
-    std::string body;  ///< the body bytes parsed since it was last cleared
-
-private:
-    using string_view = boost::beast::string_view;
-    using error_code = boost::system::error_code;
-
-    void on_request_impl(boost::beast::http::verb, string_view, string_view, int, error_code&) override {}
-    void on_response_impl(int code, string_view, int, error_code&) override {
-        status = code;
-        fields.reserve(12);  // the fields of a reply grow the vector at most once or twice
-    }
-    void on_field_impl(boost::beast::http::field, string_view name, string_view value, error_code&) override {
-        fields.add_copy(name, value);
-    }
-    void on_header_impl(error_code&) override {}
-    void on_body_init_impl(const boost::optional<std::uint64_t>& length, error_code&) override {
-        if (length && *length <= 1024 * 1024) body.reserve(static_cast<std::size_t>(*length));
-    }
-    std::size_t on_body_impl(string_view piece, error_code&) override {
-        body.append(piece.data(), piece.size());
-        return piece.size();
-    }
-    void on_chunk_header_impl(std::uint64_t, string_view, error_code&) override {}
-    std::size_t on_chunk_body_impl(std::uint64_t, string_view piece, error_code&) override {
-        body.append(piece.data(), piece.size());
-        return piece.size();
-    }
-    void on_finish_impl(error_code&) override {}
-};
-
-/// The TLS contexts of a client. Connections to https servers use `verified()`, made on the
-/// first of them (loading the system CA store takes tens of milliseconds: a client that only
-/// speaks plain HTTP never pays it), or at once when the options name CAs of their own, so that
-/// an unreadable CA file is the constructor's error. Plain connections use `plain`, which
-/// verifies nothing and never carries TLS.
-class tls_contexts {
-public:
-    explicit tls_contexts(tls_options options)
-        : options_(std::move(options)), plain_(boost::asio::ssl::context::tls_client) {
-        if (!options_.ca_file.empty() || !options_.ca_pem.empty()) verified_.emplace(make_tls_context(options_));
-    }
-
-    boost::asio::ssl::context& plain() noexcept { return plain_; }
-
-    /// Throws parley::error (errc::invalid_argument) when the context cannot be made.
-    boost::asio::ssl::context& verified() {
-        std::lock_guard lock(mutex_);
-        if (!verified_) verified_.emplace(make_tls_context(options_));
-        return *verified_;
-    }
-
-private:
-    tls_options options_;
-    boost::asio::ssl::context plain_;
-    std::mutex mutex_;
-    std::optional<boost::asio::ssl::context> verified_;
-};
-
+struct failure;
+class lease;
+class connection;
+class pool_state;
+class reply_parser;
+class tls_contexts;
+struct stream_io;
 }  // namespace detail
 
 /// The body of a reply, read as it arrives (an SSE stream, for instance). Holds its connection
@@ -189,9 +67,10 @@ private:
 /// (then the connection is closed).
 class http_stream {
 public:
-    http_stream() = default;
-    http_stream(http_stream&&) noexcept = default;
-    http_stream& operator=(http_stream&&) noexcept = default;
+    PARLEY_NET_DECL http_stream() noexcept;
+    PARLEY_NET_DECL http_stream(http_stream&&) noexcept;
+    PARLEY_NET_DECL http_stream& operator=(http_stream&&) noexcept;
+    PARLEY_NET_DECL ~http_stream();
 
     int status() const noexcept { return status_; }
     const http_headers& headers() const noexcept { return headers_; }
@@ -211,15 +90,11 @@ private:
     friend class http_client;
 
     /// Ends the stream with a failure: its connection is closed.
-    call_error stop(detail::failure f) {
-        failed_ = true;
-        lease_.drop();
-        parser_.reset();
-        return detail::to_call_error(std::move(f), attempts_);
-    }
+    call_error stop(detail::failure f);
 
-    detail::lease lease_;
-    std::unique_ptr<detail::reply_parser> parser_;  ///< its `body` is what read_some returns
+    /// The connection and the parser of a body still to read (its `body` is what read_some
+    /// returns); null for a body read whole, and once the stream failed.
+    std::unique_ptr<detail::stream_io> io_;
     std::string buffer_;  ///< a body read whole before the stream was handed over
     int status_ = 0;
     http_headers headers_;
@@ -246,18 +121,14 @@ public:
 
     /// Throws parley::error when the TLS options name an unreadable CA file. The system CA
     /// store is loaded on the first https connection.
-    explicit http_client(executor_type ex, client_options options = {})
-        : ex_(std::move(ex)),
-          options_(std::move(options)),
-          tls_(std::make_shared<detail::tls_contexts>(options_.tls)),
-          pool_(std::make_shared<detail::pool_state>(options_.max_connections_per_host)) {}
+    PARLEY_NET_DECL explicit http_client(executor_type ex, client_options options = {});
 
     executor_type get_executor() const noexcept { return ex_; }
     const client_options& options() const noexcept { return options_; }
     /// Connection counters.
-    detail::pool_counters counters() const { return pool_->counters(); }
+    PARLEY_NET_DECL detail::pool_counters counters() const;
     /// Closes every kept-alive connection.
-    void close_idle() { pool_->close_idle(); }
+    PARLEY_NET_DECL void close_idle();
 
     /// Sends `request` and reads the whole reply, retrying per the policy. A reply with any
     /// status is a value; only a failure to get a reply (or a reply beyond the limits) is an
@@ -271,14 +142,8 @@ public:
     boost::asio::awaitable<boost::system::result<http_stream, call_error>> open(http_request request);
 
 private:
-    struct attempt {
-        detail::lease lease;
-        std::unique_ptr<detail::reply_parser> parser;
-        int status = 0;
-        http_headers headers;
-        std::string body;  ///< read whole for non-2xx replies, and for every reply of send()
-        unsigned attempts = 1;
-    };
+    /// One attempt of a call: its connection, parser and reply (parley/net/impl/http_client.hpp).
+    struct attempt;
 
     /// The attempts of one call, each by try_once, retried per the policy until one gives a reply
     /// or the policy gives up; the reply as `Value`: an http_response (send: every body read

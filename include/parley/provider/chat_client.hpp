@@ -9,15 +9,14 @@
 #include <parley/net/http_client.hpp>
 #include <parley/net/ndjson.hpp>
 #include <parley/net/sse.hpp>
-#include <parley/provider/anthropic/api.hpp>
-#include <parley/provider/azure/api.hpp>
-#include <parley/provider/gemini/api.hpp>
+#include <parley/provider/anthropic/options.hpp>
+#include <parley/provider/azure/options.hpp>
+#include <parley/provider/gemini/options.hpp>
 #include <parley/provider/in_process.hpp>
-#include <parley/provider/ollama/api.hpp>
-#include <parley/provider/openai/api.hpp>
-#include <parley/provider/openai/embeddings.hpp>
+#include <parley/provider/ollama/options.hpp>
+#include <parley/provider/openai/options.hpp>
 #include <parley/provider/reply.hpp>
-#include <parley/provider/responses/api.hpp>
+#include <parley/provider/responses/options.hpp>
 #include <parley/provider/wire_api.hpp>
 
 #include <boost/asio/co_spawn.hpp>
@@ -115,21 +114,7 @@ struct client_config {
 /// with the configuration's options and limits; null for the in-process models. Throws
 /// parley::error (errc::invalid_argument) for api::azure and api::azure_responses without an API
 /// version (`config.azure.api_version`).
-inline std::shared_ptr<const wire_api> wire_api_of(const client_config& config) {
-    if (config.wire) return config.wire;
-    switch (config.api) {
-    case api::openai: return std::make_shared<openai::chat_api>(config.openai, config.limits);
-    case api::anthropic: return std::make_shared<anthropic::messages_api>(config.anthropic, config.limits);
-    case api::responses: return std::make_shared<responses::responses_api>(config.responses, config.limits);
-    case api::gemini: return std::make_shared<gemini::gemini_api>(config.gemini, config.limits);
-    case api::ollama: return std::make_shared<ollama::ollama_api>(config.ollama, config.limits);
-    case api::azure: return std::make_shared<azure::chat_api>(config.azure, config.openai, config.limits);
-    case api::azure_responses: return std::make_shared<azure::responses_api>(config.azure, config.responses, config.limits);
-    case api::echo:
-    case api::scripted: return nullptr;
-    }
-    return nullptr;
-}
+PARLEY_NET_DECL std::shared_ptr<const wire_api> wire_api_of(const client_config& config);
 
 /// How config_from_environment chooses an API when no variable names one.
 struct environment_options {
@@ -156,55 +141,8 @@ struct environment_options {
 /// AZURE_OPENAI_ENDPOINT), Ollama (OLLAMA_HOST); else `options.fallback`. Throws parley::error
 /// (errc::invalid_argument, naming the variables) when none is set and there is no fallback, and
 /// for an OLLAMA_HOST that is not an address.
-inline client_config config_from_environment(std::optional<api> which = std::nullopt,
-                                             const environment_options& options = {}) {
-    auto env = [&](const char* name) -> std::string {
-        const char* v = options.getenv ? options.getenv(name) : std::getenv(name);
-        return v ? std::string(v) : std::string();
-    };
-    client_config c;
-    if (!which) {
-        if (!env("OPENAI_API_KEY").empty() || !env("OPENAI_BASE_URL").empty()) which = api::openai;
-        else if (!env("ANTHROPIC_API_KEY").empty() || !env("ANTHROPIC_BASE_URL").empty()) which = api::anthropic;
-        else if (!env("GOOGLE_API_KEY").empty() || !env("GEMINI_API_KEY").empty() || !env("GOOGLE_GEMINI_BASE_URL").empty())
-            which = api::gemini;
-        else if (!env("AZURE_OPENAI_API_KEY").empty() || !env("AZURE_OPENAI_ENDPOINT").empty()) which = api::azure;
-        else if (!env("OLLAMA_HOST").empty()) which = api::ollama;
-        else if (options.fallback) which = options.fallback;
-        else
-            throw error(errc::invalid_argument,
-                        "no model API is configured: set OPENAI_API_KEY or OPENAI_BASE_URL (OpenAI and compatible "
-                        "servers), ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (Anthropic), GEMINI_API_KEY, "
-                        "GOOGLE_API_KEY or GOOGLE_GEMINI_BASE_URL (Gemini), AZURE_OPENAI_API_KEY or "
-                        "AZURE_OPENAI_ENDPOINT with OPENAI_API_VERSION (Azure OpenAI), or OLLAMA_HOST (Ollama)");
-    }
-    c.api = *which;
-    if (c.api == api::openai || c.api == api::responses) {
-        c.api_key = env("OPENAI_API_KEY");
-        c.base_url = env("OPENAI_BASE_URL");
-    } else if (c.api == api::anthropic) {
-        c.api_key = env("ANTHROPIC_API_KEY");
-        c.base_url = env("ANTHROPIC_BASE_URL");
-    } else if (c.api == api::gemini) {
-        c.api_key = env("GOOGLE_API_KEY");
-        if (c.api_key.empty()) c.api_key = env("GEMINI_API_KEY");
-        if (std::string base = env("GOOGLE_GEMINI_BASE_URL"); !base.empty()) {
-            while (!base.empty() && base.back() == '/') base.pop_back();
-            c.base_url = base + "/v1beta";
-        }
-    } else if (c.api == api::azure || c.api == api::azure_responses) {
-        c.api_key = env("AZURE_OPENAI_API_KEY");
-        c.azure.api_version = env("OPENAI_API_VERSION");
-        c.base_url = env("OPENAI_BASE_URL");
-        if (std::string endpoint = env("AZURE_OPENAI_ENDPOINT"); c.base_url.empty() && !endpoint.empty()) {
-            while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
-            c.base_url = endpoint + "/openai";
-        }
-    } else if (c.api == api::ollama) {
-        c.base_url = ollama::host_url(env("OLLAMA_HOST"));
-    }
-    return c;
-}
+PARLEY_NET_DECL client_config config_from_environment(std::optional<api> which = std::nullopt,
+                                                      const environment_options& options = {});
 
 namespace detail {
 

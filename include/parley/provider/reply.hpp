@@ -6,7 +6,7 @@
 
 #include <parley/chat/message.hpp>
 #include <parley/chat/request.hpp>
-#include <parley/chat/template_set.hpp>
+#include <parley/chat/function_definition.hpp>
 #include <parley/error.hpp>
 #include <parley/net/call_error.hpp>
 #include <parley/net/headers.hpp>

@@ -6,7 +6,7 @@
 #define PARLEY_TOKENS_OPENAI_HPP
 
 #include <parley/chat/message.hpp>
-#include <parley/chat/template_set.hpp>
+#include <parley/chat/function_definition.hpp>
 #include <parley/tokens/detail/tiktoken_load.hpp>
 #include <parley/tokens/tokenizer.hpp>
 

@@ -3,6 +3,8 @@
 #ifndef PARLEY_NET_DETAIL_POOL_HPP
 #define PARLEY_NET_DETAIL_POOL_HPP
 
+#include <parley/net/detail/pool_counters.hpp>
+
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/context.hpp>
@@ -27,7 +29,6 @@
 
 namespace parley::net::detail {
 
-using clock = std::chrono::steady_clock;
 
 class connection;
 
@@ -170,16 +171,6 @@ private:
     }
 
     std::shared_ptr<io_watch> watch_;
-};
-
-/// Counters of a pool, for tests and monitoring.
-struct pool_counters {
-    std::size_t opened = 0;  ///< connections made
-    std::size_t reused = 0;  ///< calls served by a kept-alive connection
-    std::size_t discarded_idle = 0;  ///< kept-alive connections found dead (when taken, or by their request)
-    std::size_t open = 0;  ///< connections open now (idle or in use)
-    std::size_t idle = 0;  ///< connections kept alive now
-    std::size_t waiting = 0;  ///< calls waiting for a connection slot now
 };
 
 /// The shared state of a pool. Leases hold it by shared_ptr, so a connection can be returned

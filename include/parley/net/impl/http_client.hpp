@@ -2,7 +2,39 @@
 #ifndef PARLEY_NET_IMPL_HTTP_CLIENT_HPP
 #define PARLEY_NET_IMPL_HTTP_CLIENT_HPP
 
+#include <parley/net/detail/http_parts.hpp>
+
 namespace parley::net {
+
+struct http_client::attempt {
+    detail::lease lease;
+    std::unique_ptr<detail::reply_parser> parser;
+    int status = 0;
+    http_headers headers;
+    std::string body;  ///< read whole for non-2xx replies, and for every reply of send()
+    unsigned attempts = 1;
+};
+
+PARLEY_NET_DECL http_client::http_client(executor_type ex, client_options options)
+    : ex_(std::move(ex)),
+      options_(std::move(options)),
+      tls_(std::make_shared<detail::tls_contexts>(options_.tls)),
+      pool_(std::make_shared<detail::pool_state>(options_.max_connections_per_host)) {}
+
+PARLEY_NET_DECL detail::pool_counters http_client::counters() const { return pool_->counters(); }
+
+PARLEY_NET_DECL void http_client::close_idle() { pool_->close_idle(); }
+
+PARLEY_NET_DECL http_stream::http_stream() noexcept = default;
+PARLEY_NET_DECL http_stream::http_stream(http_stream&&) noexcept = default;
+PARLEY_NET_DECL http_stream& http_stream::operator=(http_stream&&) noexcept = default;
+PARLEY_NET_DECL http_stream::~http_stream() = default;
+
+PARLEY_NET_DECL call_error http_stream::stop(detail::failure f) {
+    failed_ = true;
+    io_.reset();  // closes the connection
+    return detail::to_call_error(std::move(f), attempts_);
+}
 
 namespace detail {
 
@@ -750,10 +782,11 @@ PARLEY_NET_DECL http_stream http_client::stream_of(attempt& a, detail::clock::ti
     s.idle_ = options_.timeouts.idle;
     s.deadline_ = deadline;
     if (a.parser) {
-        s.lease_ = std::move(a.lease);
-        s.parser_ = std::move(a.parser);
-        s.done_ = s.parser_->is_done();
-        if (s.done_) s.lease_.give_back();
+        s.io_ = std::make_unique<detail::stream_io>();
+        s.io_->conn = std::move(a.lease);
+        s.io_->parser = std::move(a.parser);
+        s.done_ = s.io_->parser->is_done();
+        if (s.done_) s.io_->conn.give_back();
     } else {
         s.buffer_ = std::move(a.body);
         s.done_ = true;
@@ -777,16 +810,16 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<std::string_view, c
         e.message = "the stream failed before: nothing more to read";
         co_return e;
     }
-    if (!parser_) {
+    if (!io_) {
         // A body read whole before the stream was handed over: given once, then the end.
         if (handed_) buffer_.clear();
         handed_ = true;
         co_return std::string_view(buffer_);
     }
-    auto& p = *parser_;
+    auto& p = *io_->parser;
     p.body.clear();
     while (!p.is_done()) {
-        auto& c = lease_.conn();
+        auto& c = io_->conn.conn();
         bool starved = false;
         const auto pec = detail::parse_buffered(c, p, starved);
         if (pec) co_return stop(detail::body_failure(pec, "the stream", detail::read_limit(idle_, deadline_)));
@@ -798,8 +831,7 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<std::string_view, c
             ec = co_await detail::read_more(c, limit.until);
         } catch (const boost::system::system_error& e) {
             failed_ = true;
-            lease_.drop();
-            parser_.reset();
+            io_.reset();  // closes the connection
             co_return detail::thrown_error(e, attempts_);
         }
         if (ec == asio::error::eof) p.put_eof(ec);  // the end of a body without a length, or too early
@@ -807,8 +839,8 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<std::string_view, c
     }
     if (p.is_done() && !done_) {
         done_ = true;
-        if (p.keep_alive() && lease_.conn().buffer.size() == 0) lease_.give_back();
-        else lease_.drop();
+        if (p.keep_alive() && io_->conn.conn().buffer.size() == 0) io_->conn.give_back();
+        else io_->conn.drop();
     }
     co_return std::string_view(p.body);
 }
@@ -821,7 +853,7 @@ PARLEY_NET_DECL boost::asio::awaitable<boost::system::result<std::string, call_e
         if (piece->empty()) break;
         if (all.size() + piece->size() > limit) {
             failed_ = true;
-            lease_.drop();
+            io_.reset();  // closes the connection
             call_error e;
             e.code = make_error_code(errc::protocol);
             e.message = "the body is larger than the limit of " + std::to_string(limit) + " bytes";

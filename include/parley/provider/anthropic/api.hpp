@@ -3,6 +3,7 @@
 #ifndef PARLEY_PROVIDER_ANTHROPIC_API_HPP
 #define PARLEY_PROVIDER_ANTHROPIC_API_HPP
 
+#include <parley/provider/anthropic/options.hpp>
 #include <parley/provider/anthropic/reply.hpp>
 #include <parley/provider/anthropic/request.hpp>
 #include <parley/provider/anthropic/stream.hpp>
@@ -17,8 +18,6 @@
 
 namespace parley::anthropic {
 
-/// The base URL the official Anthropic SDKs use.
-inline constexpr std::string_view base_url = "https://api.anthropic.com";
 
 /// The Messages API with these options and limits.
 class messages_api final : public wire_api {

@@ -5,9 +5,10 @@
 #ifndef PARLEY_PROVIDER_ANTHROPIC_REQUEST_HPP
 #define PARLEY_PROVIDER_ANTHROPIC_REQUEST_HPP
 
+#include <parley/provider/anthropic/options.hpp>
 #include <parley/chat/message.hpp>
 #include <parley/chat/rules.hpp>
-#include <parley/chat/template_set.hpp>
+#include <parley/chat/function_definition.hpp>
 #include <parley/error.hpp>
 #include <parley/provider/anthropic/common.hpp>
 #include <parley/provider/reply.hpp>
@@ -25,12 +26,6 @@
 
 namespace parley::anthropic {
 
-/// Options of encode_request.
-struct encode_options {
-    /// The `max_tokens` sent when the request parameters leave it unset: the Messages API requires
-    /// the field, and parley's parameters make it optional. At least 1.
-    std::int64_t default_max_tokens = 4096;
-};
 
 namespace detail {
 

@@ -4,6 +4,7 @@
 #ifndef PARLEY_PROVIDER_AZURE_COMMON_HPP
 #define PARLEY_PROVIDER_AZURE_COMMON_HPP
 
+#include <parley/provider/azure/options.hpp>
 #include <parley/error.hpp>
 #include <parley/net/headers.hpp>
 #include <parley/provider/detail/wire.hpp>
@@ -18,16 +19,6 @@
 
 namespace parley::azure {
 
-/// How a client addresses an Azure OpenAI resource (its base URL, `{endpoint}/openai`, is the
-/// configuration's).
-struct options {
-    /// The `api-version` query every request carries ("2024-10-21", "2025-04-01-preview"...):
-    /// required, as the official SDKs require it (OPENAI_API_VERSION).
-    std::string api_version;
-    /// The deployment of chat and embeddings calls; empty (the default): the request's model
-    /// names the deployment.
-    std::string deployment;
-};
 
 /// The name of this API in messages.
 inline constexpr std::string_view azure_api_name = "Azure OpenAI";

@@ -4,6 +4,7 @@
 #ifndef PARLEY_PROVIDER_GEMINI_COMMON_HPP
 #define PARLEY_PROVIDER_GEMINI_COMMON_HPP
 
+#include <parley/provider/gemini/options.hpp>
 #include <parley/error.hpp>
 #include <parley/net/headers.hpp>
 #include <parley/provider/detail/wire.hpp>
@@ -25,9 +26,6 @@
 
 namespace parley::gemini {
 
-/// The base URL of the Gemini API (the official SDKs' base URL with their default API version,
-/// v1beta).
-inline constexpr std::string_view base_url = "https://generativelanguage.googleapis.com/v1beta";
 
 /// The name of this API in messages.
 inline constexpr std::string_view gemini_api_name = "the Gemini API";

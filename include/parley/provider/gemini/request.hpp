@@ -7,9 +7,10 @@
 #ifndef PARLEY_PROVIDER_GEMINI_REQUEST_HPP
 #define PARLEY_PROVIDER_GEMINI_REQUEST_HPP
 
+#include <parley/provider/gemini/options.hpp>
 #include <parley/chat/message.hpp>
 #include <parley/chat/rules.hpp>
-#include <parley/chat/template_set.hpp>
+#include <parley/chat/function_definition.hpp>
 #include <parley/error.hpp>
 #include <parley/provider/gemini/common.hpp>
 #include <parley/provider/reply.hpp>
@@ -27,12 +28,6 @@
 
 namespace parley::gemini {
 
-/// Options of encode_request.
-struct encode_options {
-    /// The `role` of the turn that carries function responses: "user", as the official SDK and
-    /// the API's examples write it.
-    std::string function_response_role = "user";
-};
 
 namespace detail {
 

@@ -5,6 +5,7 @@
 #ifndef PARLEY_PROVIDER_OLLAMA_COMMON_HPP
 #define PARLEY_PROVIDER_OLLAMA_COMMON_HPP
 
+#include <parley/provider/ollama/options.hpp>
 #include <parley/error.hpp>
 #include <parley/net/headers.hpp>
 #include <parley/provider/detail/wire.hpp>
@@ -23,8 +24,6 @@
 
 namespace parley::ollama {
 
-/// The address an Ollama server listens on by default (its official clients' default host).
-inline constexpr std::string_view base_url = "http://127.0.0.1:11434";
 
 /// The name of this API in messages.
 inline constexpr std::string_view ollama_api_name = "Ollama's API";

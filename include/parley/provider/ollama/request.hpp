@@ -5,9 +5,10 @@
 #ifndef PARLEY_PROVIDER_OLLAMA_REQUEST_HPP
 #define PARLEY_PROVIDER_OLLAMA_REQUEST_HPP
 
+#include <parley/provider/ollama/options.hpp>
 #include <parley/chat/message.hpp>
 #include <parley/chat/rules.hpp>
-#include <parley/chat/template_set.hpp>
+#include <parley/chat/function_definition.hpp>
 #include <parley/error.hpp>
 #include <parley/provider/ollama/common.hpp>
 #include <parley/provider/reply.hpp>
@@ -27,18 +28,6 @@
 
 namespace parley::ollama {
 
-/// Options of encode_request (and of the embeddings request): values sent with every request
-/// that does not set them itself (through `extra`).
-struct encode_options {
-    /// `options.num_ctx`: the context window, in tokens, Ollama loads the model with. Ollama's own
-    /// default is small (a few thousand tokens, depending on its version) and a longer
-    /// conversation loses its oldest messages without an error: set it to what the conversations
-    /// need. At least 1.
-    std::optional<std::int64_t> num_ctx;
-    /// `keep_alive`: how long the server keeps the model loaded after the request ("5m", "1h";
-    /// "0" unloads it at once, "-1" keeps it). Unset: the server's default (5 minutes).
-    std::optional<std::string> keep_alive;
-};
 
 namespace detail {
 

@@ -3,6 +3,7 @@
 #ifndef PARLEY_PROVIDER_OPENAI_API_HPP
 #define PARLEY_PROVIDER_OPENAI_API_HPP
 
+#include <parley/provider/openai/options.hpp>
 #include <parley/provider/openai/embeddings.hpp>
 #include <parley/provider/openai/reply.hpp>
 #include <parley/provider/openai/request.hpp>
@@ -18,8 +19,6 @@
 
 namespace parley::openai {
 
-/// The base URL the official OpenAI SDKs use.
-inline constexpr std::string_view base_url = "https://api.openai.com/v1";
 
 /// The chat completions API (OpenAI, and Ollama, llama.cpp, vLLM, OpenRouter, Groq and every
 /// compatible server) with these options and limits.

@@ -5,8 +5,9 @@
 #ifndef PARLEY_PROVIDER_OPENAI_REQUEST_HPP
 #define PARLEY_PROVIDER_OPENAI_REQUEST_HPP
 
+#include <parley/provider/openai/options.hpp>
 #include <parley/chat/json.hpp>
-#include <parley/chat/template_set.hpp>
+#include <parley/chat/function_definition.hpp>
 #include <parley/error.hpp>
 #include <parley/provider/detail/wire.hpp>
 #include <parley/provider/reply.hpp>
@@ -26,23 +27,6 @@
 
 namespace parley::openai {
 
-/// How a request body is written for servers that differ from the current OpenAI API.
-struct encode_options {
-    /// Writes the legacy `functions` (definitions) and `function_call` ("none", "auto" or
-    /// `{"name": ...}`) instead of `tools` and `tool_choice`, for servers that only know the old form.
-    bool legacy_functions = false;
-    /// Writes `max_tokens` as `max_completion_tokens`. OpenAI deprecated `max_tokens` and its
-    /// reasoning models (o1, o3, ...) reject it; most compatible servers (Ollama, llama.cpp, vLLM,
-    /// older proxies) know only `max_tokens`, which is therefore the default.
-    bool max_completion_tokens = false;
-    /// With a stream, asks for the final usage chunk (`"stream_options": {"include_usage": true}`).
-    /// Turn it off for a server that rejects `stream_options`.
-    bool stream_usage = true;
-    /// Sends the reasoning text of assistant messages back as `reasoning_content`, for servers
-    /// that want it during tool calls (DeepSeek's thinking mode). OpenAI and most servers do not
-    /// take it, hence off by default.
-    bool send_reasoning = false;
-};
 
 /// The name of this API in messages.
 inline constexpr std::string_view chat_api_name = "the OpenAI chat completions API";

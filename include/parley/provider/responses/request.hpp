@@ -5,9 +5,10 @@
 #ifndef PARLEY_PROVIDER_RESPONSES_REQUEST_HPP
 #define PARLEY_PROVIDER_RESPONSES_REQUEST_HPP
 
+#include <parley/provider/responses/options.hpp>
 #include <parley/chat/message.hpp>
 #include <parley/chat/rules.hpp>
-#include <parley/chat/template_set.hpp>
+#include <parley/chat/function_definition.hpp>
 #include <parley/error.hpp>
 #include <parley/provider/detail/wire.hpp>
 #include <parley/provider/reply.hpp>
@@ -26,13 +27,6 @@ namespace parley::responses {
 /// The name of this API in messages.
 inline constexpr std::string_view api_title = "the OpenAI Responses API";
 
-/// Options of encode_request.
-struct encode_options {
-    /// Sends a conversation that begins with one system message with that message as
-    /// `instructions` (the API's place for it); off: every system message is an input message
-    /// with role "system".
-    bool instructions = true;
-};
 
 namespace detail {
 
