@@ -208,6 +208,13 @@ test_preset() {
         # (clang-asan has its own flags: -O0 without debug information.)
         args+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" "-DPARLEY_TEST_COMPILE_OPTIONS=-O0")
     fi
+    if [[ $preset == gcc ]]; then
+        # g++ collects its garbage once its heap passes 1 GB rather than 128 MB: parley's
+        # translation units are mostly front end (templates, constant evaluation), whose
+        # collections g++ repeats over a heap of hundreds of MB. 10 to 20% less compile time
+        # for them, at up to 1.4 GB per compiler instead of 1.1.
+        args+=("-DCMAKE_CXX_FLAGS=--param=ggc-min-heapsize=1048576")
+    fi
     args+=("${extra_args[@]}")
     echo "=== $preset: configure"
     cmake --preset "$preset" "${args[@]}" || return 1
