@@ -47,8 +47,8 @@ struct needs_default_constructor<void> {};
 /// (preferring one that fits without a number conversion). Members annotated with bounds
 /// (PARLEY_ANNOTATE: minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of,
 /// min_length, max_length, min_items, max_items) are checked against them; pattern and format
-/// are not checked. On failure the result lists every
-/// problem found, each with its JSON pointer. T is any type of parley/schema/traits.hpp except
+/// are not checked. On failure the result lists every problem found, each with its JSON
+/// pointer. T is any type of docs/extraction.md's "Supported types and their schemas" but
 /// std::string_view (nothing would own the characters), whose structs have default
 /// constructors; otherwise, and for a mistake in the annotations of a type T reaches, it is a
 /// compile error (static_assert) that says so. Throws only what allocation throws.
@@ -56,7 +56,7 @@ template <class T>
 from_json_result<T> from_json(const boost::json::value& v, const from_json_options& options = {}) {
     static_assert(describable<T>,
                   "from_json<T>: T, or a type inside it, has no JSON form; parley::detail::first_unsupported_t<T> "
-                  "names it (see the table in parley/schema/traits.hpp)");
+                  "names it (see \"Supported types and their schemas\" in docs/extraction.md)");
     if constexpr (describable<T>) {
         // Checked before the body is instantiated, so that these messages come first.
         using without_constructor = detail::first_without_default_constructor_t<T>;
