@@ -57,7 +57,6 @@ struct failure;
 class lease;
 class connection;
 class pool_state;
-class reply_parser;
 class tls_contexts;
 struct stream_io;
 }  // namespace detail
