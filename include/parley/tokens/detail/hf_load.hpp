@@ -458,6 +458,7 @@ private:
             for (std::uint32_t id = 0; id < size; ++id)
                 if (reachable[id]) m.lookup.insert(m.tokens.text(id), id, m.tokens);
             written_texts_ = std::move(written);
+            written_lookup_ = std::move(written_lookup);
         } else {
             m.tokens = std::move(written);
             m.lookup = std::move(written_lookup);
@@ -543,10 +544,8 @@ private:
         if (m.kind == model::family::hf_byte_level) {
             std::string bytes;
             if (!from_byte_level(content, bytes)) {
-                // a token of non-byte-level characters: compare the written texts
-                for (std::uint32_t id = 0; id < m.tokens.size(); ++id)
-                    if (!m.hole[id] && written_texts_.text(id) == content) return id;
-                return no_token;
+                // a token of non-byte-level characters: look its written text up
+                return written_lookup_.find(content, written_texts_);
             }
             const std::uint32_t id = m.lookup.find(bytes, m.tokens);
             return id != no_token && written_texts_.text(id) == content ? id : no_token;
@@ -644,6 +643,7 @@ private:
     jvalue model_fields_;
     std::size_t model_at_ = 0, vocab_at_ = 0, merges_at_ = 0;
     token_table written_texts_;  ///< byte-level models: the vocabulary as written
+    byte_map written_lookup_;    ///< byte-level models: written text -> id
 };
 
 }  // namespace parley::tokens::detail
