@@ -31,7 +31,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
-from cli_check import TIMEOUT, check, clean_env, failures  # noqa: E402
+from cli_check import TIMEOUT, check, clean_env, failures, report  # noqa: E402
 
 LINES = 20000  # --lines
 
@@ -253,15 +253,7 @@ def main():
         finally:
             stop_server(server)
 
-    took = time.monotonic() - started
-    print(f"cli_batch_check: {took:.1f} s")
-    if failures:
-        for f in failures[:40]:
-            print("FAIL:", f)
-        print(f"{len(failures)} failures")
-        return 1
-    print("1 passed, 0 failed")
-    return 0
+    return report("cli_batch_check", started)
 
 
 if __name__ == "__main__":

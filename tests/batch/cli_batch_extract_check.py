@@ -32,7 +32,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
-from cli_check import TIMEOUT, check, clean_env, failures, start_fake_server, stop_fake_server  # noqa: E402
+from cli_check import TIMEOUT, check, clean_env, failures, report, start_fake_server, stop_fake_server  # noqa: E402
 
 try:
     import jsonschema
@@ -378,14 +378,7 @@ def main():
             check_mode(program, tmp, mode)
         check_other_apis(program, tmp)
         check_refusals(program, tmp)
-    print(f"cli_batch_extract_check: {time.monotonic() - started:.1f} s")
-    if failures:
-        for f in failures[:40]:
-            print("FAIL:", f)
-        print(f"{len(failures)} failures")
-        return 1
-    print("1 passed, 0 failed")
-    return 0
+    return report("cli_batch_extract_check", started)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
-from cli_check import TIMEOUT, check, clean_env, failures, start_fake_server, stop_fake_server  # noqa: E402
+from cli_check import TIMEOUT, check, clean_env, report, start_fake_server, stop_fake_server  # noqa: E402
 
 TEMPLATES = """\
 templates:
@@ -260,15 +260,7 @@ def main():
               f"--via gemini-batch: {r.returncode} {r.stderr[:200]!r}")
         check(not os.path.exists(out) or os.path.getsize(out) == 0, "refused runs wrote lines")
 
-    took = time.monotonic() - started
-    print(f"cli_batch_via_check: {took:.1f} s")
-    if failures:
-        for f in failures[:40]:
-            print("FAIL:", f)
-        print(f"{len(failures)} failures")
-        return 1
-    print("1 passed, 0 failed")
-    return 0
+    return report("cli_batch_via_check", started)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
 """Helpers of the scripts that run the parley program as a user does (tests/*/cli_*_check.py):
-collected failures, an environment without the provider variables, and `parley fake-server`
-started and stopped."""
+collected failures and their report, an environment without the provider variables, and
+`parley fake-server` started and stopped."""
 import os
 import selectors
 import signal
 import subprocess
+import time
 
 failures = []
 TIMEOUT = 60  # seconds, for every wait on a program
@@ -13,6 +14,19 @@ TIMEOUT = 60  # seconds, for every wait on a program
 def check(condition, what):
     if not condition:
         failures.append(what)
+
+
+def report(name, started):
+    """Prints how long the script `name` took since `started` (time.monotonic()) and the first 40
+    failures; returns its exit status (1 when anything failed)."""
+    print(f"{name}: {time.monotonic() - started:.1f} s")
+    if failures:
+        for f in failures[:40]:
+            print("FAIL:", f)
+        print(f"{len(failures)} failures")
+        return 1
+    print("1 passed, 0 failed")
+    return 0
 
 
 def clean_env(**extra):
