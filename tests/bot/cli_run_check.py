@@ -53,7 +53,7 @@ with warnings.catch_warnings():
 import yaml  # PyYAML (python3-yaml), the reference YAML reader
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
-from cli_check import TIMEOUT, check, clean_env, failures, start_fake_server, stop_fake_server  # noqa: E402
+from cli_check import TIMEOUT, check, clean_env, failures, report, start_fake_server, stop_fake_server  # noqa: E402
 
 
 def run(program, args, env, timeout=TIMEOUT, stdin=subprocess.DEVNULL, input=None, command="run"):
@@ -1005,8 +1005,6 @@ def main():
 
 
 if __name__ == "__main__":
+    started = time.monotonic()
     main()
-    for failure in failures:
-        print("FAIL:", failure)
-    print("cli_run_check:", "FAILED" if failures else "passed")
-    sys.exit(1 if failures else 0)
+    sys.exit(report("cli_run_check", started))

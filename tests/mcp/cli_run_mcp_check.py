@@ -29,7 +29,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
-from cli_check import TIMEOUT, check, clean_env, failures, start_fake_server, stop_fake_server  # noqa: E402
+from cli_check import TIMEOUT, check, clean_env, failures, report, start_fake_server, stop_fake_server  # noqa: E402
 
 
 def write(path, text):
@@ -352,12 +352,8 @@ def main():
     except (OSError, ValueError) as e:
         failures.append(f"SIGTERM: no pid file: {e}")
 
-    if failures:
-        for f in failures:
-            print("FAIL: " + f)
-        sys.exit(1)
-    print("ok")
-
 
 if __name__ == "__main__":
+    started = time.monotonic()
     main()
+    sys.exit(report("cli_run_mcp_check", started))

@@ -16,9 +16,10 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
-from cli_check import TIMEOUT, check, clean_env, failures, start_fake_server, stop_fake_server  # noqa: E402
+from cli_check import TIMEOUT, check, clean_env, failures, report, start_fake_server, stop_fake_server  # noqa: E402
 
 
 def run(program, args, env):
@@ -257,8 +258,6 @@ def responses_and_refusals(program):
 
 
 if __name__ == "__main__":
+    started = time.monotonic()
     main()
-    for failure in failures:
-        print("FAIL:", failure)
-    print("cli_chat_check:", "FAILED" if failures else "passed")
-    sys.exit(1 if failures else 0)
+    sys.exit(report("cli_chat_check", started))
