@@ -15,13 +15,8 @@ import subprocess
 import sys
 import time
 
-TIMEOUT = 60
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from cli_check import TIMEOUT, check, failures, report  # noqa: E402
 
 
 def run(program, args):
@@ -119,8 +114,6 @@ def main():
 
 
 if __name__ == "__main__":
+    started = time.monotonic()
     main()
-    for failure in failures:
-        print("FAIL:", failure)
-    print("cli_mcp_check:", "FAILED" if failures else "passed")
-    sys.exit(1 if failures else 0)
+    sys.exit(report("cli_mcp_check", started))
